@@ -1,0 +1,56 @@
+// bench_core.cpp — the native side of `npm run bench`: Google Benchmark over bench/workloads.json.
+// Each workload reports its time and a GFLOP/s counter (attention_flops / time).
+#include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "attn/benchmark.hpp"
+
+namespace {
+
+attn::RawSpec raw_from_json(const nlohmann::json& j) {
+  attn::RawSpec r;
+  r.variant = j.at("variant").get<std::string>();
+  auto num = [&](const char* k, std::optional<double>& dst) { if (j.contains(k)) dst = j.at(k).get<double>(); };
+  num("seqLen", r.seq_len); num("dModel", r.d_model); num("nHeads", r.n_heads); num("nKvHeads", r.n_kv_heads);
+  num("dHead", r.d_head); num("latentRank", r.latent_rank); num("ropeDim", r.rope_dim); num("maxLen", r.max_len);
+  num("seed", r.seed);
+  if (j.contains("causal")) r.causal = j.at("causal").get<bool>();
+  if (j.contains("rope")) r.rope.enabled = j.at("rope").get<bool>();
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ifstream f(ATTN_WORKLOADS);
+  const auto workloads = nlohmann::json::parse(f).at("workloads");
+  for (const auto& wl : workloads) {
+    const std::string id = wl.at("id");
+    const attn::RawSpec raw = raw_from_json(wl.at("spec"));
+    if (wl.contains("decode")) {
+      const int64_t cache_len = wl.at("decode").at("cacheLen").get<int64_t>();
+      benchmark::RegisterBenchmark(id.c_str(), [raw, cache_len](benchmark::State& st) {
+        attn::DecodeWorkload w = attn::make_decode_workload(raw, cache_len);
+        for (auto _ : st) w.step();
+        st.counters["flops"] = w.flops;
+        st.counters["GFLOPs"] = benchmark::Counter(w.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+      })->Unit(benchmark::kMillisecond)->UseRealTime();
+    } else {
+      benchmark::RegisterBenchmark(id.c_str(), [raw](benchmark::State& st) {
+        const attn::ForwardWorkload w = attn::make_forward_workload(raw);
+        for (auto _ : st) {
+          attn::ForwardResult r = attn::forward(w.shape, w.weights, w.x);
+          benchmark::DoNotOptimize(r.output.data());
+        }
+        st.counters["flops"] = w.flops;
+        st.counters["GFLOPs"] = benchmark::Counter(w.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+      })->Unit(benchmark::kMillisecond)->UseRealTime();
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,37 @@
+// accounting.hpp — parameter counts, KV-cache sizes (DeepSeek-V2 Table 1) and real-model presets.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/spec.hpp"
+
+namespace attn {
+
+// Weights of one attention block without biases; entries a variant does not use are 0.
+struct ParamCount {
+  double wq = 0, wk = 0, wv = 0, wo = 0, w_dkv = 0, w_uk = 0, w_uv = 0, w_qr = 0, w_kr = 0, total = 0;
+};
+ParamCount param_count(const Shape& s);  // s from resolve(raw, Need::Shape)
+
+// KV-cache elements per token per layer (DeepSeek-V2 Table 1):
+//   MHA 2*H*dh   GQA 2*G*dh   MQA 2*dh   MLA r + dr
+struct KvCacheQuery {
+  std::optional<std::string> variant;
+  std::optional<double> n_layers, n_heads, n_kv_heads, d_head, d_model, latent_rank, rope_dim;
+  std::optional<double> seq_len, batch, bytes_per_element;
+};
+double kv_elements_per_token_per_layer(Variant v, int64_t h, int64_t g, int64_t dh, int64_t r, int64_t dr);
+// elements per token per layer * layers * seqLen * batch * bytesPerElement (default 2, batch 1).
+double kv_cache_bytes(const KvCacheQuery& q);
+
+struct Preset {
+  std::string id, name, source, notes;
+  Variant variant;
+  int64_t d_model, n_heads, n_kv_heads, d_head, n_layers;
+  int64_t latent_rank = 0, rope_dim = 0;   // MLA only
+};
+const std::vector<Preset>& presets();
+
+}  // namespace attn

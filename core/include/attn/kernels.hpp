@@ -1,0 +1,44 @@
+// kernels.hpp — the hot loops: packed, register-blocked matrix multiply and softmax.
+//
+// Written with GCC/Clang vector extensions (simd.hpp): with -msimd128 they compile to wasm f32x4
+// ops; without it the same source is lowered to scalar code that performs the same operations in
+// the same order per lane, so the SIMD and scalar builds compute the same numbers.
+// The naive twins these are tested against live in tests/native/reference.hpp.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attn/simd.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+// B (K, N) packed into column panels of kNR columns: panel p holds B[0:K, p*kNR:(p+1)*kNR] as
+// K rows of kNR floats, contiguous, zero-padded past column N. B is read through element strides,
+// B(k, n) = b[k*row_stride + n*col_stride], so a transposed operand (K^T) packs for free.
+struct PackedB {
+  int64_t k = 0, n = 0, panels = 0;
+  std::vector<float> data;  // (panels, k, kNR)
+};
+constexpr int64_t kNR = 2 * simd::kLanes;  // columns per micro-tile
+constexpr int64_t kMR = 4;                 // rows per micro-tile
+
+PackedB pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride);
+
+// C[0:m, 0:n] (=|+=) A[0:m, 0:k] @ B[0:k, 0:n], with B packed (n <= b.n, k <= b.k: a prefix).
+void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const PackedB& b,
+                 float* c, int64_t ldc, bool accumulate);
+
+// Y (M, N) = X (M, K) @ W (K, N).
+Matrix matmul(const Matrix& x, const Matrix& w);
+Matrix matmul(const Matrix& x, const PackedB& w);
+
+// row[0:len] <- softmax(scale * row[0:len]) and row[len:total] <- 0.
+void softmax_row(float* row, int64_t len, int64_t total, float scale);
+
+// exp with a Cephes-style polynomial (max rel. error ~2e-7 on [-87, 88]); the scalar twin of the
+// vector exp inside softmax_row, exposed for tests.
+float exp_approx(float x);
+
+}  // namespace attn

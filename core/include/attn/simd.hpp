@@ -1,0 +1,40 @@
+// simd.hpp — the one vector type the kernels use: kLanes floats, via GCC/Clang vector extensions.
+//
+// wasm (with or without -msimd128): 4 lanes, i.e. one f32x4 per vector with SIMD, 4 scalar ops
+// without. Native x86 with AVX: 8 lanes (ymm); otherwise 4.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace attn::simd {
+
+#if defined(__AVX__) && !defined(__EMSCRIPTEN__)
+constexpr int kLanes = 8;
+#else
+constexpr int kLanes = 4;
+#endif
+
+typedef float vf __attribute__((vector_size(kLanes * sizeof(float))));
+typedef int32_t vi __attribute__((vector_size(kLanes * sizeof(int32_t))));
+
+inline vf load(const float* p) { vf v; std::memcpy(&v, p, sizeof v); return v; }
+inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
+inline vf splat(float x) {
+  vf v;
+  for (int i = 0; i < kLanes; ++i) v[i] = x;
+  return v;
+}
+inline float hsum(vf v) {
+  float s = 0.0f;
+  for (int i = 0; i < kLanes; ++i) s += v[i];
+  return s;
+}
+inline float hmax(vf v) {
+  float m = v[0];
+  for (int i = 1; i < kLanes; ++i) m = v[i] > m ? v[i] : m;
+  return m;
+}
+inline vf vmax(vf a, vf b) { return a > b ? a : b; }
+
+}  // namespace attn::simd

@@ -1,0 +1,66 @@
+// spec.hpp — what a caller asks for (RawSpec, as read from JS) and what the core runs (Shape).
+//
+// RawSpec keeps every field exactly as given (absent fields are empty optionals, numbers are doubles),
+// so that all value checks live here in the core, where native tests and the fuzzer reach them.
+// resolve_*() checks every field, fills the documented defaults and returns a Shape, or throws
+// attn::Error naming the field and its value. Nothing is allocated before a spec resolves.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace attn {
+
+enum class Variant { MHA, MQA, GQA, MLA };
+const char* variant_name(Variant v);  // "mha", "mqa", "gqa", "mla"
+
+// The `rope` field: false (absent), true, or { base }.
+struct RopeField {
+  bool enabled = false;
+  std::optional<double> base;  // only when given as { base }
+};
+
+struct RawSpec {
+  std::optional<std::string> variant;
+  std::optional<double> seq_len, d_model, n_heads, n_kv_heads, d_head, latent_rank, rope_dim;
+  std::optional<double> seed, max_len;
+  RopeField rope;
+  bool causal = false, return_weights = false;
+};
+
+// A resolved, valid attention geometry. Sizes are int64 so that products never overflow.
+struct Shape {
+  Variant variant = Variant::MHA;
+  int64_t n = 0;       // seqLen N (0 where no sequence is given, e.g. sessions, accounting)
+  int64_t d = 0;       // dModel D
+  int64_t h = 0;       // nHeads H
+  int64_t g = 0;       // nKvHeads G (MLA: H, the heads K and V decompress to)
+  int64_t dh = 0;      // dHead
+  int64_t r = 0;       // latentRank (MLA)
+  int64_t dr = 0;      // ropeDim (MLA decoupled RoPE width)
+  bool rope = false;   // MHA/MQA/GQA: RoPE on every q and k head
+  double rope_base = 10000.0;
+  bool causal = false, return_weights = false;
+  uint64_t seed = 0;
+  int64_t max_len = 0;  // sessions only
+
+  int64_t group() const { return h / g; }          // query heads per K/V head
+  int64_t d_qk() const { return dh + dr; }         // width of a query/key dot product
+  float scale() const;                             // 1 / sqrt(dh + dr)
+};
+
+// Limits. Work above the cap is refused before anything is allocated (docs/limits in README).
+constexpr double kMaxWorkBytes = 1024.0 * 1024.0 * 1024.0;  // 1 GiB of float32 working memory
+constexpr double kMaxDim = 1 << 17;                          // any single size (dModel, seqLen, ...)
+
+// Which fields a resolve needs.
+enum class Need { Forward, Session, Shape };
+
+Shape resolve(const RawSpec& raw, Need need);
+
+// Estimated bytes of float32 working memory for a forward pass / a session of this shape.
+double forward_work_bytes(const Shape& s);
+double session_work_bytes(const Shape& s, int64_t new_tokens);
+
+}  // namespace attn

@@ -1,0 +1,109 @@
+// accounting.cpp — parameter counts, KV-cache bytes and presets (see accounting.hpp).
+#include "attn/accounting.hpp"
+
+#include <cmath>
+
+#include "attn/errors.hpp"
+#include "attn/weights.hpp"
+
+namespace attn {
+
+ParamCount param_count(const Shape& s) {
+  ParamCount p;
+  for (const auto& slot : weight_slots(s)) {
+    const double n = double(slot.rows) * double(slot.cols);
+    const std::string name = slot.name;
+    if (name == "wq") p.wq = n;
+    else if (name == "wk") p.wk = n;
+    else if (name == "wv") p.wv = n;
+    else if (name == "wo") p.wo = n;
+    else if (name == "wDkv") p.w_dkv = n;
+    else if (name == "wUk") p.w_uk = n;
+    else if (name == "wUv") p.w_uv = n;
+    else if (name == "wQr") p.w_qr = n;
+    else if (name == "wKr") p.w_kr = n;
+    p.total += n;
+  }
+  return p;
+}
+
+double kv_elements_per_token_per_layer(Variant v, int64_t h, int64_t g, int64_t dh, int64_t r, int64_t dr) {
+  switch (v) {
+    case Variant::MHA: return 2.0 * double(h) * double(dh);
+    case Variant::GQA: return 2.0 * double(g) * double(dh);
+    case Variant::MQA: return 2.0 * double(dh);
+    case Variant::MLA: return double(r) + double(dr);
+  }
+  return 0;
+}
+
+namespace {
+double positive_number(const char* name, const std::optional<double>& v, double fallback, double lo, double hi) {
+  if (!v) return fallback;
+  if (!std::isfinite(*v) || *v < lo || *v > hi) {
+    throw_range(std::string(name) + " (" + fmt(*v) + ") must be a number between " + fmt(lo) + " and " + fmt(hi));
+  }
+  return *v;
+}
+double whole(const char* name, const std::optional<double>& v, double lo, double hi) {
+  if (!v) throw_type(std::string(name) + " is required");
+  if (!std::isfinite(*v) || *v != std::floor(*v) || *v < lo || *v > hi) {
+    throw_range(std::string(name) + " (" + fmt(*v) + ") must be an integer between " + fmt(lo) + " and " + fmt(hi));
+  }
+  return *v;
+}
+}  // namespace
+
+double kv_cache_bytes(const KvCacheQuery& q) {
+  // Reuse the geometry checks of a spec (variant, heads, dHead, latent), without a sequence.
+  RawSpec raw;
+  raw.variant = q.variant;
+  raw.n_heads = q.n_heads;
+  raw.n_kv_heads = q.n_kv_heads;
+  raw.latent_rank = q.latent_rank;
+  raw.rope_dim = q.rope_dim;
+  raw.d_head = q.d_head;
+  raw.d_model = q.d_model;
+  const bool mla = q.variant && *q.variant == "mla";
+  if (!raw.d_head && !raw.d_model) {
+    if (!mla) throw_type("dHead is required (or dModel, to default dHead to dModel / nHeads)");
+    raw.d_head = 1.0;  // MLA caches r + dr per token: dHead does not enter
+  }
+  if (!raw.d_model) raw.d_model = 1.0;  // only serves to default dHead, which is given
+  const Shape s = resolve(raw, Need::Shape);
+  const double layers = whole("nLayers", q.n_layers, 1, 1e6);
+  const double seq = whole("seqLen", q.seq_len, 0, 1e12);
+  const double batch = q.batch ? whole("batch", q.batch, 1, 1e9) : 1.0;
+  const double bytes = positive_number("bytesPerElement", q.bytes_per_element, 2.0, 0.125, 16);
+  return kv_elements_per_token_per_layer(s.variant, s.h, s.g, s.dh, s.r, s.dr) * layers * seq * batch * bytes;
+}
+
+// From reference/models.md. Traps handled: Llama 2 7B has 32 KV heads (HF config, not Meta's sku
+// list); Llama 3.1 405B has 8 (the "mp16" 16 is a sharding artefact); Falcon-7B is MQA with 1 KV
+// head (derived configs say 71); DeepSeek-V3's num_key_value_heads (128) does not describe its
+// latent cache; PaLM 540B and explicit head_dim models have dHead != dModel / nHeads.
+// For MLA presets nKvHeads = nHeads (the heads K and V decompress to); dHead is qk_nope = v_head.
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> table = {
+      {"gpt2-small", "GPT-2 small", "HF openai-community/gpt2 config", "", Variant::MHA, 768, 12, 12, 64, 12},
+      {"bert-base", "BERT-base", "HF google-bert/bert-base-uncased", "encoder only: no decode cache", Variant::MHA, 768, 12, 12, 64, 12},
+      {"t5-base", "T5-base", "HF google-t5/t5-base", "12 encoder + 12 decoder layers; nLayers counts the decoder's self-attention cache (cross-attention adds its own)", Variant::MHA, 768, 12, 12, 64, 12},
+      {"llama-2-7b", "Llama 2 7B", "HF meta-llama/Llama-2-7b-hf", "32 KV heads per the HF config (Meta's sku list says 8)", Variant::MHA, 4096, 32, 32, 128, 32},
+      {"llama-2-70b", "Llama 2 70B", "HF meta-llama/Llama-2-70b-hf", "", Variant::GQA, 8192, 64, 8, 128, 80},
+      {"llama-3-8b", "Llama 3 8B", "HF meta-llama/Meta-Llama-3-8B", "", Variant::GQA, 4096, 32, 8, 128, 32},
+      {"llama-3-70b", "Llama 3 70B", "HF meta-llama/Meta-Llama-3-70B", "", Variant::GQA, 8192, 64, 8, 128, 80},
+      {"llama-3.1-405b", "Llama 3.1 405B", "meta-llama/llama-models sku list", "8 KV heads (the mp16 entry's 16 is a sharding artefact)", Variant::GQA, 16384, 128, 8, 128, 126},
+      {"mistral-7b", "Mistral 7B", "mistralai/Mistral-7B-v0.1", "sliding window 4096 caps the cache in practice", Variant::GQA, 4096, 32, 8, 128, 32},
+      {"qwen2-7b", "Qwen2-7B", "Qwen/Qwen2-7B config", "", Variant::GQA, 3584, 28, 4, 128, 28},
+      {"qwen2.5-72b", "Qwen2.5-72B", "Qwen/Qwen2-72B family config", "", Variant::GQA, 8192, 64, 8, 128, 80},
+      {"falcon-7b", "Falcon-7B", "tiiuae/falcon-7b", "multi-query: 1 KV head (derived configs say 71)", Variant::MQA, 4544, 71, 1, 64, 32},
+      {"falcon-40b", "Falcon-40B", "tiiuae/falcon-40b", "", Variant::GQA, 8192, 128, 8, 64, 60},
+      {"palm-540b", "PaLM 540B", "PaLM paper, Table 1", "dHead 256 is not dModel / nHeads", Variant::MQA, 18432, 48, 1, 256, 118},
+      {"deepseek-v2", "DeepSeek-V2", "DeepSeek-V2 report; deepseek-ai config_236B", "q_lora_rank 1536", Variant::MLA, 5120, 128, 128, 128, 60, 512, 64},
+      {"deepseek-v2-lite", "DeepSeek-V2-Lite", "DeepSeek-V2 report; config_16B", "no query compression", Variant::MLA, 2048, 16, 16, 128, 27, 512, 64},
+      {"deepseek-v3", "DeepSeek-V3", "DeepSeek-V3 config_671B", "num_key_value_heads: 128 in the config does not describe the latent cache; q_lora_rank 1536", Variant::MLA, 7168, 128, 128, 128, 61, 512, 64},
+  };
+  return table;
+}
+
+}  // namespace attn

@@ -1,0 +1,249 @@
+// kernels.cpp — packed register-blocked gemm and softmax (see kernels.hpp).
+#include "attn/kernels.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace attn {
+
+using simd::kLanes;
+using simd::vf;
+using simd::vi;
+
+// ---------------------------------------------------------------------------------------------
+// Packing: panel p of B is (k, kNR) contiguous, zero-padded past column n.
+PackedB pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride) {
+  PackedB p;
+  p.k = k;
+  p.n = n;
+  p.panels = (n + kNR - 1) / kNR;
+  p.data.assign(static_cast<std::size_t>(p.panels * k * kNR), 0.0f);
+  for (int64_t panel = 0; panel < p.panels; ++panel) {
+    const int64_t j0 = panel * kNR;
+    const int64_t nr = std::min(kNR, n - j0);
+    float* dst = p.data.data() + panel * k * kNR;
+    if (col_stride == 1) {
+      for (int64_t kk = 0; kk < k; ++kk) {
+        std::memcpy(dst + kk * kNR, b + kk * row_stride + j0, sizeof(float) * nr);
+      }
+    } else {
+      for (int64_t kk = 0; kk < k; ++kk) {
+        for (int64_t j = 0; j < nr; ++j) dst[kk * kNR + j] = b[kk * row_stride + (j0 + j) * col_stride];
+      }
+    }
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Micro-kernel: C[0:MR, 0:nr] (=|+=) A[0:MR, 0:kc] @ panel[0:kc, 0:kNR].
+// MR x 2 accumulator vectors stay in registers; per k: two loads of B, MR broadcasts of A.
+template <int MR>
+static void micro_kernel(int64_t kc, const float* a, int64_t lda, const float* panel, float* c,
+                         int64_t ldc, int64_t nr, bool accumulate) {
+  vf acc[MR][2];
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = simd::splat(0.0f);
+  for (int64_t k = 0; k < kc; ++k) {
+    const vf b0 = simd::load(panel + k * kNR);
+    const vf b1 = simd::load(panel + k * kNR + kLanes);
+    for (int r = 0; r < MR; ++r) {
+      const vf av = simd::splat(a[r * lda + k]);
+      acc[r][0] += av * b0;
+      acc[r][1] += av * b1;
+    }
+  }
+  if (nr == kNR) {
+    for (int r = 0; r < MR; ++r) {
+      float* cr = c + r * ldc;
+      if (accumulate) {
+        simd::store(cr, simd::load(cr) + acc[r][0]);
+        simd::store(cr + kLanes, simd::load(cr + kLanes) + acc[r][1]);
+      } else {
+        simd::store(cr, acc[r][0]);
+        simd::store(cr + kLanes, acc[r][1]);
+      }
+    }
+  } else {
+    for (int r = 0; r < MR; ++r) {
+      float tmp[kNR];
+      simd::store(tmp, acc[r][0]);
+      simd::store(tmp + kLanes, acc[r][1]);
+      float* cr = c + r * ldc;
+      for (int64_t j = 0; j < nr; ++j) cr[j] = accumulate ? cr[j] + tmp[j] : tmp[j];
+    }
+  }
+}
+
+// One row at a time (matrix-vector, as in decoding): split k over two accumulator sets, so that
+// the additions form four independent chains instead of two.
+static void micro_kernel_row(int64_t kc, const float* a, const float* panel, float* c, int64_t nr,
+                             bool accumulate) {
+  vf acc0 = simd::splat(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  int64_t k = 0;
+  for (; k + 1 < kc; k += 2) {
+    const vf a0 = simd::splat(a[k]), a1 = simd::splat(a[k + 1]);
+    acc0 += a0 * simd::load(panel + k * kNR);
+    acc1 += a0 * simd::load(panel + k * kNR + kLanes);
+    acc2 += a1 * simd::load(panel + (k + 1) * kNR);
+    acc3 += a1 * simd::load(panel + (k + 1) * kNR + kLanes);
+  }
+  if (k < kc) {
+    const vf a0 = simd::splat(a[k]);
+    acc0 += a0 * simd::load(panel + k * kNR);
+    acc1 += a0 * simd::load(panel + k * kNR + kLanes);
+  }
+  float tmp[kNR];
+  simd::store(tmp, acc0 + acc2);
+  simd::store(tmp + kLanes, acc1 + acc3);
+  for (int64_t j = 0; j < nr; ++j) c[j] = accumulate ? c[j] + tmp[j] : tmp[j];
+}
+
+// Cache blocking: a (kMC, kKC) block of A is reused across all panels of B; one panel's (kKC, kNR)
+// slice stays in L1 while the kMR-row tiles stream past it.
+constexpr int64_t kKC = 256;
+constexpr int64_t kMC = 64;
+
+void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const PackedB& b,
+                 float* c, int64_t ldc, bool accumulate) {
+  const int64_t panels = (n + kNR - 1) / kNR;
+  if (k == 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    }
+    return;
+  }
+  for (int64_t k0 = 0; k0 < k; k0 += kKC) {
+    const int64_t kc = std::min(kKC, k - k0);
+    const bool acc = accumulate || k0 > 0;
+    for (int64_t i0 = 0; i0 < m; i0 += kMC) {
+      const int64_t mc = std::min(kMC, m - i0);
+      for (int64_t p = 0; p < panels; ++p) {
+        const float* panel = b.data.data() + p * b.k * kNR + k0 * kNR;
+        const int64_t nr = std::min(kNR, n - p * kNR);
+        float* cp = c + p * kNR;
+        int64_t i = i0;
+        if (m == 1) {
+          micro_kernel_row(kc, a + k0, panel, cp, nr, acc);
+          continue;
+        }
+        for (; i + kMR <= i0 + mc; i += kMR) {
+          micro_kernel<4>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc);
+        }
+        switch (i0 + mc - i) {
+          case 3: micro_kernel<3>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc); break;
+          case 2: micro_kernel<2>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc); break;
+          case 1: micro_kernel<1>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc); break;
+          default: break;
+        }
+      }
+    }
+  }
+}
+
+Matrix matmul(const Matrix& x, const PackedB& w) {
+  const int64_t m = static_cast<int64_t>(x.shape(0));
+  Matrix y = uninitialised(static_cast<std::size_t>(m), static_cast<std::size_t>(w.n));
+  gemm_packed(m, w.n, w.k, x.data(), w.k, w, y.data(), w.n, false);
+  return y;
+}
+
+Matrix matmul(const Matrix& x, const Matrix& w) {
+  const int64_t k = static_cast<int64_t>(w.shape(0)), n = static_cast<int64_t>(w.shape(1));
+  return matmul(x, pack_b(w.data(), k, n, n, 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// exp(x), Cephes expf: x = n ln2 + f, |f| <= ln2/2, exp(f) by a degree-7 polynomial, times 2^n.
+// One template for float and for vf: the same operations in the same order, so a lane of the
+// vector version equals the scalar version bit for bit.
+namespace {
+template <class T> struct Ops;
+template <> struct Ops<float> {
+  using I = int32_t;
+  static float sp(float x) { return x; }
+  static float floor_(float x) {
+    const float t = static_cast<float>(static_cast<int32_t>(x));
+    return t > x ? t - 1.0f : t;
+  }
+  static float clamp(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+  static float pow2(float n) {
+    const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+    float r;
+    std::memcpy(&r, &bits, sizeof r);
+    return r;
+  }
+};
+template <> struct Ops<vf> {
+  static vf sp(float x) { return simd::splat(x); }
+  static vf floor_(vf x) {
+    const vf t = __builtin_convertvector(__builtin_convertvector(x, vi), vf);
+    const vi gt = t > x;                                  // -1 where t > x
+    return t + __builtin_convertvector(gt, vf);          // t - 1 there
+  }
+  static vf clamp(vf x, float lo, float hi) {
+    const vf l = simd::splat(lo), h = simd::splat(hi);
+    x = x < l ? l : x;
+    return x > h ? h : x;
+  }
+  static vf pow2(vf n) {
+    const vi bits = (__builtin_convertvector(n, vi) + 127) << 23;
+    vf r;
+    std::memcpy(&r, &bits, sizeof r);
+    return r;
+  }
+};
+
+template <class T>
+inline T exp_t(T x) {
+  using O = Ops<T>;
+  x = O::clamp(x, -87.33654f, 88.37626f);
+  const T n = O::floor_(x * O::sp(1.44269504088896341f) + O::sp(0.5f));
+  x = x - n * O::sp(0.693359375f);
+  x = x - n * O::sp(-2.12194440e-4f);
+  T y = O::sp(1.9875691500E-4f);
+  y = y * x + O::sp(1.3981999507E-3f);
+  y = y * x + O::sp(8.3334519073E-3f);
+  y = y * x + O::sp(4.1665795894E-2f);
+  y = y * x + O::sp(1.6666665459E-1f);
+  y = y * x + O::sp(5.0000001201E-1f);
+  y = y * (x * x) + x + O::sp(1.0f);
+  return y * O::pow2(n);
+}
+}  // namespace
+
+float exp_approx(float x) { return exp_t(x); }
+
+// softmax(scale * row[0:len]): subtract the max (scaled), exponentiate, normalise; zero the tail.
+void softmax_row(float* row, int64_t len, int64_t total, float scale) {
+  int64_t j = 0;
+  float m = row[0];
+  if (len >= kLanes) {
+    vf mv = simd::load(row);
+    for (j = kLanes; j + kLanes <= len; j += kLanes) mv = simd::vmax(mv, simd::load(row + j));
+    m = simd::hmax(mv);
+  } else {
+    j = 1;
+  }
+  for (; j < len; ++j) m = row[j] > m ? row[j] : m;
+
+  const float ms = m * scale;
+  const vf scale_v = simd::splat(scale), ms_v = simd::splat(ms);
+  vf sum_v = simd::splat(0.0f);
+  for (j = 0; j + kLanes <= len; j += kLanes) {
+    const vf e = exp_t(simd::load(row + j) * scale_v - ms_v);
+    simd::store(row + j, e);
+    sum_v += e;
+  }
+  float sum = simd::hsum(sum_v);
+  for (; j < len; ++j) {
+    row[j] = exp_t(row[j] * scale - ms);
+    sum += row[j];
+  }
+  const float inv = 1.0f / sum;
+  const vf inv_v = simd::splat(inv);
+  for (j = 0; j + kLanes <= len; j += kLanes) simd::store(row + j, simd::load(row + j) * inv_v);
+  for (; j < len; ++j) row[j] *= inv;
+  std::fill(row + len, row + total, 0.0f);
+}
+
+}  // namespace attn

@@ -1,0 +1,195 @@
+// spec.cpp — field checks and defaults for every call (see spec.hpp).
+#include "attn/spec.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "attn/attention.hpp"
+#include "attn/errors.hpp"
+#include "attn/weights.hpp"
+
+namespace attn {
+
+std::string fmt(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  char buf[32];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  }
+  return buf;
+}
+
+const char* variant_name(Variant v) {
+  switch (v) {
+    case Variant::MHA: return "mha";
+    case Variant::MQA: return "mqa";
+    case Variant::GQA: return "gqa";
+    case Variant::MLA: return "mla";
+  }
+  return "?";
+}
+
+float Shape::scale() const { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh + dr))); }
+
+namespace {
+
+Variant parse_variant(const std::optional<std::string>& v) {
+  if (!v) throw_type("variant is required: one of 'mha', 'mqa', 'gqa', 'mla'");
+  if (*v == "mha") return Variant::MHA;
+  if (*v == "mqa") return Variant::MQA;
+  if (*v == "gqa") return Variant::GQA;
+  if (*v == "mla") return Variant::MLA;
+  throw_range("variant ('" + v->substr(0, 40) + "') must be one of 'mha', 'mqa', 'gqa', 'mla'");
+}
+
+// An integer field in [lo, hi]. Absent: `fallback` if given, else a TypeError naming the field.
+int64_t int_field(const char* name, const std::optional<double>& v, double lo, double hi,
+                  std::optional<int64_t> fallback = std::nullopt) {
+  if (!v) {
+    if (fallback) return *fallback;
+    throw_type(std::string(name) + " is required");
+  }
+  const double x = *v;
+  if (!std::isfinite(x) || x != std::floor(x)) {
+    throw_range(std::string(name) + " (" + fmt(x) + ") must be an integer");
+  }
+  if (x < lo || x > hi) {
+    throw_range(std::string(name) + " (" + fmt(x) + ") must be between " + fmt(lo) + " and " + fmt(hi));
+  }
+  return static_cast<int64_t>(x);
+}
+
+void require_absent_or_zero(const char* name, const std::optional<double>& v, const char* why) {
+  if (v && *v != 0) throw_range(std::string(name) + " (" + fmt(*v) + ") " + why);
+}
+
+}  // namespace
+
+Shape resolve(const RawSpec& raw, Need need) {
+  Shape s;
+  s.variant = parse_variant(raw.variant);
+  const std::string vq = std::string("'") + variant_name(s.variant) + "'";
+
+  if (need == Need::Forward) {
+    s.n = int_field("seqLen", raw.seq_len, 1, kMaxDim);
+  } else if (raw.seq_len && need == Need::Session) {
+    throw_range("seqLen (" + fmt(*raw.seq_len) + ") does not apply to a session: give maxLen");
+  }
+  if (need == Need::Session) s.max_len = int_field("maxLen", raw.max_len, 1, kMaxDim);
+
+  s.d = int_field("dModel", raw.d_model, 1, kMaxDim);
+  s.h = int_field("nHeads", raw.n_heads, 1, 4096);
+
+  // dHead: default D / H, which must then divide exactly.
+  if (raw.d_head) {
+    s.dh = int_field("dHead", raw.d_head, 1, 4096);
+  } else {
+    if (s.d % s.h != 0) {
+      throw_range("dModel (" + fmt(double(s.d)) + ") must be divisible by nHeads (" + fmt(double(s.h)) +
+                  ") unless dHead is given");
+    }
+    s.dh = s.d / s.h;
+  }
+
+  switch (s.variant) {
+    case Variant::MHA:
+      s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
+      if (s.g != s.h) {
+        throw_range("nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
+                    ") for variant 'mha'; use 'gqa' for fewer K/V heads");
+      }
+      break;
+    case Variant::MQA:
+      s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096, 1);
+      if (s.g != 1) throw_range("nKvHeads (" + fmt(double(s.g)) + ") must be 1 for variant 'mqa'");
+      break;
+    case Variant::GQA:
+      s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096);
+      if (s.g > s.h) {
+        throw_range("nKvHeads (" + fmt(double(s.g)) + ") must not exceed nHeads (" + fmt(double(s.h)) + ")");
+      }
+      if (s.h % s.g != 0) {
+        throw_range("nHeads (" + fmt(double(s.h)) + ") must be divisible by nKvHeads (" + fmt(double(s.g)) + ")");
+      }
+      break;
+    case Variant::MLA:
+      // K and V decompress to one head per query head; a given nKvHeads must say so.
+      s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
+      if (s.g != s.h) {
+        throw_range("nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
+                    ") for variant 'mla' (the latent replaces K/V heads); omit it");
+      }
+      break;
+  }
+
+  if (s.variant == Variant::MLA) {
+    s.r = int_field("latentRank", raw.latent_rank, 1, kMaxDim);
+    s.dr = int_field("ropeDim", raw.rope_dim, 0, 4096, 0);
+    if (s.dr % 2 != 0) throw_range("ropeDim (" + fmt(double(s.dr)) + ") must be even (RoPE rotates pairs)");
+    if (raw.rope.enabled && s.dr == 0) {
+      throw_range("rope applies to variant 'mla' only through ropeDim, which is 0: set ropeDim > 0 "
+                  "(the decoupled RoPE key) or drop rope");
+    }
+  } else {
+    require_absent_or_zero("latentRank", raw.latent_rank, ("applies only to variant 'mla', not " + vq).c_str());
+    require_absent_or_zero("ropeDim", raw.rope_dim, ("applies only to variant 'mla', not " + vq).c_str());
+    s.rope = raw.rope.enabled;
+    if (s.rope && s.dh % 2 != 0) {
+      throw_range("dHead (" + fmt(double(s.dh)) + ") must be even when rope is on (RoPE rotates pairs)");
+    }
+  }
+  if (raw.rope.base) {
+    const double b = *raw.rope.base;
+    if (!std::isfinite(b) || b <= 0) throw_range("rope.base (" + fmt(b) + ") must be a finite number > 0");
+    s.rope_base = b;
+  }
+
+  s.causal = raw.causal;
+  s.return_weights = raw.return_weights;
+  s.seed = static_cast<uint64_t>(int_field("seed", raw.seed, 0, 9007199254740991.0, 0));
+
+  if (need == Need::Forward && forward_work_bytes(s) > kMaxWorkBytes) {
+    throw_range("this forward pass needs about " + fmt(std::ceil(forward_work_bytes(s) / 1048576.0)) +
+                " MiB of working memory, above the cap of " + fmt(kMaxWorkBytes / 1048576.0) +
+                " MiB: reduce seqLen (" + fmt(double(s.n)) + "), dModel or the head sizes" +
+                (s.return_weights ? ", or do not ask for returnWeights" : ""));
+  }
+  if (need == Need::Session && session_work_bytes(s, 1) > kMaxWorkBytes) {
+    throw_range("this session needs about " + fmt(std::ceil(session_work_bytes(s, 1) / 1048576.0)) +
+                " MiB for its weights and a cache of maxLen (" + fmt(double(s.max_len)) +
+                ") tokens, above the cap of " + fmt(kMaxWorkBytes / 1048576.0) + " MiB");
+  }
+  return s;
+}
+
+namespace {
+double weight_floats(const Shape& s) {
+  double total = 0;
+  for (const auto& slot : weight_slots(s)) total += double(slot.rows) * double(slot.cols);
+  return total;
+}
+}  // namespace
+
+// Counted generously: weights twice (given + packed), the projections, the attention output,
+// the scores of one query block, and the (H, N, N) weights when they are returned.
+double forward_work_bytes(const Shape& s) {
+  const double n = double(s.n), h = double(s.h);
+  const double per_token = 2.0 * double(s.d) + 3.0 * h * double(s.d_qk() + s.dh + s.r) + double(s.r + s.dr);
+  double floats = 2.0 * weight_floats(s) + n * per_token + double(kQueryBlock) * n * h;
+  if (s.return_weights) floats += h * n * n;
+  return 4.0 * floats;
+}
+
+double session_work_bytes(const Shape& s, int64_t new_tokens) {
+  const double cache_row = s.variant == Variant::MLA ? double(s.r + s.dr) : 2.0 * double(s.g * s.dh);
+  const double len = double(s.max_len);
+  const double k = double(new_tokens);
+  const double per_token = 2.0 * double(s.d) + 3.0 * double(s.h) * double(s.d_qk() + s.dh + s.r);
+  double floats = 2.0 * weight_floats(s) + len * cache_row + k * per_token + double(s.h) * k * len;
+  return 4.0 * floats;
+}
+
+}  // namespace attn

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// npm run build: build the WebAssembly core with Emscripten and assemble dist/ (no dependencies).
+//
+//   1. emcmake cmake -S . -B build-wasm -G Ninja ...   (only when build-wasm is not configured yet)
+//      cmake --build build-wasm -j2
+//   2. dist/      <- web/
+//      dist/lib/  <- build-wasm/attention-{simd,scalar}.{mjs,wasm}, wasm/attention.mjs, wasm/attention.d.ts
+//   3. prints dist/ with raw and gzip -9 sizes.
+//
+// Env: BUILD_JOBS (default 2). Delete build-wasm/ to force a fresh configure.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BUILD = path.join(REPO, 'build-wasm');
+const DIST = path.join(REPO, 'dist');
+const jobs = process.env.BUILD_JOBS || '2';
+
+const LIB_FILES = [
+  'build-wasm/attention-simd.mjs',
+  'build-wasm/attention-simd.wasm',
+  'build-wasm/attention-scalar.mjs',
+  'build-wasm/attention-scalar.wasm',
+  'wasm/attention.mjs',
+  'wasm/attention.d.ts',
+];
+
+function fail(message) {
+  console.error(`build: FAILED: ${message}`);
+  process.exit(1);
+}
+
+// emcc's JS optimizer needs acorn, which Debian ships in /usr/share/nodejs (see the toolchain notes).
+const env = { ...process.env };
+env.NODE_PATH = ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(path.delimiter);
+
+function run(cmd, args, hint = '') {
+  const shown = [cmd, ...args].map((a) => (/[\s'"]/.test(a) ? JSON.stringify(a) : a)).join(' ');
+  console.log(`build: $ ${shown}`);
+  const r = spawnSync(cmd, args, { cwd: REPO, env, stdio: 'inherit' });
+  if (r.error) {
+    const why = r.error.code === 'ENOENT' ? ` (${cmd} not found: run \`bash scripts/setup.sh\`)` : '';
+    fail(`${shown}\n  ${r.error.message}${why}`);
+  }
+  if (r.status !== 0) fail(`${shown}\n  exited with ${r.signal ? `signal ${r.signal}` : `code ${r.status}`}${hint}`);
+}
+
+// ---- 1. configure + build -----------------------------------------------------------------
+const t0 = performance.now();
+const configured =
+  fs.existsSync(path.join(BUILD, 'CMakeCache.txt')) && fs.existsSync(path.join(BUILD, 'build.ninja'));
+if (!configured) {
+  run('emcmake', [
+    'cmake', '-S', '.', '-B', 'build-wasm', '-G', 'Ninja',
+    '-DCMAKE_BUILD_TYPE=Release',
+    '-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node',
+  ], '\n  (if build-wasm/ holds an older configuration, e.g. another generator, delete it and retry)');
+}
+run('cmake', ['--build', 'build-wasm', `-j${jobs}`]);
+
+// ---- 2. assemble dist/ ----------------------------------------------------------------------
+const missing = LIB_FILES.filter((f) => !fs.existsSync(path.join(REPO, f)));
+if (missing.length) fail(`missing after the build: ${missing.join(', ')}`);
+if (!fs.existsSync(path.join(REPO, 'web', 'index.html'))) fail('web/index.html not found');
+
+fs.rmSync(DIST, { recursive: true, force: true });
+fs.mkdirSync(path.join(DIST, 'lib'), { recursive: true });
+for (const f of LIB_FILES) fs.copyFileSync(path.join(REPO, f), path.join(DIST, 'lib', path.basename(f)));
+fs.cpSync(path.join(REPO, 'web'), DIST, {
+  recursive: true,
+  filter: (src) => !/^\.|~$/.test(path.basename(src)), // skip dotfiles and editor backups
+});
+
+// ---- 3. report --------------------------------------------------------------------------------
+function walk(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+const rows = walk(DIST).map((f) => {
+  const data = fs.readFileSync(f);
+  return [path.relative(DIST, f).split(path.sep).join('/'), data.length, zlib.gzipSync(data, { level: 9 }).length];
+});
+const total = rows.reduce((acc, r) => [acc[0], acc[1] + r[1], acc[2] + r[2]], ['total', 0, 0]);
+const fmt = (n) => n.toLocaleString('en-US');
+const w0 = Math.max(4, ...rows.map((r) => r[0].length), total[0].length);
+const w1 = Math.max(5, ...[...rows, total].map((r) => fmt(r[1]).length));
+const w2 = Math.max(7, ...[...rows, total].map((r) => fmt(r[2]).length));
+const line = (a, b, c) => `  ${a.padEnd(w0)}  ${b.padStart(w1)}  ${c.padStart(w2)}`;
+console.log(`\nbuild: dist/ assembled in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+console.log(line('file', 'bytes', 'gzip -9'));
+console.log(line('-'.repeat(w0), '-'.repeat(w1), '-'.repeat(w2)));
+for (const r of rows) console.log(line(r[0], fmt(r[1]), fmt(r[2])));
+console.log(line('-'.repeat(w0), '-'.repeat(w1), '-'.repeat(w2)));
+console.log(line(total[0], fmt(total[1]), fmt(total[2])));

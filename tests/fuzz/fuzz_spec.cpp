@@ -1,0 +1,100 @@
+// fuzz_spec.cpp — libFuzzer target: arbitrary specs through validation, forward and sessions.
+// Any attn::Error is an accepted outcome; a crash, a sanitizer report, a non-finite output for
+// finite input or any other exception is a bug. Sizes are drawn small so that each input runs fast;
+// the size cap is exercised through resolve() with large values, which must refuse before allocating.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "attn/accounting.hpp"
+#include "attn/errors.hpp"
+#include "attn/forward.hpp"
+#include "attn/session.hpp"
+
+namespace {
+
+struct Reader {
+  const uint8_t* p;
+  size_t n;
+  uint8_t byte() { if (!n) return 0; --n; return *p++; }
+  // A number for a size field: mostly small integers, sometimes edge cases.
+  std::optional<double> field() {
+    const uint8_t tag = byte();
+    switch (tag % 16) {
+      case 0: return std::nullopt;
+      case 1: return -double(byte());
+      case 2: return double(byte()) + 0.5;
+      case 3: return NAN;
+      case 4: return INFINITY;
+      case 5: return double(uint32_t(byte()) << 16 | uint32_t(byte()) << 8 | byte());  // large
+      case 6: return 1e300;
+      default: return double(byte() % 24);
+    }
+  }
+};
+
+void check_finite(const attn::Matrix& m) {
+  for (float v : m) if (!std::isfinite(v)) __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Reader rd{data, size};
+  static const char* kVariants[] = {"mha", "mqa", "gqa", "mla", "", "MHA", "gqa "};
+  attn::RawSpec raw;
+  const uint8_t v = rd.byte();
+  if (v % 8 != 7) raw.variant = std::string(kVariants[v % 7]);
+  raw.seq_len = rd.field();
+  raw.d_model = rd.field();
+  raw.n_heads = rd.field();
+  raw.n_kv_heads = rd.field();
+  raw.d_head = rd.field();
+  raw.latent_rank = rd.field();
+  raw.rope_dim = rd.field();
+  raw.seed = rd.field();
+  const uint8_t flags = rd.byte();
+  raw.causal = flags & 1;
+  raw.return_weights = flags & 2;
+  raw.rope.enabled = flags & 4;
+  if (flags & 8) raw.rope.base = rd.field();
+  try {
+    // Accounting on the same fields.
+    attn::KvCacheQuery q;
+    q.variant = raw.variant; q.n_heads = raw.n_heads; q.n_kv_heads = raw.n_kv_heads; q.d_head = raw.d_head;
+    q.latent_rank = raw.latent_rank; q.rope_dim = raw.rope_dim; q.n_layers = rd.field(); q.seq_len = raw.seq_len;
+    const double bytes = attn::kv_cache_bytes(q);
+    if (!(bytes >= 0)) __builtin_trap();
+  } catch (const attn::Error&) {
+  }
+  try {
+    const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
+    // Keep each run small: the cap is checked above; here only sizes that run in microseconds.
+    if (s.n * s.d > 4096 || s.h * s.dh > 512 || s.r > 64 || s.d > 256 || s.n > 64) return 0;
+    const attn::Weights w = attn::init_weights(s, s.seed);
+    attn::Matrix x = attn::uninitialised(s.n, s.d);
+    attn::fill_uniform(x, rd.byte(), 0, 4.0f);
+    const attn::ForwardResult r = attn::forward(s, w, x);
+    check_finite(r.output);
+    // The same tokens through a session, in chunks the input picks.
+    attn::Shape ss = s;
+    ss.max_len = s.n;
+    attn::Session session(ss, w);
+    int64_t at = 0;
+    while (at < s.n) {
+      const int64_t k = std::min<int64_t>(s.n - at, 1 + rd.byte() % 5);
+      attn::Matrix xi = attn::uninitialised(k, s.d);
+      std::memcpy(xi.data(), x.data() + at * s.d, sizeof(float) * k * s.d);
+      check_finite(session.append(xi).output);
+      at += k;
+    }
+    try {
+      session.append(x);  // over maxLen: must be refused
+      __builtin_trap();
+    } catch (const attn::Error&) {
+    }
+  } catch (const attn::Error&) {
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+// Sessions: appending token by token or in chunks equals the causal forward, for every variant;
+// cache bytes follow the formulas; reset, truncate and maxLen behave.
+#include <gtest/gtest.h>
+
+#include <xtensor/xview.hpp>
+
+#include "attn/errors.hpp"
+#include "attn/session.hpp"
+#include "helpers.hpp"
+
+using namespace attn;
+using testing_helpers::Geometry;
+using testing_helpers::random_matrix;
+using testing_helpers::raw_spec;
+using testing_helpers::rel_error;
+
+namespace {
+const Geometry kSessionGeometries[] = {
+    {"mha", 23, 24, 4, 0, 0, 0, 0, false, true}, {"mqa", 23, 16, 4, 0, 6, 0, 0, true, true},
+    {"gqa", 23, 32, 8, 2, 0, 0, 0, true, true},  {"gqa", 23, 30, 6, 3, 6, 0, 0, false, true},
+    {"mla", 23, 24, 3, 0, 8, 10, 4, false, true}, {"mla", 23, 16, 4, 0, 4, 6, 0, false, true},
+};
+
+Matrix rows(const Matrix& x, int64_t from, int64_t to) { return xt::view(x, xt::range(from, to), xt::all()); }
+}  // namespace
+
+TEST(Session, TokenByTokenAndChunksEqualCausalForward) {
+  for (const auto& g : kSessionGeometries) {
+    SCOPED_TRACE(g.variant);
+    RawSpec raw = raw_spec(g);
+    raw.return_weights = true;
+    const Shape s = resolve(raw, Need::Forward);
+    const Weights w = init_weights(s, 21);
+    const Matrix x = random_matrix(s.n, s.d, 22);
+    const ForwardResult full = forward(s, w, x);  // causal over all N
+    const auto& probs = *full.weights;            // (H, N, N)
+
+    for (const std::vector<int64_t>& chunks : {std::vector<int64_t>(23, 1), std::vector<int64_t>{3, 1, 5, 9, 2, 3},
+                                               std::vector<int64_t>{23}, std::vector<int64_t>{10, 13}}) {
+      Shape ss = s;
+      ss.max_len = s.n;
+      Session session(ss, w);
+      int64_t at = 0;
+      for (int64_t k : chunks) {
+        const ForwardResult step = session.append(rows(x, at, at + k));
+        const Matrix want = rows(full.output, at, at + k);
+        ASSERT_LT(rel_error(step.output, want), 1e-5) << "chunk at " << at;
+        // weights (H, k, length) equal rows at..at+k of the forward's, cut at the cache length
+        const auto& sw = *step.weights;
+        ASSERT_EQ(int64_t(sw.shape(2)), at + k);
+        for (int64_t h = 0; h < s.h; ++h)
+          for (int64_t i = 0; i < k; ++i)
+            for (int64_t j = 0; j < at + k; ++j)
+              ASSERT_NEAR(sw(h, i, j), probs(h, at + i, j), 1e-5);
+        at += k;
+      }
+      EXPECT_EQ(session.length(), s.n);
+    }
+  }
+}
+
+TEST(Session, CacheBytesFollowTheFormulas) {
+  for (const auto& g : kSessionGeometries) {
+    RawSpec raw = raw_spec(g);
+    raw.seq_len.reset();
+    raw.max_len = 16.0;
+    const Shape s = resolve(raw, Need::Session);
+    Session session(s, init_weights(s, 1));
+    session.append(random_matrix(5, s.d, 2));
+    const double per_token = s.variant == Variant::MLA ? double(s.r + s.dr) : 2.0 * s.g * s.dh;
+    EXPECT_EQ(session.cache_bytes(), per_token * 5 * 4) << g.variant;
+  }
+}
+
+TEST(Session, ResetTruncateAndMaxLen) {
+  RawSpec raw = raw_spec({"gqa", 0, 16, 4, 2, 0, 0, 0, true, true});
+  raw.seq_len.reset();
+  raw.max_len = 6.0;
+  const Shape s = resolve(raw, Need::Session);
+  Session session(s, init_weights(s, 3));
+  const Matrix x = random_matrix(6, s.d, 4);
+  const ForwardResult first = session.append(x);
+  EXPECT_EQ(session.length(), 6);
+  EXPECT_THROW(session.append(rows(x, 0, 1)), Error);   // full: maxLen 6
+  EXPECT_EQ(session.length(), 6);                        // unchanged by the refused append
+  session.truncate(2);
+  const ForwardResult again = session.append(rows(x, 2, 6));
+  EXPECT_EQ(again.output, rows(first.output, 2, 6));     // same numbers after rewinding
+  EXPECT_THROW(session.truncate(7), Error);
+  session.reset();
+  EXPECT_EQ(session.length(), 0);
+  EXPECT_EQ(session.cache_bytes(), 0.0);
+  EXPECT_EQ(session.append(x).output, first.output);
+}

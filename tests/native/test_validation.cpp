@@ -1,0 +1,133 @@
+// Validation: every kind of bad field is refused with an attn::Error of the right kind whose
+// message names the field and the value, before anything is allocated.
+#include <gtest/gtest.h>
+
+#include "attn/errors.hpp"
+#include "attn/weights.hpp"
+#include "helpers.hpp"
+
+using namespace attn;
+
+namespace {
+RawSpec good() {
+  RawSpec r;
+  r.variant = std::string("gqa");
+  r.seq_len = 8.0;
+  r.d_model = 16.0;
+  r.n_heads = 4.0;
+  r.n_kv_heads = 2.0;
+  return r;
+}
+
+// Expects resolve() to throw an Error of `kind` whose message contains every string in `parts`.
+void expect_error(const RawSpec& r, Error::Kind kind, std::initializer_list<const char*> parts, Need need = Need::Forward) {
+  try {
+    resolve(r, need);
+    ADD_FAILURE() << "no error; expected one mentioning " << *parts.begin();
+  } catch (const Error& e) {
+    EXPECT_EQ(int(e.kind()), int(kind)) << e.what();
+    for (const char* p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
+  }
+}
+}  // namespace
+
+TEST(Validation, GoodSpecResolvesWithDefaults) {
+  const Shape s = resolve(good(), Need::Forward);
+  EXPECT_EQ(s.dh, 4);
+  EXPECT_EQ(s.group(), 2);
+  RawSpec mha = good();
+  mha.variant = std::string("mha");
+  mha.n_kv_heads.reset();
+  EXPECT_EQ(resolve(mha, Need::Forward).g, 4);
+  RawSpec mqa = mha;
+  mqa.variant = std::string("mqa");
+  EXPECT_EQ(resolve(mqa, Need::Forward).g, 1);
+}
+
+TEST(Validation, EachFieldNamesItselfAndItsValue) {
+  RawSpec r = good();
+  r.variant = std::string("flash");
+  expect_error(r, Error::Kind::Range, {"variant", "flash"});
+  r = good(); r.variant.reset();
+  expect_error(r, Error::Kind::Type, {"variant"});
+  r = good(); r.n_kv_heads = 3.0;
+  expect_error(r, Error::Kind::Range, {"nHeads (4) must be divisible by nKvHeads (3)"});
+  r = good(); r.n_heads = 6.0; r.n_kv_heads = 4.0; r.d_model = 12.0;
+  expect_error(r, Error::Kind::Range, {"nHeads (6) must be divisible by nKvHeads (4)"});
+  r = good(); r.n_kv_heads = 8.0;
+  expect_error(r, Error::Kind::Range, {"nKvHeads (8) must not exceed nHeads (4)"});
+  r = good(); r.n_kv_heads.reset();
+  expect_error(r, Error::Kind::Type, {"nKvHeads"});
+  r = good(); r.seq_len = 0.0;
+  expect_error(r, Error::Kind::Range, {"seqLen (0)"});
+  r = good(); r.seq_len = 2.5;
+  expect_error(r, Error::Kind::Range, {"seqLen (2.5)", "integer"});
+  r = good(); r.seq_len.reset();
+  expect_error(r, Error::Kind::Type, {"seqLen"});
+  r = good(); r.d_model = -16.0;
+  expect_error(r, Error::Kind::Range, {"dModel (-16)"});
+  r = good(); r.d_model = std::nan("");
+  expect_error(r, Error::Kind::Range, {"dModel (NaN)"});
+  r = good(); r.n_heads = 3.0; r.n_kv_heads = 1.0;
+  expect_error(r, Error::Kind::Range, {"dModel (16)", "nHeads (3)", "dHead"});
+  r = good(); r.n_heads = 3.0; r.n_kv_heads = 1.0; r.d_head = 5.0;  // explicit dHead: fine
+  EXPECT_EQ(resolve(r, Need::Forward).dh, 5);
+  r = good(); r.d_head = 5.0; r.rope.enabled = true;
+  expect_error(r, Error::Kind::Range, {"dHead (5)", "even"});
+  r = good(); r.rope.enabled = true; r.rope.base = -1.0;
+  expect_error(r, Error::Kind::Range, {"rope.base (-1)"});
+  r = good(); r.latent_rank = 4.0;
+  expect_error(r, Error::Kind::Range, {"latentRank (4)", "mla"});
+  r = good(); r.variant = std::string("mla"); r.n_kv_heads.reset();
+  expect_error(r, Error::Kind::Type, {"latentRank"});
+  r.latent_rank = 4.0; r.rope_dim = 3.0;
+  expect_error(r, Error::Kind::Range, {"ropeDim (3)", "even"});
+  r = good(); r.variant = std::string("mha"); r.n_kv_heads = 2.0;
+  expect_error(r, Error::Kind::Range, {"nKvHeads (2)", "nHeads (4)"});
+  r = good(); r.variant = std::string("mqa"); r.n_kv_heads = 2.0;
+  expect_error(r, Error::Kind::Range, {"nKvHeads (2)", "1"});
+  r = good(); r.seed = -1.0;
+  expect_error(r, Error::Kind::Range, {"seed (-1)"});
+  r = good(); r.max_len = 4.0; r.seq_len.reset();
+  EXPECT_EQ(resolve(r, Need::Session).max_len, 4);
+  r.max_len.reset();
+  expect_error(r, Error::Kind::Type, {"maxLen"}, Need::Session);
+}
+
+TEST(Validation, OversizedWorkIsRefusedBeforeAllocation) {
+  RawSpec r = good();
+  r.seq_len = 100000.0;
+  r.d_model = 4096.0;
+  r.n_heads = 32.0;
+  r.n_kv_heads = 8.0;
+  expect_error(r, Error::Kind::Range, {"MiB", "cap"});
+  r = good();
+  r.seq_len = 8192.0;
+  r.d_model = 64.0;
+  r.return_weights = true;  // 4 heads * 8192^2 floats = 1 GiB of weights alone
+  expect_error(r, Error::Kind::Range, {"returnWeights"});
+  r.return_weights = false;
+  EXPECT_NO_THROW(resolve(r, Need::Forward));
+  r = good(); r.seq_len = 1e9;
+  expect_error(r, Error::Kind::Range, {"seqLen (1000000000)"});
+}
+
+TEST(Validation, BuffersAreCheckedForSizeAndFiniteness) {
+  std::vector<float> v(12, 1.0f);
+  EXPECT_NO_THROW(check_buffer("x", v.data(), 12, 12, "seqLen * dModel"));
+  try {
+    check_buffer("x", v.data(), 12, 16, "seqLen * dModel");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "x has 12 elements, expected seqLen * dModel = 16");
+  }
+  v[7] = std::nanf("");
+  try {
+    check_buffer("weights.wq", v.data(), 12, 12, "");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "weights.wq[7] is NaN: inputs must be finite");
+  }
+  v[7] = INFINITY;
+  EXPECT_THROW(check_buffer("x", v.data(), 12, 12, ""), Error);
+}

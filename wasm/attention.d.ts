@@ -1,0 +1,222 @@
+// attention.d.ts: types of attention.mjs, the JS API of the attention core (shared spec/js-api.md).
+//
+// Conventions: every matrix is a row-major Float32Array. Weights use the layout (d_in, d_out), Y = X @ W.
+// Head h of a projection owns columns [h*dHead, (h+1)*dHead). Query head h reads K/V head
+// floor(h / (nHeads / nKvHeads)). Attention weights are head-major: weights[h*N*S + i*S + j].
+// Bad input throws an Error naming the field and its value: RangeError for a bad number, TypeError
+// for a wrong type or a missing field.
+
+/** The four attention variants. */
+export type Variant = 'mha' | 'mqa' | 'gqa' | 'mla';
+
+/** Options of {@link loadAttention}. */
+export interface LoadOptions {
+  /**
+   * Which WebAssembly build to load. `'auto'` (default): the SIMD build where the engine supports
+   * WebAssembly SIMD, the scalar build otherwise. `true`: the SIMD build (the promise rejects on an
+   * engine without SIMD). `false`: the scalar build.
+   */
+  simd?: 'auto' | boolean;
+}
+
+/** RoPE on every q and k head (MHA/MQA/GQA): `true` uses base 10000. */
+export type RopeOption = boolean | { base: number };
+
+/** Weights of MHA / MQA / GQA. Shapes are (rows, cols), row-major; G = nKvHeads, dh = dHead. */
+export interface MhaWeights {
+  /** (dModel, nHeads * dHead) */
+  wq: Float32Array;
+  /** (dModel, G * dHead) */
+  wk: Float32Array;
+  /** (dModel, G * dHead) */
+  wv: Float32Array;
+  /** (nHeads * dHead, dModel) */
+  wo: Float32Array;
+}
+
+/**
+ * Weights of MLA. Per head h: c = X wDkv, k_h = c wUk[:, h], v_h = c wUv[:, h], q_h = X wq[:, h];
+ * with ropeDim > 0 also qr_h = rope((X wQr)[:, h]) and kr = rope(X wKr), shared by all heads;
+ * s_h = (q_h k_h^T + qr_h kr^T) / sqrt(dHead + ropeDim).
+ */
+export interface MlaWeights {
+  /** (dModel, nHeads * dHead) */
+  wq: Float32Array;
+  /** (dModel, latentRank): down-projection to the latent `c`, the only thing a session caches (with kr) */
+  wDkv: Float32Array;
+  /** (latentRank, nHeads * dHead): latent to keys */
+  wUk: Float32Array;
+  /** (latentRank, nHeads * dHead): latent to values */
+  wUv: Float32Array;
+  /** (nHeads * dHead, dModel) */
+  wo: Float32Array;
+  /** (dModel, nHeads * ropeDim): RoPE part of the queries; only when ropeDim > 0 */
+  wQr?: Float32Array;
+  /** (dModel, ropeDim): the decoupled RoPE key shared by all heads; only when ropeDim > 0 */
+  wKr?: Float32Array;
+}
+
+/** The geometry shared by forward passes and sessions. */
+export interface AttentionShape {
+  variant: Variant;
+  /** D */
+  dModel: number;
+  /** H */
+  nHeads: number;
+  /** G. GQA: required, divides nHeads. MHA: nHeads (may be omitted). MQA: 1 (may be omitted). */
+  nKvHeads?: number;
+  /** Default dModel / nHeads, which must then divide exactly. May differ from it (PaLM). */
+  dHead?: number;
+  /** MLA only: r, the rank of the cached latent. Required for MLA. */
+  latentRank?: number;
+  /** MLA only: dr, the width of the decoupled RoPE part (even). Default 0: no RoPE part. */
+  ropeDim?: number;
+  /** MHA/MQA/GQA: RoPE on every q and k head. Default false. */
+  rope?: RopeOption;
+  /** Return the attention weights too. Default false. */
+  returnWeights?: boolean;
+  /** Weights; when omitted they are drawn deterministically from `seed`. */
+  weights?: MhaWeights | MlaWeights;
+  /** Integer seed of the deterministic weights. Default 0. */
+  seed?: number;
+}
+
+/** Input of {@link Attention.forward}. */
+export interface ForwardSpec extends AttentionShape {
+  /** N */
+  seqLen: number;
+  /** Mask key j > i for query i. Default false. */
+  causal?: boolean;
+  /** (seqLen, dModel) */
+  x: Float32Array;
+}
+
+/** Input of {@link Attention.createSession}: a forward spec without x, seqLen and causal, plus maxLen. */
+export interface SessionSpec extends AttentionShape {
+  /** The most tokens the cache will hold. */
+  maxLen: number;
+}
+
+/** Result of a forward pass or of {@link Session.append}. */
+export interface AttentionResult {
+  /** (N, dModel); for append, N = the k new tokens. */
+  output: Float32Array;
+  /**
+   * When returnWeights: forward (nHeads, N, N); append (nHeads, k, length), length counted after the
+   * append. weights[h*N*S + i*S + j] is query i's weight on key j in head h.
+   */
+  weights?: Float32Array;
+}
+
+/**
+ * Decoding with a KV cache; causal by construction. Appending a sequence token by token, or in
+ * chunks, gives the same outputs as a causal forward pass over all of it. Positions (RoPE) count from
+ * the first cached token. Every member throws `Error('session is disposed')` after {@link dispose}.
+ */
+export interface Session {
+  /** Tokens in the cache. */
+  readonly length: number;
+  /** Bytes the cache holds now, at float32: 2*G*dHead*length*4 (MHA/MQA/GQA), (r+dr)*length*4 (MLA). */
+  readonly cacheBytes: number;
+  /** The most tokens the cache can hold; appending beyond it throws a RangeError. */
+  readonly maxLen: number;
+  /** Appends k >= 1 tokens, `x` of (k, dModel), and returns their outputs. */
+  append(x: Float32Array): AttentionResult;
+  /** Empties the cache. */
+  reset(): void;
+  /** Keeps the first n cached tokens (0 <= n <= length). */
+  truncate(n: number): void;
+  /** Frees the wasm memory. Calling it again does nothing. */
+  dispose(): void;
+}
+
+/** Input of {@link Attention.paramCount}. */
+export interface ParamCountConfig {
+  variant: Variant;
+  dModel: number;
+  nHeads: number;
+  nKvHeads?: number;
+  dHead?: number;
+  latentRank?: number;
+  ropeDim?: number;
+}
+
+/** Weights of one attention block without biases; entries a variant does not use are 0. */
+export interface ParamCount {
+  wq: number;
+  wk: number;
+  wv: number;
+  wo: number;
+  wDkv: number;
+  wUk: number;
+  wUv: number;
+  wQr: number;
+  wKr: number;
+  total: number;
+}
+
+/**
+ * Input of {@link Attention.kvCacheBytes}. Elements per token per layer (DeepSeek-V2, Table 1):
+ * MHA 2*nHeads*dHead, GQA 2*nKvHeads*dHead, MQA 2*dHead, MLA latentRank + ropeDim.
+ */
+export interface KvCacheConfig {
+  variant: Variant;
+  nLayers: number;
+  nHeads: number;
+  nKvHeads?: number;
+  dHead?: number;
+  latentRank?: number;
+  ropeDim?: number;
+  /** Tokens per sequence. */
+  seqLen: number;
+  /** Default 1. */
+  batch?: number;
+  /** Default 2 (fp16/bf16); 4 fp32, 1 fp8/int8, 0.5 int4. */
+  bytesPerElement?: number;
+}
+
+/** A real model configuration (shared reference/models.md). */
+export interface Preset {
+  id: string;
+  name: string;
+  /** Where the numbers come from (config file or paper). */
+  source: string;
+  variant: Variant;
+  dModel: number;
+  nHeads: number;
+  nKvHeads: number;
+  dHead: number;
+  nLayers: number;
+  /** MLA only */
+  latentRank?: number;
+  /** MLA only */
+  ropeDim?: number;
+}
+
+/** What was loaded. */
+export interface AttentionInfo {
+  /** Whether the loaded build uses WebAssembly SIMD. */
+  simd: boolean;
+  build: 'simd' | 'scalar';
+  /** Version of the core. */
+  version: string;
+  /** Work above this many bytes is refused with an Error before any allocation. */
+  maxWorkBytes: number;
+}
+
+/** The attention core. */
+export interface Attention {
+  readonly info: AttentionInfo;
+  /** One attention block over a whole sequence. */
+  forward(spec: ForwardSpec): AttentionResult;
+  /** A decoding session holding the weights and a KV cache. Call dispose() when done. */
+  createSession(spec: SessionSpec): Session;
+  paramCount(cfg: ParamCountConfig): ParamCount;
+  /** KV-cache bytes: elements per token per layer * nLayers * seqLen * batch * bytesPerElement. */
+  kvCacheBytes(cfg: KvCacheConfig): number;
+  /** The models of reference/models.md. */
+  presets(): Preset[];
+}
+
+/** Loads the core (memoised per build) and returns its API. */
+export function loadAttention(options?: LoadOptions): Promise<Attention>;
