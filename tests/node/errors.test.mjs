@@ -82,7 +82,7 @@ const CASES = [
   ['session maxLen 0', (a) => a.createSession({ ...without(BASE, 'seqLen'), maxLen: 0 }), RangeError, ['maxLen', /\b0\b/]],
   ['session with MLA odd ropeDim', (a) => a.createSession({ ...without(MLA, 'seqLen'), ropeDim: 5, maxLen: 8 }), RangeError, ['ropeDim', /\b5\b/]],
   ['session append of the wrong width', (a) => withSession(a, (s) => s.append(randomArray(31, 7))), Error, [/\bx\b/, '31']],
-  ['session append of no tokens', (a) => withSession(a, (s) => s.append(new Float32Array(0))), Error, [/\bx\b/]],
+  ['session append of no tokens', (a) => withSession(a, (s) => s.append(new Float32Array(0))), Error, [/\bx\b|token/]],
   ['session append with NaN', (a) => withSession(a, (s) => s.append(poisoned(randomArray(64, 8), 33, NaN))), RangeError, [/\bx\b/, 'NaN']],
   ['session append of a string', (a) => withSession(a, (s) => s.append('abc')), TypeError, [/\bx\b/]],
   // accounting

@@ -1,0 +1,405 @@
+// bindings.cpp — the Embind layer: read JS objects into the core's RawSpec (type checks only),
+// call the core, copy results into typed arrays JS owns, and turn attn::Error into JS errors.
+// No math here; every value check lives in the core (core/src/spec.cpp).
+#include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
+#include <emscripten/val.h>
+
+#include <algorithm>
+#include <memory>
+#include <new>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "attn/accounting.hpp"
+#include "attn/benchmark.hpp"
+#include "attn/errors.hpp"
+#include "attn/forward.hpp"
+#include "attn/session.hpp"
+#include "attn/weights.hpp"
+
+using emscripten::val;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Errors: run f; on failure throw a JS Error / TypeError / RangeError carrying the message.
+template <class F>
+auto guarded(F&& f) -> decltype(f()) {
+  std::string message, cls = "Error";
+  try {
+    return f();
+  } catch (const attn::Error& e) {
+    message = e.what();
+    cls = e.kind() == attn::Error::Kind::Type ? "TypeError" : e.kind() == attn::Error::Kind::Range ? "RangeError" : "Error";
+  } catch (const std::bad_alloc&) {
+    message = "out of memory: the request needs more memory than the WebAssembly heap can grow to";
+    cls = "RangeError";
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  val::global(cls.c_str()).new_(message).throw_();
+}
+
+std::string describe(const val& v) {
+  const std::string t = v.typeOf().as<std::string>();
+  if (v.isNull()) return "null";
+  if (t == "string") return "string ('" + v.as<std::string>().substr(0, 40) + "')";
+  if (t == "number") return "number (" + attn::fmt(v.as<double>()) + ")";
+  if (t == "boolean") return std::string("boolean (") + (v.as<bool>() ? "true" : "false") + ")";
+  if (t == "object" && val::global("Array").call<bool>("isArray", v)) return "an Array";
+  if (t == "object") {
+    const val ctor = v["constructor"];
+    if (!ctor.isUndefined() && !ctor.isNull()) return "a " + ctor["name"].as<std::string>();
+  }
+  return t;
+}
+
+bool is_plain_object(const val& v) {
+  return !v.isNull() && v.typeOf().as<std::string>() == "object" && !val::global("Array").call<bool>("isArray", v) &&
+         !val::global("ArrayBuffer").call<bool>("isView", v);
+}
+
+// Refuses fields the call does not know (a typo such as nKVHeads must not be silently ignored).
+void check_keys(const val& obj, const char* what, const std::set<std::string>& known) {
+  const auto keys = emscripten::vecFromJSArray<std::string>(val::global("Object").call<val>("keys", obj));
+  for (const auto& k : keys) {
+    if (!known.count(k)) {
+      std::string list;
+      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+      attn::throw_type(std::string(what) + " has an unknown field '" + k + "'; known fields: " + list);
+    }
+  }
+}
+
+std::optional<double> number_field(const val& obj, const char* name) {
+  const val v = obj[name];
+  if (v.isUndefined()) return std::nullopt;
+  if (!v.isNumber()) attn::throw_type(std::string(name) + " must be a number, got " + describe(v));
+  return v.as<double>();
+}
+
+bool bool_field(const val& obj, const char* name) {
+  const val v = obj[name];
+  if (v.isUndefined()) return false;
+  if (v.typeOf().as<std::string>() != "boolean") attn::throw_type(std::string(name) + " must be a boolean, got " + describe(v));
+  return v.as<bool>();
+}
+
+void require_object(const val& v, const char* what) {
+  if (!is_plain_object(v)) attn::throw_type(std::string(what) + " must be an object, got " + describe(v));
+}
+
+const std::set<std::string> kSpecFields = {"variant", "seqLen", "dModel", "nHeads", "nKvHeads", "dHead", "latentRank",
+                                           "ropeDim", "rope", "causal", "returnWeights", "x", "weights", "seed", "maxLen"};
+
+attn::RawSpec read_spec(const val& spec, const char* what) {
+  require_object(spec, what);
+  check_keys(spec, what, kSpecFields);
+  attn::RawSpec r;
+  const val variant = spec["variant"];
+  if (!variant.isUndefined()) {
+    if (!variant.isString()) attn::throw_type("variant must be a string ('mha', 'mqa', 'gqa' or 'mla'), got " + describe(variant));
+    r.variant = variant.as<std::string>();
+  }
+  r.seq_len = number_field(spec, "seqLen");
+  r.d_model = number_field(spec, "dModel");
+  r.n_heads = number_field(spec, "nHeads");
+  r.n_kv_heads = number_field(spec, "nKvHeads");
+  r.d_head = number_field(spec, "dHead");
+  r.latent_rank = number_field(spec, "latentRank");
+  r.rope_dim = number_field(spec, "ropeDim");
+  r.seed = number_field(spec, "seed");
+  r.max_len = number_field(spec, "maxLen");
+  r.causal = bool_field(spec, "causal");
+  r.return_weights = bool_field(spec, "returnWeights");
+  const val rope = spec["rope"];
+  if (rope.isUndefined() || (rope.typeOf().as<std::string>() == "boolean" && !rope.as<bool>())) {
+    r.rope.enabled = false;
+  } else if (rope.typeOf().as<std::string>() == "boolean") {
+    r.rope.enabled = true;
+  } else if (is_plain_object(rope)) {
+    check_keys(rope, "rope", {"base"});
+    r.rope.enabled = true;
+    r.rope.base = number_field(rope, "base");
+  } else {
+    attn::throw_type("rope must be false, true or { base }, got " + describe(rope));
+  }
+  return r;
+}
+
+// A numeric array (Float32Array, another typed array or an Array of numbers) -> float32 values.
+std::vector<float> read_floats(const val& v, const std::string& field) {
+  if (v.isUndefined()) attn::throw_type(field + " is required");
+  const bool view = val::global("ArrayBuffer").call<bool>("isView", v);
+  if (!(view && !v.instanceof(val::global("DataView")) && !v.instanceof(val::global("BigInt64Array")) &&
+        !v.instanceof(val::global("BigUint64Array"))) &&
+      !val::global("Array").call<bool>("isArray", v)) {
+    attn::throw_type(field + " must be a Float32Array, got " + describe(v));
+  }
+  const double n = v["length"].as<double>();
+  if (n > attn::kMaxWorkBytes / 4) {
+    attn::throw_range(field + " has " + attn::fmt(n) + " elements, above the size cap");
+  }
+  std::vector<float> out(static_cast<std::size_t>(n));
+  val(emscripten::typed_memory_view(out.size(), out.data())).call<void>("set", v);  // one bulk copy
+  return out;
+}
+
+attn::Matrix to_matrix(std::vector<float>&& data, int64_t rows, int64_t cols) {
+  attn::Matrix m = attn::uninitialised(rows, cols);
+  std::copy(data.begin(), data.end(), m.begin());
+  return m;
+}
+
+// The weights object, or seeded weights when it is absent.
+attn::Weights read_weights(const val& spec, const attn::Shape& s) {
+  const val given = spec["weights"];
+  if (given.isUndefined()) return attn::init_weights(s, s.seed);
+  require_object(given, "weights");
+  const auto slots = attn::weight_slots(s);
+  std::set<std::string> names;
+  for (const auto& slot : slots) names.insert(slot.name);
+  check_keys(given, (std::string("weights of variant '") + attn::variant_name(s.variant) + "'").c_str(), names);
+  attn::Weights w;
+  for (const auto& slot : slots) {
+    const std::string field = std::string("weights.") + slot.name;
+    std::vector<float> data = read_floats(given[slot.name], field);
+    attn::check_buffer(field, data.data(), int64_t(data.size()), slot.rows * slot.cols, slot.formula);
+    w.*(slot.member) = to_matrix(std::move(data), slot.rows, slot.cols);
+  }
+  return w;
+}
+
+attn::Matrix read_tokens(const val& x, int64_t d_model, const char* rows_name, std::optional<int64_t> rows) {
+  std::vector<float> data = read_floats(x, "x");
+  const int64_t n = int64_t(data.size());
+  if (rows) {
+    attn::check_buffer("x", data.data(), n, *rows * d_model, std::string(rows_name) + " * dModel");
+  } else {
+    if (n == 0 || n % d_model != 0) {
+      attn::throw_range("x has " + attn::fmt(double(n)) + " elements, expected a positive multiple of dModel (" +
+                        attn::fmt(double(d_model)) + ")");
+    }
+    attn::check_buffer("x", data.data(), n, n, "");
+  }
+  const int64_t k = n / d_model;
+  return to_matrix(std::move(data), k, d_model);
+}
+
+val to_js(const float* p, std::size_t n) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(n, p));  // a copy JS owns
+}
+
+val result_to_js(const attn::ForwardResult& r) {
+  val out = val::object();
+  out.set("output", to_js(r.output.data(), r.output.size()));
+  if (r.weights) out.set("weights", to_js(r.weights->data(), r.weights->size()));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+val forward_js(val spec) {
+  return guarded([&] {
+    const attn::RawSpec raw = read_spec(spec, "forward spec");
+    if (raw.max_len) attn::throw_type("maxLen applies to createSession, not forward");
+    const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
+    const attn::Matrix x = read_tokens(spec["x"], s.d, "seqLen", s.n);
+    const attn::Weights w = read_weights(spec, s);
+    return result_to_js(attn::forward(s, w, x));
+  });
+}
+
+class JsSession {
+ public:
+  explicit JsSession(val spec) : session_(guarded([&] { return make(spec); })) {}
+
+  val append(val x) {
+    return guarded([&] {
+      const attn::Matrix m = read_tokens(x, session_->shape().d, "k", std::nullopt);
+      return result_to_js(session_->append(m));
+    });
+  }
+  void reset() { session_->reset(); }
+  void truncate(val n) {
+    guarded([&] {
+      if (!n.isNumber()) attn::throw_type("truncate length must be a number, got " + describe(n));
+      const double v = n.as<double>();
+      if (v != static_cast<double>(static_cast<int64_t>(v))) {
+        attn::throw_range("truncate length (" + attn::fmt(v) + ") must be an integer");
+      }
+      session_->truncate(static_cast<int64_t>(v));
+      return 0;
+    });
+  }
+  double length() const { return double(session_->length()); }
+  double cache_bytes() const { return session_->cache_bytes(); }
+  double max_len() const { return double(session_->max_len()); }
+
+ private:
+  static std::unique_ptr<attn::Session> make(const val& spec) {
+    attn::RawSpec raw = read_spec(spec, "session spec");
+    if (!spec["x"].isUndefined()) attn::throw_type("a session spec has no x: pass tokens to session.append(x)");
+    if (!spec["causal"].isUndefined() && !raw.causal) {
+      attn::throw_range("causal (false) does not apply to a session: a session is causal by construction");
+    }
+    raw.causal = true;
+    const attn::Shape s = attn::resolve(raw, attn::Need::Session);
+    return std::make_unique<attn::Session>(s, read_weights(spec, s));
+  }
+  std::unique_ptr<attn::Session> session_;
+};
+
+val param_count_js(val cfg) {
+  return guarded([&] {
+    const attn::RawSpec raw = read_spec(cfg, "paramCount config");
+    const attn::ParamCount p = attn::param_count(attn::resolve(raw, attn::Need::Shape));
+    val o = val::object();
+    o.set("wq", p.wq); o.set("wk", p.wk); o.set("wv", p.wv); o.set("wo", p.wo);
+    o.set("wDkv", p.w_dkv); o.set("wUk", p.w_uk); o.set("wUv", p.w_uv); o.set("wQr", p.w_qr); o.set("wKr", p.w_kr);
+    o.set("total", p.total);
+    return o;
+  });
+}
+
+double kv_cache_bytes_js(val cfg) {
+  return guarded([&] {
+    require_object(cfg, "kvCacheBytes config");
+    check_keys(cfg, "kvCacheBytes config", {"variant", "nLayers", "nHeads", "nKvHeads", "dHead", "dModel", "latentRank",
+                                            "ropeDim", "seqLen", "batch", "bytesPerElement"});
+    attn::KvCacheQuery q;
+    const val variant = cfg["variant"];
+    if (!variant.isUndefined()) {
+      if (!variant.isString()) attn::throw_type("variant must be a string, got " + describe(variant));
+      q.variant = variant.as<std::string>();
+    }
+    q.n_layers = number_field(cfg, "nLayers");
+    q.n_heads = number_field(cfg, "nHeads");
+    q.n_kv_heads = number_field(cfg, "nKvHeads");
+    q.d_head = number_field(cfg, "dHead");
+    q.d_model = number_field(cfg, "dModel");
+    q.latent_rank = number_field(cfg, "latentRank");
+    q.rope_dim = number_field(cfg, "ropeDim");
+    q.seq_len = number_field(cfg, "seqLen");
+    q.batch = number_field(cfg, "batch");
+    q.bytes_per_element = number_field(cfg, "bytesPerElement");
+    return attn::kv_cache_bytes(q);
+  });
+}
+
+val presets_js() {
+  val list = val::array();
+  for (const attn::Preset& p : attn::presets()) {
+    val o = val::object();
+    o.set("id", p.id); o.set("name", p.name); o.set("source", p.source);
+    o.set("variant", std::string(attn::variant_name(p.variant)));
+    o.set("dModel", double(p.d_model)); o.set("nHeads", double(p.n_heads)); o.set("nKvHeads", double(p.n_kv_heads));
+    o.set("dHead", double(p.d_head)); o.set("nLayers", double(p.n_layers));
+    if (p.variant == attn::Variant::MLA) {
+      o.set("latentRank", double(p.latent_rank));
+      o.set("ropeDim", double(p.rope_dim));
+    }
+    if (!p.notes.empty()) o.set("notes", p.notes);
+    list.call<void>("push", o);
+  }
+  return list;
+}
+
+val build_info_js() {
+  val o = val::object();
+#ifdef __wasm_simd128__
+  o.set("simd", true);
+#else
+  o.set("simd", false);
+#endif
+  o.set("version", std::string(ATTN_VERSION));
+  o.set("maxWorkBytes", attn::kMaxWorkBytes);
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Benchmarks: timed inside wasm, so that JS call overhead and copies are not measured. Each timed
+// call goes through a volatile function pointer, so the kernels stay in functions that V8 tiers up.
+val timings_to_js(const std::vector<double>& ms) {
+  return val::global("Float64Array").new_(emscripten::typed_memory_view(ms.size(), ms.data()));
+}
+
+void check_counts(int warmup, int iters) {
+  if (warmup < 0 || warmup > 1000) attn::throw_range("warmup (" + attn::fmt(warmup) + ") must be between 0 and 1000");
+  if (iters < 1 || iters > 10000) attn::throw_range("iters (" + attn::fmt(iters) + ") must be between 1 and 10000");
+}
+
+void run_forward(const attn::ForwardWorkload* w) { attn::forward(w->shape, w->weights, w->x); }
+void (*volatile g_run_forward)(const attn::ForwardWorkload*) = run_forward;
+void run_decode(attn::DecodeWorkload* w) { w->step(); }
+void (*volatile g_run_decode)(attn::DecodeWorkload*) = run_decode;
+
+val benchmark_forward_js(val spec, int warmup, int iters) {
+  return guarded([&] {
+    check_counts(warmup, iters);
+    const attn::ForwardWorkload w = attn::make_forward_workload(read_spec(spec, "benchmark spec"));
+    for (int i = 0; i < warmup; ++i) g_run_forward(&w);
+    std::vector<double> ms;
+    for (int i = 0; i < iters; ++i) {
+      const double t0 = emscripten_get_now();
+      g_run_forward(&w);
+      ms.push_back(emscripten_get_now() - t0);
+    }
+    return timings_to_js(ms);
+  });
+}
+
+val benchmark_decode_js(val spec, double cache_len, int warmup, int iters) {
+  return guarded([&] {
+    check_counts(warmup, iters);
+    attn::RawSpec raw = read_spec(spec, "benchmark spec");
+    raw.causal = true;
+    attn::DecodeWorkload w = attn::make_decode_workload(raw, int64_t(cache_len));
+    for (int i = 0; i < warmup; ++i) g_run_decode(&w);
+    std::vector<double> ms;
+    for (int i = 0; i < iters; ++i) {
+      const double t0 = emscripten_get_now();
+      g_run_decode(&w);
+      ms.push_back(emscripten_get_now() - t0);
+    }
+    return timings_to_js(ms);
+  });
+}
+
+// Floating-point operations of one benchmarkForward call (no maxLen) or benchmarkDecode step.
+double flops_js(val spec, double cache_len) {
+  return guarded([&] {
+    attn::RawSpec raw = read_spec(spec, "benchmark spec");
+    if (!raw.max_len) {
+      const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
+      return attn::attention_flops(s, s.n, 0, s.causal);
+    }
+    raw.causal = true;
+    const attn::Shape s = attn::resolve(raw, attn::Need::Session);
+    return attn::attention_flops(s, 1, int64_t(cache_len), true);
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention) {
+  emscripten::function("forward", &forward_js);
+  emscripten::function("paramCount", &param_count_js);
+  emscripten::function("kvCacheBytes", &kv_cache_bytes_js);
+  emscripten::function("presets", &presets_js);
+  emscripten::function("buildInfo", &build_info_js);
+  emscripten::function("benchmarkForward", &benchmark_forward_js);
+  emscripten::function("benchmarkDecode", &benchmark_decode_js);
+  emscripten::function("benchmarkFlops", &flops_js);
+  emscripten::class_<JsSession>("RawSession")
+      .constructor<val>()
+      .function("append", &JsSession::append)
+      .function("reset", &JsSession::reset)
+      .function("truncate", &JsSession::truncate)
+      .function("length", &JsSession::length)
+      .function("cacheBytes", &JsSession::cache_bytes)
+      .function("maxLen", &JsSession::max_len);
+  emscripten::function("createSession", emscripten::optional_override([](val spec) { return new JsSession(spec); }),
+                       emscripten::allow_raw_pointers());
+}
