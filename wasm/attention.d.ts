@@ -124,7 +124,7 @@ export interface Session {
   append(x: Float32Array): AttentionResult;
   /** Empties the cache. */
   reset(): void;
-  /** Keeps the first n cached tokens (0 <= n <= length). */
+  /** Keeps the first n cached tokens (an integer, 0 <= n <= length, else a RangeError). */
   truncate(n: number): void;
   /** Frees the wasm memory. Calling it again does nothing. */
   dispose(): void;
@@ -191,6 +191,8 @@ export interface Preset {
   latentRank?: number;
   /** MLA only */
   ropeDim?: number;
+  /** Caveats about the numbers (e.g. which config value was trusted), when there are any. */
+  notes?: string;
 }
 
 /** What was loaded. */

@@ -37,64 +37,70 @@ PackedB pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t
 
 // ---------------------------------------------------------------------------------------------
 // Micro-kernel: C[0:MR, 0:nr] (=|+=) A[0:MR, 0:kc] @ panel[0:kc, 0:kNR].
-// MR x 2 accumulator vectors stay in registers; per k: two loads of B, MR broadcasts of A.
+// MR x kNV accumulator vectors stay in registers; per k: kNV loads of B, MR broadcasts of A.
 template <int MR>
 static void micro_kernel(int64_t kc, const float* a, int64_t lda, const float* panel, float* c,
                          int64_t ldc, int64_t nr, bool accumulate) {
-  vf acc[MR][2];
-  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = simd::splat(0.0f);
-  for (int64_t k = 0; k < kc; ++k) {
-    const vf b0 = simd::load(panel + k * kNR);
-    const vf b1 = simd::load(panel + k * kNR + kLanes);
+  vf acc[MR][kNV];
+  const float* ar[MR];  // one pointer per row of A, bumped along k (cheaper than index arithmetic)
+  ATTN_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    ATTN_UNROLL
+    for (int v = 0; v < kNV; ++v) acc[r][v] = simd::splat(0.0f);
+    ar[r] = a + r * lda;
+  }
+  for (const float* const end = panel + kc * kNR; panel != end; panel += kNR) {
+    vf b[kNV];
+    ATTN_UNROLL
+    for (int v = 0; v < kNV; ++v) b[v] = simd::load(panel + v * kLanes);
+    ATTN_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const vf av = simd::splat(a[r * lda + k]);
-      acc[r][0] += av * b0;
-      acc[r][1] += av * b1;
+      const vf av = simd::splat(*ar[r]++);
+      ATTN_UNROLL
+      for (int v = 0; v < kNV; ++v) acc[r][v] += av * b[v];
     }
   }
-  if (nr == kNR) {
-    for (int r = 0; r < MR; ++r) {
-      float* cr = c + r * ldc;
-      if (accumulate) {
-        simd::store(cr, simd::load(cr) + acc[r][0]);
-        simd::store(cr + kLanes, simd::load(cr + kLanes) + acc[r][1]);
-      } else {
-        simd::store(cr, acc[r][0]);
-        simd::store(cr + kLanes, acc[r][1]);
+  ATTN_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    float* cr = c + r * ldc;
+    if (nr == kNR) {
+      ATTN_UNROLL
+      for (int v = 0; v < kNV; ++v) {
+        simd::store(cr + v * kLanes, accumulate ? simd::load(cr + v * kLanes) + acc[r][v] : acc[r][v]);
       }
-    }
-  } else {
-    for (int r = 0; r < MR; ++r) {
+    } else {
       float tmp[kNR];
-      simd::store(tmp, acc[r][0]);
-      simd::store(tmp + kLanes, acc[r][1]);
-      float* cr = c + r * ldc;
+      ATTN_UNROLL
+      for (int v = 0; v < kNV; ++v) simd::store(tmp + v * kLanes, acc[r][v]);
       for (int64_t j = 0; j < nr; ++j) cr[j] = accumulate ? cr[j] + tmp[j] : tmp[j];
     }
   }
 }
 
-// One row at a time (matrix-vector, as in decoding): split k over two accumulator sets, so that
-// the additions form four independent chains instead of two.
+// One row at a time (matrix-vector, as in decoding): two accumulator sets over even and odd k,
+// so that the additions form 2 * kNV independent chains.
 static void micro_kernel_row(int64_t kc, const float* a, const float* panel, float* c, int64_t nr,
                              bool accumulate) {
-  vf acc0 = simd::splat(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  vf even[kNV], odd[kNV];
+  ATTN_UNROLL
+  for (int v = 0; v < kNV; ++v) even[v] = odd[v] = simd::splat(0.0f);
   int64_t k = 0;
-  for (; k + 1 < kc; k += 2) {
+  for (; k + 1 < kc; k += 2, panel += 2 * kNR) {
     const vf a0 = simd::splat(a[k]), a1 = simd::splat(a[k + 1]);
-    acc0 += a0 * simd::load(panel + k * kNR);
-    acc1 += a0 * simd::load(panel + k * kNR + kLanes);
-    acc2 += a1 * simd::load(panel + (k + 1) * kNR);
-    acc3 += a1 * simd::load(panel + (k + 1) * kNR + kLanes);
+    ATTN_UNROLL
+    for (int v = 0; v < kNV; ++v) {
+      even[v] += a0 * simd::load(panel + v * kLanes);
+      odd[v] += a1 * simd::load(panel + kNR + v * kLanes);
+    }
   }
   if (k < kc) {
     const vf a0 = simd::splat(a[k]);
-    acc0 += a0 * simd::load(panel + k * kNR);
-    acc1 += a0 * simd::load(panel + k * kNR + kLanes);
+    ATTN_UNROLL
+    for (int v = 0; v < kNV; ++v) even[v] += a0 * simd::load(panel + v * kLanes);
   }
   float tmp[kNR];
-  simd::store(tmp, acc0 + acc2);
-  simd::store(tmp + kLanes, acc1 + acc3);
+  ATTN_UNROLL
+  for (int v = 0; v < kNV; ++v) simd::store(tmp + v * kLanes, even[v] + odd[v]);
   for (int64_t j = 0; j < nr; ++j) c[j] = accumulate ? c[j] + tmp[j] : tmp[j];
 }
 
@@ -127,12 +133,16 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
           continue;
         }
         for (; i + kMR <= i0 + mc; i += kMR) {
-          micro_kernel<4>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc);
+          micro_kernel<kMR>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc);
         }
-        switch (i0 + mc - i) {
-          case 3: micro_kernel<3>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc); break;
-          case 2: micro_kernel<2>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc); break;
-          case 1: micro_kernel<1>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc); break;
+        const float* ai = a + i * lda + k0;
+        float* ci = cp + i * ldc;
+        switch (i0 + mc - i) {  // the last rows of the block, fewer than kMR
+          case 5: micro_kernel<5>(kc, ai, lda, panel, ci, ldc, nr, acc); break;
+          case 4: micro_kernel<4>(kc, ai, lda, panel, ci, ldc, nr, acc); break;
+          case 3: micro_kernel<3>(kc, ai, lda, panel, ci, ldc, nr, acc); break;
+          case 2: micro_kernel<2>(kc, ai, lda, panel, ci, ldc, nr, acc); break;
+          case 1: micro_kernel<1>(kc, ai, lda, panel, ci, ldc, nr, acc); break;
           default: break;
         }
       }

@@ -11,32 +11,35 @@ const PARAM_KEYS = ['wq', 'wk', 'wv', 'wo', 'wDkv', 'wUk', 'wUv', 'wQr', 'wKr', 
 
 /** The models of reference/models.md: how to find each preset by name, and the expected fields. */
 const MODELS = [
-  // name pattern (on a lower-cased name with '-', '_' and spaces folded to one space), fields, KV elements/token
-  [/gpt 2/, { variant: 'mha', dModel: 768, nHeads: 12, nKvHeads: 12, dHead: 64, nLayers: 12 }, 18432],
-  [/bert/, { variant: 'mha', dModel: 768, nHeads: 12, nKvHeads: 12, dHead: 64, nLayers: 12 }, 18432],
-  [/\bt5\b/, { variant: 'mha', dModel: 768, nHeads: 12, nKvHeads: 12, dHead: 64, nLayers: 12 }, 18432],
-  [/llama 2 7b/, { variant: 'mha', dModel: 4096, nHeads: 32, nKvHeads: 32, dHead: 128, nLayers: 32 }, 262144],
-  [/llama 2 70b/, { variant: 'gqa', dModel: 8192, nHeads: 64, nKvHeads: 8, dHead: 128, nLayers: 80 }, 163840],
-  [/llama 3 8b/, { variant: 'gqa', dModel: 4096, nHeads: 32, nKvHeads: 8, dHead: 128, nLayers: 32 }, 65536],
-  [/llama 3 70b/, { variant: 'gqa', dModel: 8192, nHeads: 64, nKvHeads: 8, dHead: 128, nLayers: 80 }, 163840],
-  [/405b/, { variant: 'gqa', dModel: 16384, nHeads: 128, nKvHeads: 8, dHead: 128, nLayers: 126 }, 258048],
-  [/mistral 7b/, { variant: 'gqa', dModel: 4096, nHeads: 32, nKvHeads: 8, dHead: 128, nLayers: 32 }, 65536],
-  [/qwen ?2 7b/, { variant: 'gqa', dModel: 3584, nHeads: 28, nKvHeads: 4, dHead: 128, nLayers: 28 }, 28672],
-  [/qwen ?2(\.5)? 72b/, { variant: 'gqa', dModel: 8192, nHeads: 64, nKvHeads: 8, dHead: 128, nLayers: 80 }, 163840],
-  [/falcon 7b/, { variant: 'mqa', dModel: 4544, nHeads: 71, nKvHeads: 1, dHead: 64, nLayers: 32 }, 4096],
-  [/falcon 40b/, { variant: 'gqa', dModel: 8192, nHeads: 128, nKvHeads: 8, dHead: 64, nLayers: 60 }, 61440],
-  [/palm/, { variant: 'mqa', dModel: 18432, nHeads: 48, nKvHeads: 1, dHead: 256, nLayers: 118 }, 60416],
+  // model, name pattern (on a lower-cased name with '-', '_' and spaces folded to one space), fields, KV elements/token
+  ['GPT-2 small', /gpt 2/, { variant: 'mha', dModel: 768, nHeads: 12, nKvHeads: 12, dHead: 64, nLayers: 12 }, 18432],
+  ['BERT-base', /bert/, { variant: 'mha', dModel: 768, nHeads: 12, nKvHeads: 12, dHead: 64, nLayers: 12 }, 18432],
+  ['T5-base', /\bt5\b/, { variant: 'mha', dModel: 768, nHeads: 12, nKvHeads: 12, dHead: 64, nLayers: 12 }, 18432],
+  ['Llama 2 7B', /llama 2 7b/, { variant: 'mha', dModel: 4096, nHeads: 32, nKvHeads: 32, dHead: 128, nLayers: 32 }, 262144],
+  ['Llama 2 70B', /llama 2 70b/, { variant: 'gqa', dModel: 8192, nHeads: 64, nKvHeads: 8, dHead: 128, nLayers: 80 }, 163840],
+  ['Llama 3 8B', /llama 3 8b/, { variant: 'gqa', dModel: 4096, nHeads: 32, nKvHeads: 8, dHead: 128, nLayers: 32 }, 65536],
+  ['Llama 3 70B', /llama 3 70b/, { variant: 'gqa', dModel: 8192, nHeads: 64, nKvHeads: 8, dHead: 128, nLayers: 80 }, 163840],
+  ['Llama 3.1 405B', /405b/, { variant: 'gqa', dModel: 16384, nHeads: 128, nKvHeads: 8, dHead: 128, nLayers: 126 }, 258048],
+  ['Mistral 7B', /mistral 7b/, { variant: 'gqa', dModel: 4096, nHeads: 32, nKvHeads: 8, dHead: 128, nLayers: 32 }, 65536],
+  ['Qwen2-7B', /qwen ?2 7b/, { variant: 'gqa', dModel: 3584, nHeads: 28, nKvHeads: 4, dHead: 128, nLayers: 28 }, 28672],
+  ['Qwen2.5-72B', /qwen ?2(\.5)? 72b/, { variant: 'gqa', dModel: 8192, nHeads: 64, nKvHeads: 8, dHead: 128, nLayers: 80 }, 163840],
+  ['Falcon-7B', /falcon 7b/, { variant: 'mqa', dModel: 4544, nHeads: 71, nKvHeads: 1, dHead: 64, nLayers: 32 }, 4096],
+  ['Falcon-40B', /falcon 40b/, { variant: 'gqa', dModel: 8192, nHeads: 128, nKvHeads: 8, dHead: 64, nLayers: 60 }, 61440],
+  ['PaLM 540B', /palm/, { variant: 'mqa', dModel: 18432, nHeads: 48, nKvHeads: 1, dHead: 256, nLayers: 118 }, 60416],
   [
+    'DeepSeek-V2',
     /deepseek v2(?! ?lite)/,
     { variant: 'mla', dModel: 5120, nHeads: 128, dHead: 128, nLayers: 60, latentRank: 512, ropeDim: 64 },
     34560,
   ],
   [
+    'DeepSeek-V2-Lite',
     /deepseek v2 ?lite/,
     { variant: 'mla', dModel: 2048, nHeads: 16, dHead: 128, nLayers: 27, latentRank: 512, ropeDim: 64 },
     15552,
   ],
   [
+    'DeepSeek-V3',
     /deepseek v3/,
     { variant: 'mla', dModel: 7168, nHeads: 128, dHead: 128, nLayers: 61, latentRank: 512, ropeDim: 64 },
     35136,
@@ -209,8 +212,8 @@ for (const { simd, name } of BUILDS) {
         }
       });
 
-      for (const [pattern, fields, kvElements] of MODELS) {
-        test(`${pattern.source}: fields and ${kvElements.toLocaleString('en-US')} KV elements per token`, () => {
+      for (const [model, pattern, fields, kvElements] of MODELS) {
+        test(`${model}: fields and ${kvElements.toLocaleString('en-US')} KV elements per token`, () => {
           const found = presets.filter((p) => pattern.test(fold(p.name)));
           assert.equal(
             found.length,

@@ -47,6 +47,9 @@ const CASES = [
   ['GQA without nKvHeads', (a) => a.forward(without(withX(X), 'nKvHeads')), TypeError, ['nKvHeads']],
   ['MQA with 2 KV heads', (a) => a.forward({ ...BASE, variant: 'mqa', nKvHeads: 2, x: X }), RangeError, ['nKvHeads', /\b2\b/]],
   ['dModel not divisible by nHeads without dHead', (a) => a.forward({ variant: 'mha', seqLen: 2, dModel: 30, nHeads: 4, x: randomArray(60, 3) }), RangeError, ['dModel', '30', 'nHeads', /\b4\b/]],
+  ['a misspelt field (nKVHeads)', (a) => a.forward({ ...BASE, nKVHeads: 2, x: X }), TypeError, ['nKVHeads']],
+  ['returnWeights not a boolean', (a) => a.forward({ ...BASE, returnWeights: 'yes', x: X }), TypeError, ['returnWeights']],
+  ['rope a string', (a) => a.forward({ ...BASE, rope: 'yes', x: X }), TypeError, ['rope']],
   // variant
   ['unknown variant', (a) => a.forward({ ...BASE, variant: 'mxa', x: X }), Error, ['variant', 'mxa']],
   ['missing variant', (a) => a.forward(without(withX(X), 'variant')), TypeError, ['variant']],

@@ -6,6 +6,18 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
+
+// Fully unroll the next loop (its trip count is a compile-time constant): keeps arrays of vectors
+// in registers. Without it clang leaves small loops over vector lanes or accumulators rolled and
+// spills the accumulators to the stack.
+#if defined(__clang__)
+#define ATTN_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define ATTN_UNROLL _Pragma("GCC unroll 16")
+#else
+#define ATTN_UNROLL
+#endif
 
 namespace attn::simd {
 
@@ -20,18 +32,20 @@ typedef int32_t vi __attribute__((vector_size(kLanes * sizeof(int32_t))));
 
 inline vf load(const float* p) { vf v; std::memcpy(&v, p, sizeof v); return v; }
 inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
-inline vf splat(float x) {
-  vf v;
-  for (int i = 0; i < kLanes; ++i) v[i] = x;
-  return v;
-}
+template <std::size_t... I>
+inline vf splat_impl(float x, std::index_sequence<I...>) { return vf{((void)I, x)...}; }
+// (x, x, ..., x): an initializer list, which compilers turn into one splat instruction.
+inline vf splat(float x) { return splat_impl(x, std::make_index_sequence<kLanes>{}); }
+
 inline float hsum(vf v) {
-  float s = 0.0f;
-  for (int i = 0; i < kLanes; ++i) s += v[i];
+  float s = v[0];
+  ATTN_UNROLL
+  for (int i = 1; i < kLanes; ++i) s += v[i];
   return s;
 }
 inline float hmax(vf v) {
   float m = v[0];
+  ATTN_UNROLL
   for (int i = 1; i < kLanes; ++i) m = v[i] > m ? v[i] : m;
   return m;
 }

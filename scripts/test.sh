@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# npm test: builds and runs every test of the project.
+#   1. native GoogleTest suite through ctest                        (build-native/)
+#   2. the same suite under AddressSanitizer + UBSan                (build-asan/)
+#   3. libFuzzer on validation, forward and sessions, bounded time  (build-fuzz/, FUZZ_SECONDS, default 60)
+#   4. the WASM builds (npm run build), their SIMD check, and the Node tests of dist/lib on both builds
+# Env: FUZZ_SECONDS=0 skips the fuzzer; BUILD_JOBS (default 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="${BUILD_JOBS:-2}"
+fuzz_seconds="${FUZZ_SECONDS:-60}"
+
+step() { printf '\n=== %s ===\n' "$*"; }
+configure() {  # configure <dir> <cmake args...>: only when the build dir is new
+  local dir="$1"; shift
+  [ -f "$dir/CMakeCache.txt" ] || cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+}
+
+step "native build and tests (ctest)"
+configure build-native -DCMAKE_BUILD_TYPE=Release
+cmake --build build-native -j"$jobs"
+ctest --test-dir build-native --output-on-failure -j"$jobs"
+
+step "native tests under AddressSanitizer + UndefinedBehaviorSanitizer (ctest)"
+configure build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_SANITIZE=ON
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+if [ "$fuzz_seconds" != "0" ]; then
+  step "libFuzzer: validation, forward and sessions for ${fuzz_seconds}s"
+  CXX=clang++-14 configure build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON
+  cmake --build build-fuzz -j"$jobs"
+  corpus="build-fuzz/corpus"
+  mkdir -p "$corpus"
+  ./build-fuzz/attn_fuzz -max_total_time="$fuzz_seconds" -print_final_stats=1 -rss_limit_mb=4096 \
+    -artifact_prefix=build-fuzz/ "$corpus" tests/fuzz/corpus 2>build-fuzz/fuzz.log || {
+      tail -60 build-fuzz/fuzz.log; echo "fuzzer found a crash: see build-fuzz/crash-*"; exit 1; }
+  grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' build-fuzz/fuzz.log
+fi
+
+step "WASM build (npm run build) and its SIMD check (ctest)"
+node scripts/build.mjs
+ctest --test-dir build-wasm --output-on-failure
+
+step "Node tests of dist/lib (SIMD and scalar builds, no code generation from strings)"
+node --test --disallow-code-generation-from-strings tests/node/
