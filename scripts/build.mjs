@@ -69,6 +69,8 @@ if (!fs.existsSync(path.join(REPO, 'web', 'index.html'))) fail('web/index.html n
 fs.rmSync(DIST, { recursive: true, force: true });
 fs.mkdirSync(path.join(DIST, 'lib'), { recursive: true });
 for (const f of LIB_FILES) fs.copyFileSync(path.join(REPO, f), path.join(DIST, 'lib', path.basename(f)));
+// TypeScript looks for attention.d.mts beside attention.mjs (NodeNext resolution); ship both names.
+fs.copyFileSync(path.join(REPO, 'wasm/attention.d.ts'), path.join(DIST, 'lib', 'attention.d.mts'));
 fs.cpSync(path.join(REPO, 'web'), DIST, {
   recursive: true,
   filter: (src) => !/^\.|~$/.test(path.basename(src)), // skip dotfiles and editor backups

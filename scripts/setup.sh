@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian/Ubuntu machine:
-#   1. Debian packages of the toolchain (skipped with ATTN_SKIP_APT=1),
+#   1. Debian packages of the toolchain (skipped with ATTN_SKIP_APT=1); with --test also what the
+#      tests need (Debian's Chromium for the browser tests),
 #   2. Node.js >= 20,
 #   3. npm ci when node_modules is missing or older than package-lock.json.
 # Quiet on success: one line per step. Safe to run again and again.
@@ -10,8 +11,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 APT_PACKAGES=(
   emscripten binaryen xtensor-dev libxsimd-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev cmake ninja-build clang-14 libclang-rt-14-dev
-  nodejs npm
+  nodejs npm g++
 )
+if [ "${1:-}" = "--test" ]; then
+  APT_PACKAGES+=(chromium)
+fi
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }

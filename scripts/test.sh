@@ -4,6 +4,7 @@
 #   2. the same suite under AddressSanitizer + UBSan                (build-asan/)
 #   3. libFuzzer on validation, forward and sessions, bounded time  (build-fuzz/, FUZZ_SECONDS, default 60)
 #   4. the WASM builds (npm run build), their SIMD check, and the Node tests of dist/lib on both builds
+#   5. browser tests: dist/ in Debian's Chromium (playwright-core), screenshots in test-results/e2e/
 # Env: FUZZ_SECONDS=0 skips the fuzzer; BUILD_JOBS (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,3 +46,6 @@ ctest --test-dir build-wasm --output-on-failure
 
 step "Node tests of dist/lib (SIMD and scalar builds, no code generation from strings)"
 node --test --disallow-code-generation-from-strings tests/node/
+
+step "browser tests (Chromium via playwright-core)"
+node --test tests/e2e/

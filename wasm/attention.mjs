@@ -116,16 +116,6 @@ function requireObject(where, spec) {
  * @returns {Attention}
  */
 function makeAttention(M, build) {
-  // Results must be owned by JS: a Float32Array that views wasm memory would be detached (length 0)
-  // as soon as the memory grows. The binding copies out; this is only a safety net.
-  const own = (result) => {
-    const heap = M.HEAPU8?.buffer;
-    for (const key of ['output', 'weights']) {
-      if (heap && result?.[key]?.buffer === heap) result[key] = result[key].slice();
-    }
-    return result;
-  };
-
   // Frees the wasm side of sessions that were dropped without dispose().
   const finalizer =
     typeof FinalizationRegistry === 'function'
@@ -174,7 +164,7 @@ function makeAttention(M, build) {
      * @param {Float32Array} x `(k, dModel)`
      */
     append(x) {
-      return own(call(() => this.#live().append(x)));
+      return call(() => this.#live().append(x)); // the binding returns copies JS owns
     }
 
     /** Empties the cache; positions count from 0 again. */
@@ -210,7 +200,7 @@ function makeAttention(M, build) {
     }),
     forward(spec) {
       requireObject('forward', spec);
-      return own(call(() => M.forward(spec)));
+      return call(() => M.forward(spec));
     },
     createSession(spec) {
       requireObject('createSession', spec);
