@@ -130,16 +130,8 @@ export interface Session {
   dispose(): void;
 }
 
-/** Input of {@link Attention.paramCount}. */
-export interface ParamCountConfig {
-  variant: Variant;
-  dModel: number;
-  nHeads: number;
-  nKvHeads?: number;
-  dHead?: number;
-  latentRank?: number;
-  ropeDim?: number;
-}
+/** Input of {@link Attention.paramCount}: a shape (a whole forward spec is accepted too). */
+export type ParamCountConfig = AttentionShape;
 
 /** Weights of one attention block without biases; entries a variant does not use are 0. */
 export interface ParamCount {

@@ -25,6 +25,28 @@ void copy_columns(const Matrix& src, int64_t src_col, Matrix& dst, int64_t dst_c
   }
 }
 
+// o (N, H*d_v) = attention of the N queries over the N keys of one sequence; fills r.weights.
+// q: (N, H*d_qk)   k: (N, G*d_qk)   v: rows of width d_v per K/V head at v_data, row stride ldv.
+Matrix attend_sequence(const Shape& s, ForwardResult& r, int64_t n_kv_heads, int64_t d_qk, int64_t d_v,
+                       const Matrix& q, const Matrix& k, const float* v_data, int64_t ldv) {
+  Matrix o = uninitialised(s.n, s.h * d_v);
+  AttendArgs a;
+  a.n_q = a.n_k = s.n;
+  a.n_heads = s.h;
+  a.n_kv_heads = n_kv_heads;
+  a.d_qk = d_qk;
+  a.d_v = d_v;
+  a.q = q.data(); a.ldq = int64_t(q.shape(1));
+  a.k = k.data(); a.ldk = int64_t(k.shape(1));
+  a.v = v_data; a.ldv = ldv;
+  a.scale = s.scale();
+  a.causal = s.causal;
+  a.out = o.data(); a.ldo = s.h * d_v;
+  a.weights = r.weights ? r.weights->data() : nullptr;
+  attend(a);
+  return o;
+}
+
 // MHA / MQA / GQA.
 ForwardResult forward_grouped(const Shape& s, const Weights& w, const Matrix& x) {
   Matrix q = matmul(x, w.wq);  // (N, H*dh)
@@ -35,20 +57,7 @@ ForwardResult forward_grouped(const Shape& s, const Weights& w, const Matrix& x)
     apply_rope(k.data(), s.n, s.g * s.dh, 0, s.g, s.dh, s.dh, 0, s.rope_base);
   }
   ForwardResult r = make_result(s, s.n, s.n);
-  Matrix o = uninitialised(s.n, s.h * s.dh);  // (N, H*dh)
-  AttendArgs a;
-  a.n_q = a.n_k = s.n;
-  a.n_heads = s.h;
-  a.n_kv_heads = s.g;
-  a.d_qk = a.d_v = s.dh;
-  a.q = q.data(); a.ldq = s.h * s.dh;
-  a.k = k.data(); a.ldk = s.g * s.dh;
-  a.v = v.data(); a.ldv = s.g * s.dh;
-  a.scale = s.scale();
-  a.causal = s.causal;
-  a.out = o.data(); a.ldo = s.h * s.dh;
-  a.weights = r.weights ? r.weights->data() : nullptr;
-  attend(a);
+  const Matrix o = attend_sequence(s, r, s.g, s.dh, s.dh, q, k, v.data(), s.g * s.dh);  // (N, H*dh)
   r.output = matmul(o, w.wo);  // (N, D)
   return r;
 }
@@ -77,20 +86,7 @@ ForwardResult forward_mla_naive(const Shape& s, const Weights& w, const Matrix& 
     }
   }
   ForwardResult r = make_result(s, s.n, s.n);
-  Matrix o = uninitialised(s.n, s.h * s.dh);  // (N, H*dh)
-  AttendArgs a;
-  a.n_q = a.n_k = s.n;
-  a.n_heads = a.n_kv_heads = s.h;
-  a.d_qk = dqk;
-  a.d_v = s.dh;
-  a.q = q.data(); a.ldq = s.h * dqk;
-  a.k = k.data(); a.ldk = s.h * dqk;
-  a.v = v.data(); a.ldv = s.h * s.dh;
-  a.scale = s.scale();
-  a.causal = s.causal;
-  a.out = o.data(); a.ldo = s.h * s.dh;
-  a.weights = r.weights ? r.weights->data() : nullptr;
-  attend(a);
+  const Matrix o = attend_sequence(s, r, s.h, dqk, s.dh, q, k, v.data(), s.h * s.dh);  // (N, H*dh)
   r.output = matmul(o, w.wo);
   return r;
 }
@@ -138,21 +134,8 @@ ForwardResult forward_mla_absorbed(const Shape& s, const Weights& w, const Matri
     apply_rope(ckr.data(), s.n, rq, s.r, 1, 0, s.dr, 0, s.rope_base);
   }
   ForwardResult r = make_result(s, s.n, s.n);
-  Matrix o = uninitialised(s.n, s.h * s.r);  // (N, H*r)
-  AttendArgs a;
-  a.n_q = a.n_k = s.n;
-  a.n_heads = s.h;
-  a.n_kv_heads = 1;
-  a.d_qk = rq;
-  a.d_v = s.r;
-  a.q = q.data(); a.ldq = s.h * rq;
-  a.k = ckr.data(); a.ldk = rq;
-  a.v = ckr.data(); a.ldv = rq;   // values are the latent c: the first r columns of [c | kr]
-  a.scale = s.scale();
-  a.causal = s.causal;
-  a.out = o.data(); a.ldo = s.h * s.r;
-  a.weights = r.weights ? r.weights->data() : nullptr;
-  attend(a);
+  // One shared K/V "head": keys [c | kr], values c = the first r columns of the same rows.
+  const Matrix o = attend_sequence(s, r, 1, rq, s.r, q, ckr, ckr.data(), rq);  // (N, H*r)
   r.output = matmul(o, m.w_o);
   return r;
 }

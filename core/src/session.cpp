@@ -2,6 +2,7 @@
 #include "attn/session.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "attn/attention.hpp"
 #include "attn/errors.hpp"
@@ -74,6 +75,12 @@ ForwardResult Session::append(const Matrix& x) {
   if (length_ + k > s.max_len) {
     throw_range("appending " + fmt(double(k)) + " tokens to a session holding " + fmt(double(length_)) +
                 " would exceed maxLen (" + fmt(double(s.max_len)) + ")");
+  }
+  if (session_work_bytes(s, k) > kMaxWorkBytes) {
+    throw_range("appending " + fmt(double(k)) + " tokens at once needs about " +
+                fmt(std::ceil(session_work_bytes(s, k) / 1048576.0)) + " MiB, above the cap of " +
+                fmt(kMaxWorkBytes / 1048576.0) + " MiB: append fewer tokens per call" +
+                (s.return_weights ? " or do not ask for returnWeights" : ""));
   }
   const int64_t pos0 = length_, total = length_ + k;
   const int64_t w = row_width();

@@ -92,3 +92,17 @@ TEST(Session, ResetTruncateAndMaxLen) {
   EXPECT_EQ(session.cache_bytes(), 0.0);
   EXPECT_EQ(session.append(x).output, first.output);
 }
+
+TEST(Session, AppendAboveTheWorkCapIsRefused) {
+  // 4 heads, maxLen 20,000, weights returned: appending all 20,000 tokens at once would need
+  // 4 * 20,000^2 floats of weights (6.4 GB); one token at a time is fine.
+  RawSpec raw = raw_spec({"mha", 0, 8, 4, 0, 0, 0, 0, false, true});
+  raw.seq_len.reset();
+  raw.max_len = 20000.0;
+  raw.return_weights = true;
+  const Shape s = resolve(raw, Need::Session);
+  Session session(s, init_weights(s, 1));
+  EXPECT_THROW(session.append(attn::zeros(20000, 8)), Error);
+  EXPECT_EQ(session.length(), 0);
+  EXPECT_EQ(session.append(random_matrix(1, 8, 2)).output.shape(0), 1u);
+}
