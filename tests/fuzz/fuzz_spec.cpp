@@ -4,6 +4,8 @@
 // the size cap is exercised through resolve() with large values, which must refuse before allocating.
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -76,6 +78,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     attn::Matrix x = attn::uninitialised(s.n, s.d);
     attn::fill_uniform(x, rd.byte(), 0, 4.0f);
     const attn::ForwardResult r = attn::forward(s, w, x);
+    static const bool verbose = std::getenv("ATTN_FUZZ_VERBOSE") != nullptr;  // to check a seed corpus
+    if (verbose) std::fprintf(stderr, "forward %s N=%lld D=%lld H=%lld G=%lld dh=%lld r=%lld dr=%lld\n",
+                              attn::variant_name(s.variant), (long long)s.n, (long long)s.d, (long long)s.h,
+                              (long long)s.g, (long long)s.dh, (long long)s.r, (long long)s.dr);
     check_finite(r.output);
     // The same tokens through a session, in chunks the input picks.
     attn::Shape ss = s;
