@@ -22,10 +22,14 @@ PackedB pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t
     const int64_t j0 = panel * kNR;
     const int64_t nr = std::min(kNR, n - j0);
     float* dst = p.data.data() + panel * k * kNR;
-    if (col_stride == 1) {
+    if (col_stride == 1 && nr == kNR) {  // a full panel: kNV vector copies per row
       for (int64_t kk = 0; kk < k; ++kk) {
-        std::memcpy(dst + kk * kNR, b + kk * row_stride + j0, sizeof(float) * nr);
+        const float* src = b + kk * row_stride + j0;
+        ATTN_UNROLL
+        for (int v = 0; v < kNV; ++v) simd::store(dst + kk * kNR + v * kLanes, simd::load(src + v * kLanes));
       }
+    } else if (col_stride == 1) {
+      for (int64_t kk = 0; kk < k; ++kk) std::copy_n(b + kk * row_stride + j0, nr, dst + kk * kNR);
     } else {
       for (int64_t kk = 0; kk < k; ++kk) {
         for (int64_t j = 0; j < nr; ++j) dst[kk * kNR + j] = b[kk * row_stride + (j0 + j) * col_stride];
