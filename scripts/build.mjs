@@ -19,12 +19,15 @@ const BUILD = path.join(REPO, 'build-wasm');
 const DIST = path.join(REPO, 'dist');
 const jobs = process.env.BUILD_JOBS || '2';
 
+// The single-file classic builds are staged for standalone.html only (not published in dist/lib).
+const SINGLE_FILES = ['build-wasm/attention-simd-single.js', 'build-wasm/attention-scalar-single.js'];
 const LIB_FILES = [
   'build-wasm/attention-simd.mjs',
   'build-wasm/attention-simd.wasm',
   'build-wasm/attention-scalar.mjs',
   'build-wasm/attention-scalar.wasm',
   'wasm/attention.mjs',
+  'wasm/attention-api.mjs',
   'wasm/attention.d.ts',
 ];
 
@@ -61,20 +64,31 @@ if (!configured) {
 }
 run('cmake', ['--build', 'build-wasm', `-j${jobs}`]);
 
-// ---- 2. assemble dist/ ----------------------------------------------------------------------
+// ---- 2. stage the library, bundle the page, assemble dist/ --------------------------------
 const missing = LIB_FILES.filter((f) => !fs.existsSync(path.join(REPO, f)));
 if (missing.length) fail(`missing after the build: ${missing.join(', ')}`);
-if (!fs.existsSync(path.join(REPO, 'web', 'index.html'))) fail('web/index.html not found');
-
-fs.rmSync(DIST, { recursive: true, force: true });
-fs.mkdirSync(path.join(DIST, 'lib'), { recursive: true });
-for (const f of LIB_FILES) fs.copyFileSync(path.join(REPO, f), path.join(DIST, 'lib', path.basename(f)));
+const STAGE = path.join(BUILD, 'lib');  // the library as published: what web/ imports as @core
+fs.rmSync(STAGE, { recursive: true, force: true });
+fs.mkdirSync(STAGE, { recursive: true });
+for (const f of LIB_FILES) fs.copyFileSync(path.join(REPO, f), path.join(STAGE, path.basename(f)));
+for (const f of SINGLE_FILES) fs.copyFileSync(path.join(REPO, f), path.join(STAGE, path.basename(f)));
 // TypeScript looks for attention.d.mts beside attention.mjs (NodeNext resolution); ship both names.
-fs.copyFileSync(path.join(REPO, 'wasm/attention.d.ts'), path.join(DIST, 'lib', 'attention.d.mts'));
-fs.cpSync(path.join(REPO, 'web'), DIST, {
+fs.copyFileSync(path.join(REPO, 'wasm/attention.d.ts'), path.join(STAGE, 'attention.d.mts'));
+
+const vite = path.join(REPO, 'node_modules/vite/bin/vite.js');
+if (!fs.existsSync(vite)) fail('vite is not installed: run `npm ci` (or `bash scripts/setup.sh`)');
+run(process.execPath, [vite, 'build', '--config', 'web/vite.config.mjs', '--logLevel', 'warn']);
+fs.cpSync(STAGE, path.join(DIST, 'lib'), {  // for course pages using the JS API
   recursive: true,
-  filter: (src) => !/^\.|~$/.test(path.basename(src)), // skip dotfiles and editor backups
+  filter: (src) => !src.endsWith('-single.js'),
 });
+
+// standalone.html: the playground as one file that works from file:// (see web/vite.standalone.mjs).
+run(process.execPath, [vite, 'build', '--config', 'web/vite.standalone.mjs', '--logLevel', 'warn']);
+const app = fs.readFileSync(path.join(BUILD, 'standalone/standalone.js'), 'utf8').replace(/<\/(script)/gi, '<\\/$1');
+const template = fs.readFileSync(path.join(REPO, 'web/standalone.html'), 'utf8');
+if (!template.includes('/*APP*/')) fail('web/standalone.html lacks the /*APP*/ marker');
+fs.writeFileSync(path.join(DIST, 'standalone.html'), template.replace('/*APP*/', () => app));
 
 // ---- 3. report --------------------------------------------------------------------------------
 function walk(dir) {

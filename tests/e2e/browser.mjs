@@ -1,0 +1,71 @@
+// browser.mjs — shared set-up of the browser tests: dist/ copied under a sub-path of a temporary
+// root, served with the strict CSP, Debian's Chromium through playwright-core, every request that
+// leaves the folder recorded and refused, console errors collected per page.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DIST = path.join(REPO, 'dist');
+export const SHOTS = path.join(REPO, 'test-results/e2e');
+const SUBPATH = '/courses/attention/playground/';
+
+export async function startBrowser() {
+  assert.ok(fs.existsSync(path.join(DIST, 'index.html')), 'dist/ is missing: run npm run build first');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-e2e-'));
+  const site = path.join(root, SUBPATH);
+  fs.cpSync(DIST, site, { recursive: true });
+  fs.cpSync(path.join(REPO, 'tests/e2e/pages'), path.join(site, 'test-pages'), { recursive: true });
+  const server = await startServer({ root, port: 0, csp: true });
+  const base = `${server.url.replace(/\/$/, '')}${SUBPATH}`;
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const outside = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(base) || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+  fs.mkdirSync(SHOTS, { recursive: true });
+
+  /** Opens a page of dist/ (path relative to it); `errors` collects console errors and page errors. */
+  async function open(rel = '', { viewport = { width: 1280, height: 900 } } = {}) {
+    const page = await context.newPage();
+    await page.setViewportSize(viewport);
+    page.errors = [];
+    page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+    page.on('pageerror', (e) => page.errors.push(String(e)));
+    await page.goto(base + rel);
+    return page;
+  }
+  async function close() {
+    await context.close();
+    await server.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  return { base, open, close, outside, context };
+}
+
+/** The first <attention-playground>'s shadow root, via a locator. */
+export const app = (page, n = 0) => page.locator('attention-playground').nth(n);
+
+/** Waits until the heatmap view of element n has drawn `count` times in total (or at least once). */
+export async function heatmapDrawn(page, atLeast = 1, n = 0) {
+  await page.waitForFunction(([k, m]) => {
+    const el = document.querySelectorAll('attention-playground')[m];
+    const v = el?.shadowRoot?.querySelector('[data-slot="heatmap"]');
+    return v && Number(v.dataset.drawn || 0) >= k;
+  }, [atLeast, n], { timeout: 20000 });
+}
+
+export const shot = (page, name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });

@@ -1,0 +1,152 @@
+// Browser tests of the playground (dist/index.html, embed.html, the custom element) in Chromium:
+// served from a sub-path under the strict CSP with every outside request refused (see browser.mjs).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { app, heatmapDrawn, shot, startBrowser } from './browser.mjs';
+
+let b;
+before(async () => { b = await startBrowser(); });
+after(async () => { await b?.close(); });
+
+const drawnCount = (page, n = 0) => page.evaluate((m) =>
+  Number(document.querySelectorAll('attention-playground')[m].shadowRoot.querySelector('[data-slot="heatmap"]').dataset.drawn || 0), n);
+
+test('the playground boots with no console errors, draws one map per head, and runs the SIMD build', async () => {
+  const page = await b.open();
+  await heatmapDrawn(page);
+  const el = app(page);
+  assert.equal(await el.locator('[data-slot="heatmap"] canvas[data-head]').count(), 8, 'GQA default: 8 heads');
+  assert.equal(await el.locator('.kv-group').count(), 2, 'two K/V heads: two groups');
+  assert.match(await el.locator('.app-head [data-role="build"]').innerText(), /SIMD/);
+  await shot(page, 'playground-desktop');
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(b.outside, [], 'no request outside dist/');
+  await page.close();
+});
+
+test('changing the variant or nKvHeads redraws the maps and updates the chart', async () => {
+  const page = await b.open();
+  await heatmapDrawn(page);
+  const el = app(page);
+  const chartBefore = await page.evaluate(() => JSON.stringify(document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="kv-chart"]').kvData));
+  const before = await drawnCount(page);
+  await el.locator('input[name="nKvHeads"]').fill('4');
+  await heatmapDrawn(page, before + 1);
+  assert.equal(await el.locator('.kv-group').count(), 4);
+  await page.waitForFunction((prev) => JSON.stringify(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="kv-chart"]').kvData) !== prev, chartBefore, { timeout: 10000 });
+  const n = await drawnCount(page);
+  await el.locator('select[name="variant"]').selectOption('mqa');
+  await heatmapDrawn(page, n + 1);
+  assert.equal(await el.locator('.kv-group').count(), 1, 'MQA: all heads share one K/V head');
+  assert.match(page.url(), /variant=mqa/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('an invalid combination is explained next to the control in the core\'s words', async () => {
+  const page = await b.open();
+  await heatmapDrawn(page);
+  const el = app(page);
+  await el.locator('input[name="nKvHeads"]').fill('3');
+  const err = el.locator('[data-field="nKvHeads"] .field-error');
+  await err.waitFor({ state: 'visible' });
+  assert.match(await err.innerText(), /nHeads \(8\) must be divisible by nKvHeads \(3\)/);
+  assert.equal(await el.locator('input[name="nKvHeads"]').inputValue(), '3', 'the value is not silently changed');
+  await el.locator('input[name="nKvHeads"]').fill('2');
+  await err.waitFor({ state: 'hidden' });
+  await page.close();
+});
+
+test('a permalink restores the state exactly', async () => {
+  const page = await b.open();
+  await heatmapDrawn(page);
+  const el = app(page);
+  await el.locator('select[name="variant"]').selectOption('mla');
+  await el.locator('input[name="text"]').fill('attention is all you need .');
+  await el.locator('input[name="seed"]').fill('5');
+  await page.waitForFunction(() => /seed=5/.test(location.search) && /text=/.test(location.search));
+  await page.waitForTimeout(300);
+  const url = page.url();
+  const pixels = async (p) => p.evaluate(() => [...document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('[data-slot="heatmap"] canvas[data-head]')].map((c) => c.toDataURL()));
+  const first = await pixels(page);
+  const again = await b.open(url.slice(b.base.length));
+  await heatmapDrawn(again);
+  const el2 = app(again);
+  assert.equal(await el2.locator('select[name="variant"]').inputValue(), 'mla');
+  assert.equal(await el2.locator('input[name="text"]').inputValue(), 'attention is all you need .');
+  assert.equal(await el2.locator('input[name="seed"]').inputValue(), '5');
+  assert.deepEqual(await pixels(again), first, 'the same maps, pixel for pixel');
+  await page.close();
+  await again.close();
+});
+
+test('the decode stepper grows the cache by the right number of bytes', async () => {
+  const page = await b.open('?variant=gqa&nHeads=8&nKvHeads=2&dModel=64');
+  const decode = app(page).locator('[data-slot="decode"]');
+  await decode.locator('button[data-action="step"]').waitFor();
+  const bytes = () => page.evaluate(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="decode"]').dataset);
+  for (let k = 1; k <= 3; k++) {
+    await decode.locator('button[data-action="step"]').click();
+    await page.waitForFunction((n) => document.querySelector('attention-playground').shadowRoot
+      .querySelector('[data-slot="decode"]').dataset.length === String(n), k);
+    const d = await bytes();
+    assert.equal(Number(d.cacheBytes), 2 * 2 * 8 * k * 4, `after ${k} tokens: 2 * G * dh * length * 4`);
+  }
+  await page.close();
+});
+
+test('embed.html renders each view alone', async () => {
+  for (const view of ['heatmap', 'kv-chart', 'compare', 'decode', 'params']) {
+    const page = await b.open(`embed.html?view=${view}&variant=gqa`, { viewport: { width: 720, height: 600 } });
+    const el = app(page);
+    await el.locator(`[data-slot="${view}"]`).waitFor();
+    await page.waitForFunction((v) => {
+      const s = document.querySelector('attention-playground').shadowRoot.querySelector(`[data-slot="${v}"]`);
+      return s && s.childElementCount > 0 && s.innerText.length > 0;
+    }, view, { timeout: 20000 });
+    assert.equal(await el.locator('section[data-section]').count(), 1, `${view}: one view only`);
+    await shot(page, `embed-${view}`);
+    assert.deepEqual(page.errors, [], `${view}: no console errors`);
+    await page.close();
+  }
+});
+
+test('two custom elements on one page work independently', async () => {
+  const page = await b.open('test-pages/two-elements.html');
+  await heatmapDrawn(page, 1, 0);
+  await heatmapDrawn(page, 1, 1);
+  const heads = (n) => app(page, n).locator('canvas[data-head]').count();
+  assert.equal(await heads(0), 4);
+  assert.equal(await heads(1), 8);
+  const before1 = await drawnCount(page, 1);
+  await page.evaluate(() => document.querySelector('#a').setAttribute('config', 'variant=mha&nHeads=2&dModel=32'));
+  await page.waitForFunction(() => document.querySelector('#a').shadowRoot.querySelectorAll('canvas[data-head]').length === 2);
+  assert.equal(await heads(1), 8, 'the other element is untouched');
+  assert.equal(await drawnCount(page, 1), before1, 'and did not redraw');
+  assert.deepEqual(page.errors, []);
+  await shot(page, 'two-elements');
+  await page.close();
+});
+
+test('a phone-sized viewport renders without sideways scrolling', async () => {
+  const page = await b.open('', { viewport: { width: 375, height: 800 } });
+  await heatmapDrawn(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px on a phone`);
+  await shot(page, 'playground-phone');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('without SIMD the scalar build runs and says so', async () => {
+  const page = await b.open('?simd=0');
+  await heatmapDrawn(page);
+  assert.match(await app(page).locator('.app-head [data-role="build"]').innerText(), /scalar/);
+  await page.close();
+});
+
+test('no request left dist/ in any test', () => {
+  assert.deepEqual(b.outside, []);
+});

@@ -1,0 +1,155 @@
+// attention-api.mjs: the Attention object of the JS API, made from an instantiated Emscripten module.
+// Shared by the ES-module loader (attention.mjs) and the standalone page's worker (classic build);
+// it imports nothing, so any bundle format can include it.
+
+// The smallest module using a v128 instruction (the probe of wasm-feature-detect's `simd()`):
+// (func (result v128) i32.const 0  i8x16.splat  i8x16.popcnt)
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+
+/** @returns {boolean} whether this engine validates WebAssembly SIMD (v128) code */
+export function engineHasSimd() {
+  try {
+    return WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Calls into the raw module and makes sure whatever it throws is an `Error`.
+ * @template T
+ * @param {() => T} fn
+ * @returns {T}
+ */
+function call(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof Error) throw e;
+    throw new Error(`the attention core failed with a non-Error exception (${String(e)})`);
+  }
+}
+
+/**
+ * @param {string} where  e.g. 'forward'
+ * @param {unknown} spec
+ */
+function requireObject(where, spec) {
+  if (spec === null || typeof spec !== 'object') {
+    throw new TypeError(`${where}: spec must be an object, got ${spec === null ? 'null' : typeof spec}`);
+  }
+}
+
+/**
+ * Wraps the raw Embind module.
+ * @param {any} M the instantiated Emscripten module
+ * @param {'simd' | 'scalar'} build
+ * @returns {Attention}
+ */
+export function makeAttention(M, build) {
+  // Frees the wasm side of sessions that were dropped without dispose().
+  const finalizer =
+    typeof FinalizationRegistry === 'function'
+      ? new FinalizationRegistry((raw) => {
+          try {
+            raw.delete();
+          } catch {
+            /* already gone */
+          }
+        })
+      : null;
+
+  /** A decoding session: the weights and a KV cache in wasm memory (see `Attention.createSession`). */
+  class Session {
+    /** @type {any} the raw Embind session, null once disposed */
+    #raw;
+
+    /** @param {any} raw */
+    constructor(raw) {
+      this.#raw = raw;
+      finalizer?.register(this, raw, this);
+    }
+
+    #live() {
+      if (!this.#raw) throw new Error('session is disposed');
+      return this.#raw;
+    }
+
+    /** Tokens in the cache. */
+    get length() {
+      return call(() => this.#live().length());
+    }
+
+    /** Bytes the cache holds now, at float32. */
+    get cacheBytes() {
+      return call(() => this.#live().cacheBytes());
+    }
+
+    /** The most tokens the cache can hold. */
+    get maxLen() {
+      return call(() => this.#live().maxLen());
+    }
+
+    /**
+     * Appends k >= 1 tokens and returns their outputs (and weights `(H, k, length)` when asked).
+     * @param {Float32Array} x `(k, dModel)`
+     */
+    append(x) {
+      return call(() => this.#live().append(x)); // the binding returns copies JS owns
+    }
+
+    /** Empties the cache; positions count from 0 again. */
+    reset() {
+      call(() => this.#live().reset());
+    }
+
+    /**
+     * Keeps the first `n` cached tokens.
+     * @param {number} n
+     */
+    truncate(n) {
+      call(() => this.#live().truncate(n));
+    }
+
+    /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
+    dispose() {
+      if (!this.#raw) return;
+      finalizer?.unregister(this);
+      const raw = this.#raw;
+      this.#raw = null;
+      raw.delete();
+    }
+  }
+
+  const buildInfo = M.buildInfo();
+  return Object.freeze({
+    info: Object.freeze({
+      simd: Boolean(buildInfo.simd),
+      build,
+      version: buildInfo.version,
+      maxWorkBytes: buildInfo.maxWorkBytes,
+    }),
+    forward(spec) {
+      requireObject('forward', spec);
+      return call(() => M.forward(spec));
+    },
+    createSession(spec) {
+      requireObject('createSession', spec);
+      return new Session(call(() => M.createSession(spec)));
+    },
+    paramCount(cfg) {
+      requireObject('paramCount', cfg);
+      return call(() => M.paramCount(cfg));
+    },
+    kvCacheBytes(cfg) {
+      requireObject('kvCacheBytes', cfg);
+      return call(() => M.kvCacheBytes(cfg));
+    },
+    presets() {
+      return call(() => M.presets());
+    },
+  });
+}

@@ -1,0 +1,190 @@
+// element.js — <attention-playground>: the whole playground, or one of its views, in a shadow root.
+//
+//   <attention-playground view="all|heatmap|compare|decode|kv-chart|params" config="variant=mla&dModel=32"
+//                         sync-url controls="off"></attention-playground>
+// Several elements on one page are independent: each owns its state and shadow root and shares
+// only the worker that runs the core.
+import css from './styles.css?inline';
+import { DEFAULTS, fromParams, toParams, VIEWS } from './state.js';
+import { sharedClient } from './client.js';
+import { createControlsView } from './views/controls.js';
+import { createHeatmapView } from './views/heatmap.js';
+import { createCompareView } from './views/compare.js';
+import { createDecodeView } from './views/decode.js';
+import { createKvChartView } from './views/kv-chart.js';
+import { createParamsView } from './views/params.js';
+
+const SECTIONS = {
+  heatmap: { title: 'Attention maps, one per head', create: createHeatmapView,
+    intro: 'softmax(Q<sub>h</sub> K<sub>g</sub><sup>T</sup> / √d<sub>head</sub>) for every query head h; query heads that share a K/V head g are boxed together.' },
+  compare: { title: 'Variants side by side', create: createCompareView,
+    intro: 'The same sentence, seed and query/output projections through different variants.' },
+  decode: { title: 'Decoding with a KV cache', create: createDecodeView,
+    intro: 'Add tokens one at a time: each appended token stores its keys and values (or the MLA latent) in the cache.' },
+  params: { title: 'Parameters and KV cache per token', create: createParamsView, intro: '' },
+  'kv-chart': { title: 'KV-cache size against context length', create: createKvChartView, intro: '' },
+};
+const ALL = ['heatmap', 'compare', 'decode', 'params', 'kv-chart'];
+
+let uidCounter = 0;
+
+export class AttentionPlayground extends HTMLElement {
+  static get observedAttributes() { return ['view', 'config']; }
+
+  constructor() {
+    super();
+    this.uid = `ap${++uidCounter}`;
+    this.attachShadow({ mode: 'open' });
+    this.views = [];
+    this.errors = new Map();
+    this.state = { ...DEFAULTS };
+    this.pending = false;
+  }
+
+  connectedCallback() { this.#mount(); }
+  disconnectedCallback() { this.#unmount(); }
+  attributeChangedCallback() { if (this.isConnected && this.mounted) this.#mount(); }
+
+  #readState() {
+    const params = new URLSearchParams(this.getAttribute('config') || '');
+    if (this.hasAttribute('sync-url')) for (const [k, v] of new URLSearchParams(location.search)) params.set(k, v);
+    const s = fromParams(params);
+    if (this.hasAttribute('view') && VIEWS.includes(this.getAttribute('view'))) s.view = this.getAttribute('view');
+    if (s.view === 'all' && VIEWS.includes(this.getAttribute('default-view'))) s.view = this.getAttribute('default-view');
+    return s;
+  }
+
+  async #mount() {
+    this.#unmount();
+    this.mounted = true;
+    this.state = this.#readState();
+    const view = this.state.view;
+    const single = view !== 'all';
+    const showControls = !single || (this.getAttribute('controls') !== 'off' && view !== 'kv-chart' && view !== 'params');
+    const sections = single ? [view] : ALL;
+    const simdParam = new URLSearchParams(location.search).get('simd');
+    this.client = sharedClient(simdParam === '0' ? false : 'auto');
+
+    this.shadowRoot.innerHTML = `<style>${css}</style>
+      <div class="app ${single ? 'single' : 'full'}" data-view="${view}">
+        ${single ? '' : `<header class="app-head">
+          <div><h1>Attention Playground</h1>
+          <p class="tagline">Multi-head attention and its variants (MHA, MQA, GQA, MLA), computed in your browser.</p></div>
+          <div class="app-actions">
+            <span class="badge" data-role="build">loading core…</span>
+            <button type="button" data-action="copy-link">Copy link</button>
+            <button type="button" data-action="copy-embed">Copy embed code</button>
+            <span class="copied" role="status" data-role="copied"></span>
+          </div></header>`}
+        ${showControls ? '<section class="panel controls-panel" aria-label="Controls" data-slot="controls"></section>' : ''}
+        ${sections.map((s) => `<section class="panel" data-section="${s}" aria-labelledby="${this.uid}-${s}">
+            ${single ? '' : `<h2 id="${this.uid}-${s}">${SECTIONS[s].title}</h2>`}
+            ${SECTIONS[s].intro && !single ? `<p class="intro">${SECTIONS[s].intro}</p>` : ''}
+            <div class="view" data-slot="${s}"></div></section>`).join('')}
+        ${single ? `<p class="foot"><a href="./?${toParams({ ...this.state, view: 'all' })}" target="_blank" rel="noopener">Open in the Attention Playground</a> · <span data-role="build"></span></p>` : ''}
+      </div>`;
+
+    const ctx = {
+      client: this.client,
+      setState: (patch) => this.setState(patch),
+      reportError: (source, error) => this.#reportError(source, error),
+      theme: () => this.#theme(),
+      info: null,
+      presets: [],
+    };
+    this.ctx = ctx;
+    if (showControls) {
+      this.controls = createControlsView(this.#slot('controls'), ctx, { uid: this.uid });
+      this.controls.update(this.state);
+    }
+    this.#wireActions();
+    try {
+      [ctx.info, ctx.presets] = await Promise.all([this.client.call('info'), this.client.call('presets')]);
+    } catch (e) {
+      this.#setBuild(`core failed to load: ${e.message}`);
+      return;
+    }
+    if (!this.mounted) return;
+    this.#setBuild(ctx.info.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)');
+    this.views = sections.map((s) => SECTIONS[s].create(this.#slot(s), ctx));
+    this.#render();
+  }
+
+  #unmount() {
+    for (const v of this.views) v.destroy();
+    this.views = [];
+    this.controls?.destroy();
+    this.controls = null;
+    this.errors.clear();
+    this.mounted = false;
+  }
+
+  #slot(name) { return this.shadowRoot.querySelector(`[data-slot="${name}"]`); }
+
+  #setBuild(text) {
+    for (const el of this.shadowRoot.querySelectorAll('[data-role="build"]')) el.textContent = text;
+  }
+
+  /** Merges a patch into the state, re-renders (once per frame) and updates the URL (sync-url). */
+  setState(patch) {
+    this.state = { ...this.state, ...patch };
+    if (('text' in patch || 'dModel' in patch) && !('sel' in patch)) this.state.sel = '';
+    if (this.hasAttribute('sync-url')) {
+      const params = toParams(this.state);
+      if (this.getAttribute('view')) params.delete('view');
+      const query = params.toString();
+      try {
+        history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+      } catch {
+        /* some file:// contexts refuse URL changes: the state still applies */
+      }
+    }
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      this.#render();
+    });
+  }
+
+  #render() {
+    this.controls?.update(this.state);
+    for (const v of this.views) v.update(this.state);
+    this.dispatchEvent(new CustomEvent('statechange', { detail: { ...this.state } }));
+  }
+
+  #reportError(source, error) {
+    if (error) this.errors.set(source, error.message);
+    else this.errors.delete(source);
+    this.controls?.showErrors([...new Set(this.errors.values())]);
+  }
+
+  #theme() {
+    const cs = getComputedStyle(this.shadowRoot.querySelector('.app'));
+    const v = (n) => cs.getPropertyValue(n).trim();
+    return { fg: v('--fg'), bg: v('--bg'), muted: v('--muted'), accent: v('--accent'), grid: v('--grid'),
+      border: v('--border'), series: [1, 2, 3, 4, 5, 6].map((i) => v(`--series-${i}`)) };
+  }
+
+  #wireActions() {
+    const root = this.shadowRoot;
+    const say = (text) => { const el = root.querySelector('[data-role="copied"]'); if (el) el.textContent = text; };
+    const copy = async (text, what) => {
+      try {
+        await navigator.clipboard.writeText(text);
+        say(`${what} copied`);
+      } catch {
+        say(`${what}: ${text}`);  // no clipboard permission: show it to copy by hand
+      }
+      this.lastCopied = text;
+    };
+    root.querySelector('[data-action="copy-link"]')?.addEventListener('click', () => copy(location.href, 'Link'));
+    root.querySelector('[data-action="copy-embed"]')?.addEventListener('click', () => {
+      const params = toParams({ ...this.state, view: 'heatmap' });
+      const src = new URL(`embed.html?${params}`, location.href).href;
+      copy(`<iframe src="${src}" title="Attention Playground" loading="lazy" style="width:100%;border:0" height="520"></iframe>`, 'Embed code');
+    });
+  }
+}
+
+if (!customElements.get('attention-playground')) customElements.define('attention-playground', AttentionPlayground);

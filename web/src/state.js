@@ -1,0 +1,97 @@
+// state.js — the playground's whole state: one plain object, its defaults, and its URL form.
+// Renderers only read it; changes go through the element's setState(patch), which re-renders and
+// (with sync-url) writes the URL, so a permalink reproduces the view exactly.
+
+/** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
+
+export const VIEWS = ['all', 'heatmap', 'compare', 'decode', 'kv-chart', 'params'];
+export const VARIANTS = ['mha', 'mqa', 'gqa', 'mla'];
+export const DTYPES = { fp32: 4, bf16: 2, fp8: 1, int4: 0.5 };
+
+export const DEFAULTS = Object.freeze({
+  view: 'all',
+  text: 'the cat sat on the mat',
+  variant: 'gqa',
+  dModel: 64,
+  nHeads: 8,
+  nKvHeads: 2,
+  dHead: 0,          // 0: dModel / nHeads
+  latentRank: 16,    // MLA
+  ropeDim: 4,        // MLA decoupled RoPE width
+  rope: false,       // MHA/MQA/GQA: RoPE inside attention (else sinusoidal positions are added)
+  causal: true,
+  seed: 0,
+  compare: 'mha,gqa,mla', // variants side by side in compare mode
+  sel: '',           // selected query row: '' or a token index
+  nLayers: 12,       // for the KV-cache chart of the current shape
+  dtype: 'bf16',
+  batch: 1,
+  presets: 'llama-3-70b,deepseek-v3,gpt2-small',
+});
+
+const INTS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'seed', 'nLayers', 'batch'];
+const BOOLS = ['rope', 'causal'];
+
+/**
+ * Reads a state from URL parameters; unknown or malformed values fall back to the defaults
+ * (semantic checks are the core's job: it explains invalid combinations next to the controls).
+ * @param {URLSearchParams} params
+ */
+export function fromParams(params) {
+  const s = { ...DEFAULTS };
+  for (const [key, value] of params) {
+    if (!(key in DEFAULTS)) continue;
+    if (INTS.includes(key)) {
+      const n = Number(value);
+      if (Number.isInteger(n)) s[key] = n;
+    } else if (BOOLS.includes(key)) {
+      s[key] = value === '1' || value === 'true';
+    } else if (key === 'view') {
+      if (VIEWS.includes(value)) s.view = value;
+    } else if (key === 'variant') {
+      if (VARIANTS.includes(value)) s.variant = value;
+    } else if (key === 'dtype') {
+      if (value in DTYPES) s.dtype = value;
+    } else {
+      s[key] = value;
+    }
+  }
+  return s;
+}
+
+/** The parameters that differ from the defaults (short permalinks). */
+export function toParams(state) {
+  const p = new URLSearchParams();
+  for (const key of Object.keys(DEFAULTS)) {
+    const v = state[key];
+    if (v === DEFAULTS[key]) continue;
+    p.set(key, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+  }
+  return p;
+}
+
+/** The core's spec for the current shape (without x / seqLen), for forward, sessions and accounting. */
+export function shapeSpec(state, variant = state.variant) {
+  const spec = { variant, dModel: state.dModel, nHeads: state.nHeads, seed: state.seed };
+  if (variant === 'gqa') spec.nKvHeads = state.nKvHeads;
+  if (state.dHead) spec.dHead = state.dHead;
+  if (variant === 'mla') {
+    spec.latentRank = state.latentRank;
+    spec.ropeDim = state.ropeDim;
+  } else if (state.rope) {
+    spec.rope = true;
+  }
+  return spec;
+}
+
+/** K/V heads a variant has at this state (MLA: none cached; its latent replaces them). */
+export function kvHeadsOf(state, variant = state.variant) {
+  if (variant === 'mha') return state.nHeads;
+  if (variant === 'mqa') return 1;
+  if (variant === 'gqa') return state.nKvHeads;
+  return 0;
+}
+
+export function dHeadOf(state) {
+  return state.dHead || state.dModel / state.nHeads;
+}

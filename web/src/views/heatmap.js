@@ -1,0 +1,269 @@
+// heatmap.js — the attention view: one heatmap per head (query rows x key columns, tokens on both
+// axes), query heads grouped by the K/V head they share, a viridis colour scale with a legend,
+// hover/tap read-outs, and a selected query row compared across all heads.
+import { interpolateViridis } from 'd3-scale-chromatic';
+import { embed, tokenize } from '../tokens.js';
+import { shapeSpec } from '../state.js';
+
+/**
+ * Draws an (N, S) block of weights into a canvas: cell (i, j) = weights[offset + i*S + j].
+ * @param {HTMLCanvasElement} canvas
+ * @param {Float32Array} weights
+ * @param {{ offset?: number, rows: number, cols: number, cell: number, vmax?: number, selectedRow?: number }} o
+ */
+export function drawHeatmap(canvas, weights, { offset = 0, rows, cols, cell, vmax = 1, selectedRow = -1 }) {
+  const dpr = globalThis.devicePixelRatio || 1;
+  canvas.width = Math.round(cols * cell * dpr);
+  canvas.height = Math.round(rows * cell * dpr);
+  canvas.style.width = `${cols * cell}px`;
+  canvas.style.height = `${rows * cell}px`;
+  const g = canvas.getContext('2d');
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      g.fillStyle = interpolateViridis(Math.min(1, weights[offset + i * cols + j] / vmax));
+      g.fillRect(j * cell, i * cell, cell, cell);
+    }
+  }
+  if (selectedRow >= 0) {
+    g.strokeStyle = '#ff3b30';
+    g.lineWidth = 2;
+    g.strokeRect(1, selectedRow * cell + 1, cols * cell - 2, cell - 2);
+  }
+}
+
+/** A horizontal colour bar from 0 to vmax. */
+function legend(vmax) {
+  const wrap = document.createElement('div');
+  wrap.className = 'legend';
+  const bar = document.createElement('canvas');
+  bar.width = 200;
+  bar.height = 10;
+  bar.className = 'legend-bar';
+  const g = bar.getContext('2d');
+  for (let x = 0; x < 200; x++) {
+    g.fillStyle = interpolateViridis(x / 199);
+    g.fillRect(x, 0, 1, 10);
+  }
+  wrap.append('0', bar, vmax.toFixed(2));
+  wrap.setAttribute('aria-label', `colour scale: dark purple 0 to yellow ${vmax.toFixed(2)} (viridis)`);
+  return wrap;
+}
+
+const LABEL_W = 64; // px for row labels
+
+export function createHeatmapView(root, ctx) {
+  let seq = 0;
+  let last = null; // { state, tokens, weights, H, N }
+  root.innerHTML = `
+    <div class="view-head">
+      <p class="note" data-role="summary">Loading the WebAssembly core…</p>
+      <div data-role="legend"></div>
+    </div>
+    <div class="heads" data-role="heads"></div>
+    <div class="tooltip" data-role="tooltip" role="status" hidden></div>
+    <section class="selected-query" data-role="selected" hidden></section>`;
+  const $ = (r) => root.querySelector(`[data-role="${r}"]`);
+  const tooltip = $('tooltip');
+
+  function groupsOf(state, H) {
+    // [{ label, heads: [h...] }]: query heads sharing a K/V head are drawn together.
+    const v = state.variant;
+    if (v === 'mla') return [{ label: `all ${H} heads read the shared latent c (rank ${state.latentRank})`, heads: [...Array(H).keys()] }];
+    const G = v === 'mha' ? H : v === 'mqa' ? 1 : state.nKvHeads;
+    const per = H / G;
+    return Array.from({ length: G }, (_, g) => ({
+      label: v === 'mha' ? `K/V head ${g}` : `K/V head ${g} · query heads ${g * per}–${(g + 1) * per - 1}`,
+      heads: Array.from({ length: per }, (_, k) => g * per + k),
+    }));
+  }
+
+  function cellSize(N) {
+    const avail = Math.max(160, Math.min(root.clientWidth || 600, 900) - LABEL_W - 40);
+    return Math.max(6, Math.min(28, Math.floor(Math.min(avail, 420) / N)));
+  }
+
+  function render() {
+    const { state, tokens, weights, H, N, vmax } = last;
+    const cell = cellSize(N);
+    const heads = $('heads');
+    heads.replaceChildren();
+    const sel = state.sel === '' ? -1 : Number(state.sel);
+    for (const group of groupsOf(state, H)) {
+      const box = document.createElement('figure');
+      box.className = 'kv-group';
+      const cap = document.createElement('figcaption');
+      cap.textContent = group.label;
+      box.append(cap);
+      const row = document.createElement('div');
+      row.className = 'kv-group-heads';
+      for (const h of group.heads) row.append(headFigure(h, tokens, weights, N, cell, vmax, sel));
+      box.append(row);
+      heads.append(box);
+    }
+    $('legend').replaceChildren(legend(vmax));
+    renderSelected(sel);
+    root.dataset.heads = String(H);
+    root.dataset.tokens = String(N);
+    root.dataset.drawn = String(Number(root.dataset.drawn || 0) + 1);
+  }
+
+  function headFigure(h, tokens, weights, N, cell, vmax, sel) {
+    const fig = document.createElement('div');
+    fig.className = 'head';
+    const title = document.createElement('div');
+    title.className = 'head-title';
+    title.textContent = `head ${h}`;
+    const grid = document.createElement('div');
+    grid.className = 'head-grid';
+    grid.style.gridTemplateColumns = `${LABEL_W}px ${N * cell}px`;
+    const rowLabels = document.createElement('div');
+    rowLabels.className = 'row-labels';
+    rowLabels.style.fontSize = `${Math.min(12, cell * 0.8)}px`;
+    tokens.forEach((t) => {
+      const d = document.createElement('div');
+      d.textContent = t;
+      d.style.height = `${cell}px`;
+      d.style.lineHeight = `${cell}px`;
+      rowLabels.append(d);
+    });
+    const canvas = document.createElement('canvas');
+    canvas.tabIndex = 0;
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', `head ${h}: attention weights of ${N} queries over ${N} keys; arrow keys move, Enter selects the query`);
+    canvas.dataset.head = String(h);
+    drawHeatmap(canvas, weights, { offset: h * N * N, rows: N, cols: N, cell, vmax, selectedRow: sel });
+    const colLabels = document.createElement('div');
+    colLabels.className = 'col-labels';
+    colLabels.style.gridTemplateColumns = `repeat(${N}, ${cell}px)`;
+    colLabels.style.fontSize = `${Math.min(12, cell * 0.8)}px`;
+    tokens.forEach((t) => {
+      const d = document.createElement('div');
+      d.textContent = t;
+      colLabels.append(d);
+    });
+    grid.append(rowLabels, canvas, document.createElement('div'), colLabels);
+    fig.append(title, grid);
+    attachPointer(canvas, h, cell, N);
+    return fig;
+  }
+
+  function showTip(canvas, h, i, j) {
+    const { tokens, weights, N } = last;
+    const w = weights[h * N * N + i * N + j];
+    tooltip.textContent = `head ${h} · query “${tokens[i]}” (${i}) → key “${tokens[j]}” (${j}): ${w.toFixed(3)}`;
+    tooltip.hidden = false;
+    const r = canvas.getBoundingClientRect(), base = root.getBoundingClientRect();
+    tooltip.style.left = `${Math.max(0, r.left - base.left + (j + 1) * (r.width / N))}px`;
+    tooltip.style.top = `${r.top - base.top + i * (r.height / N) - 28}px`;
+  }
+
+  function attachPointer(canvas, h, cell, N) {
+    let cursor = [0, 0];
+    const at = (e) => {
+      const r = canvas.getBoundingClientRect();
+      return [Math.floor((e.clientY - r.top) / (r.height / N)), Math.floor((e.clientX - r.left) / (r.width / N))];
+    };
+    const valid = ([i, j]) => i >= 0 && j >= 0 && i < N && j < N;
+    canvas.addEventListener('pointermove', (e) => { const c = at(e); if (valid(c)) showTip(canvas, h, ...c); });
+    canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; });
+    canvas.addEventListener('pointerdown', (e) => {  // tap (touch) or click: read out and select the query
+      const c = at(e);
+      if (!valid(c)) return;
+      showTip(canvas, h, ...c);
+      ctx.setState({ sel: String(c[0]) });
+    });
+    canvas.addEventListener('keydown', (e) => {
+      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+      if (moves[e.key]) {
+        e.preventDefault();
+        cursor = [Math.min(N - 1, Math.max(0, cursor[0] + moves[e.key][0])), Math.min(N - 1, Math.max(0, cursor[1] + moves[e.key][1]))];
+        showTip(canvas, h, ...cursor);
+      } else if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        ctx.setState({ sel: String(cursor[0]) });
+      } else if (e.key === 'Escape') {
+        tooltip.hidden = true;
+        ctx.setState({ sel: '' });
+      }
+    });
+    canvas.addEventListener('blur', () => { tooltip.hidden = true; });
+  }
+
+  // The selected query across all heads: one row of weights per head.
+  function renderSelected(sel) {
+    const box = $('selected');
+    const { tokens, weights, H, N, vmax } = last;
+    if (sel < 0 || sel >= N) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    box.innerHTML = '';
+    const h3 = document.createElement('h3');
+    h3.textContent = `Query “${tokens[sel]}” (${sel}) in every head`;
+    const clear = document.createElement('button');
+    clear.type = 'button';
+    clear.textContent = 'Clear selection';
+    clear.addEventListener('click', () => ctx.setState({ sel: '' }));
+    const table = document.createElement('table');
+    table.className = 'selected-table';
+    const head = table.insertRow();
+    head.insertCell().textContent = 'head';
+    tokens.forEach((t) => { const c = document.createElement('th'); c.textContent = t; head.append(c); });
+    for (let h = 0; h < H; h++) {
+      const tr = table.insertRow();
+      tr.insertCell().textContent = String(h);
+      for (let j = 0; j < N; j++) {
+        const w = weights[h * N * N + sel * N + j];
+        const td = tr.insertCell();
+        td.textContent = w.toFixed(2);
+        td.style.background = interpolateViridis(Math.min(1, w / vmax));
+        td.style.color = w / vmax > 0.6 ? '#000' : '#fff';
+      }
+    }
+    const scroll = document.createElement('div');
+    scroll.className = 'scroll';
+    scroll.append(table);
+    box.append(h3, scroll, clear);
+  }
+
+  return {
+    async update(state) {
+      const id = ++seq;
+      const tokens = tokenize(state.text);
+      if (tokens.length === 0) {
+        $('summary').textContent = 'Type a sentence to see its attention maps.';
+        $('heads').replaceChildren();
+        return;
+      }
+      const N = tokens.length;
+      const positions = !(state.variant !== 'mla' && state.rope);
+      const x = embed(tokens, state.dModel, { seed: state.seed, positions });
+      const spec = { ...shapeSpec(state), seqLen: N, causal: state.causal, returnWeights: true, x };
+      root.classList.add('busy');
+      try {
+        const t0 = performance.now();
+        const r = await ctx.client.call('forward', spec);
+        if (id !== seq) return; // a newer update owns the view
+        ctx.reportError('heatmap', null);
+        const H = state.nHeads;
+        let vmax = 0;
+        for (const w of r.weights) vmax = Math.max(vmax, w);
+        last = { state, tokens, weights: r.weights, H, N, vmax: vmax || 1 };
+        render();
+        $('summary').textContent = `${N} tokens · ${H} query heads · ${positions ? 'sinusoidal positions' : 'RoPE'} · ` +
+          `${state.causal ? 'causal' : 'bidirectional'} · computed in ${(performance.now() - t0).toFixed(1)} ms by the ` +
+          `${ctx.info?.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly scalar'} core. Hover or tap a cell; click a row to compare heads.`;
+      } catch (e) {
+        if (id !== seq) return;
+        ctx.reportError('heatmap', e);
+        $('summary').textContent = `Cannot compute: ${e.message}`;
+        $('heads').replaceChildren();
+      } finally {
+        if (id === seq) root.classList.remove('busy');
+      }
+    },
+    destroy() { seq++; root.replaceChildren(); },
+  };
+}

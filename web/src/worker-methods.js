@@ -1,0 +1,54 @@
+// worker-methods.js — what the core worker can be asked to do (shared by the module worker of the
+// served page and the classic worker of standalone.html). Each method gets the Attention object.
+const sessions = new Map(); // key -> Session
+
+export const methods = {
+  info: (attn) => attn.info,
+  presets: (attn) => attn.presets(),
+  forward: (attn, spec) => attn.forward(spec),
+  paramCount: (attn, cfg) => attn.paramCount(cfg),
+  /** Many KV-cache sizes in one round trip (the chart asks for hundreds). */
+  kvCacheBytesMany: (attn, cfgs) => cfgs.map((c) => attn.kvCacheBytes(c)),
+  sessionCreate(attn, key, spec) {
+    sessions.get(key)?.dispose();
+    const s = attn.createSession(spec);
+    sessions.set(key, s);
+    return { length: s.length, cacheBytes: s.cacheBytes, maxLen: s.maxLen };
+  },
+  sessionAppend(attn, key, x) {
+    const s = sessions.get(key);
+    if (!s) throw new Error(`no session '${key}'`);
+    const r = s.append(x);
+    return { ...r, length: s.length, cacheBytes: s.cacheBytes };
+  },
+  sessionDispose(attn, key) {
+    sessions.get(key)?.dispose();
+    sessions.delete(key);
+    return true;
+  },
+};
+
+const transferables = (result) =>
+  result && typeof result === 'object'
+    ? Object.values(result).filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer)
+    : [];
+
+/**
+ * Installs the message handler: { id, method, args, simd } in, { id, ok, result | error } out.
+ * @param {(simd: 'auto' | boolean) => Promise<any>} load returns the Attention object (called once)
+ */
+export function serve(load) {
+  let core = null;
+  self.onmessage = async ({ data }) => {
+    const { id, method, args = [], simd = 'auto' } = data;
+    try {
+      if (!core) core = load(simd);
+      const attn = await core;
+      if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
+      const result = methods[method](attn, ...args);
+      self.postMessage({ id, ok: true, result }, transferables(result));
+    } catch (e) {
+      self.postMessage({ id, ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+    }
+  };
+}

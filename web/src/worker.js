@@ -1,0 +1,6 @@
+// worker.js — the module Web Worker that owns the attention core for the served page: the page
+// never runs the core on its main thread, so long work cannot freeze it. Protocol: worker-methods.js.
+import { loadAttention } from '@core/attention.mjs';
+import { serve } from './worker-methods.js';
+
+serve((simd) => loadAttention({ simd }));

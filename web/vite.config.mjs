@@ -1,0 +1,33 @@
+// Vite bundles web/ into dist/: the playground (index.html), the single-view page (embed.html) and
+// the element alone (attention-playground.js, a stable name for course pages). base './' makes
+// every URL relative, so dist/ works from any sub-path of a static host.
+import { defineConfig } from 'vite';
+import { fileURLToPath } from 'node:url';
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  root: here('.'),
+  base: './',
+  publicDir: false,
+  resolve: {
+    alias: { '@core': here('../build-wasm/lib'), 'attn-worker-factory': here('src/worker-factory.js') },
+  },
+  build: {
+    outDir: here('../dist'),
+    emptyOutDir: true,
+    target: 'es2022',
+    assetsInlineLimit: 0,
+    rollupOptions: {
+      input: {
+        index: here('index.html'),
+        embed: here('embed.html'),
+        'attention-playground': here('src/element.js'),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'attention-playground' ? 'attention-playground.js' : 'assets/[name]-[hash].js'),
+      },
+    },
+  },
+  worker: { format: 'es' },
+});
