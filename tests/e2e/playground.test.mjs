@@ -150,3 +150,14 @@ test('without SIMD the scalar build runs and says so', async () => {
 test('no request left dist/ in any test', () => {
   assert.deepEqual(b.outside, []);
 });
+
+test('the dark theme follows prefers-color-scheme', async () => {
+  const page = await b.open();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await heatmapDrawn(page);
+  const bg = await page.evaluate(() => getComputedStyle(document.querySelector('attention-playground').shadowRoot.querySelector('.app')).backgroundColor);
+  const [r, g, bl] = bg.match(/\d+/g).map(Number);
+  assert.ok(r + g + bl < 120, `dark background expected, got ${bg}`);
+  await shot(page, 'playground-dark');
+  await page.close();
+});

@@ -1,0 +1,50 @@
+// dist/standalone.html opened straight from disk (file://), as a teacher who copies one file
+// would: it must boot the core (inlined, in a Blob worker) and draw the maps with no console
+// errors and no request other than the file itself. Also the dark theme of the served page.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { DIST, SHOTS } from './browser.mjs';
+
+let context, dir;
+before(async () => {
+  assert.ok(fs.existsSync(path.join(DIST, 'standalone.html')), 'dist/standalone.html is missing: run npm run build');
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-standalone-'));
+  fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));  // alone in its folder
+  context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => {
+  await context?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('standalone.html works from file:// on its own', async () => {
+  const page = await context.newPage();
+  const errors = [], requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('request', (r) => requests.push(r.url()));
+  const file = `file://${path.join(dir, 'standalone.html')}`;
+  await page.goto(file);
+  await page.waitForFunction(() => Number(document.querySelector('attention-playground')?.shadowRoot
+    ?.querySelector('[data-slot="heatmap"]')?.dataset.drawn || 0) >= 1, null, { timeout: 30000 });
+  const el = page.locator('attention-playground');
+  assert.equal(await el.locator('canvas[data-head]').count(), 8);
+  assert.match(await el.locator('.app-head [data-role="build"]').innerText(), /SIMD/);
+  // It stays interactive: another variant redraws.
+  await el.locator('select[name="variant"]').selectOption('mla');
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('.kv-group').length === 1, null, { timeout: 20000 });
+  await page.screenshot({ path: path.join(SHOTS, 'standalone-file.png') });
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
+  await page.close();
+});
