@@ -1,54 +1,9 @@
 // heatmap.js — the attention view: one heatmap per head (query rows x key columns, tokens on both
 // axes), query heads grouped by the K/V head they share, a viridis colour scale with a legend,
 // hover/tap read-outs, and a selected query row compared across all heads.
-import { interpolateViridis } from 'd3-scale-chromatic';
 import { embed, tokenize } from '../tokens.js';
 import { shapeSpec } from '../state.js';
-
-/**
- * Draws an (N, S) block of weights into a canvas: cell (i, j) = weights[offset + i*S + j].
- * @param {HTMLCanvasElement} canvas
- * @param {Float32Array} weights
- * @param {{ offset?: number, rows: number, cols: number, cell: number, vmax?: number, selectedRow?: number }} o
- */
-export function drawHeatmap(canvas, weights, { offset = 0, rows, cols, cell, vmax = 1, selectedRow = -1 }) {
-  const dpr = globalThis.devicePixelRatio || 1;
-  canvas.width = Math.round(cols * cell * dpr);
-  canvas.height = Math.round(rows * cell * dpr);
-  canvas.style.width = `${cols * cell}px`;
-  canvas.style.height = `${rows * cell}px`;
-  const g = canvas.getContext('2d');
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  for (let i = 0; i < rows; i++) {
-    for (let j = 0; j < cols; j++) {
-      g.fillStyle = interpolateViridis(Math.min(1, weights[offset + i * cols + j] / vmax));
-      g.fillRect(j * cell, i * cell, cell, cell);
-    }
-  }
-  if (selectedRow >= 0) {
-    g.strokeStyle = '#ff3b30';
-    g.lineWidth = 2;
-    g.strokeRect(1, selectedRow * cell + 1, cols * cell - 2, cell - 2);
-  }
-}
-
-/** A horizontal colour bar from 0 to vmax. */
-function legend(vmax) {
-  const wrap = document.createElement('div');
-  wrap.className = 'legend';
-  const bar = document.createElement('canvas');
-  bar.width = 200;
-  bar.height = 10;
-  bar.className = 'legend-bar';
-  const g = bar.getContext('2d');
-  for (let x = 0; x < 200; x++) {
-    g.fillStyle = interpolateViridis(x / 199);
-    g.fillRect(x, 0, 1, 10);
-  }
-  wrap.append('0', bar, vmax.toFixed(2));
-  wrap.setAttribute('aria-label', `colour scale: dark purple 0 to yellow ${vmax.toFixed(2)} (viridis)`);
-  return wrap;
-}
+import { createLegend, drawMiniHeatmap, viridis } from './mini-heatmap.js';
 
 const LABEL_W = 64; // px for row labels
 
@@ -83,32 +38,50 @@ export function createHeatmapView(root, ctx) {
     return Math.max(6, Math.min(28, Math.floor(Math.min(avail, 420) / N)));
   }
 
+  // Rebuilding the DOM (labels of every head) is the slow part at large N: when only the weights
+  // changed (same tokens, heads and grouping: seed, causal, RoPE, dModel...), redraw the canvases in place.
+  let layoutKey = '';
   function render() {
     const { state, tokens, weights, H, N, vmax } = last;
     const cell = cellSize(N);
-    const heads = $('heads');
-    heads.replaceChildren();
+    const groups = groupsOf(state, H);
     const sel = state.sel === '' ? -1 : Number(state.sel);
-    for (const group of groupsOf(state, H)) {
-      const box = document.createElement('figure');
-      box.className = 'kv-group';
-      const cap = document.createElement('figcaption');
-      cap.textContent = group.label;
-      box.append(cap);
-      const row = document.createElement('div');
-      row.className = 'kv-group-heads';
-      for (const h of group.heads) row.append(headFigure(h, tokens, weights, N, cell, vmax, sel));
-      box.append(row);
-      heads.append(box);
+    const key = JSON.stringify([tokens, cell, groups]);
+    const heads = $('heads');
+    if (key !== layoutKey) {
+      layoutKey = key;
+      heads.replaceChildren();
+      for (const group of groups) {
+        const box = document.createElement('figure');
+        box.className = 'kv-group';
+        const cap = document.createElement('figcaption');
+        cap.textContent = group.label;
+        box.append(cap);
+        const row = document.createElement('div');
+        row.className = 'kv-group-heads';
+        for (const h of group.heads) row.append(headFigure(h, tokens, N, cell));
+        box.append(row);
+        heads.append(box);
+      }
     }
-    $('legend').replaceChildren(legend(vmax));
+    for (const canvas of heads.querySelectorAll('canvas[data-head]')) {
+      drawMiniHeatmap(canvas, weights, N, N, { offset: Number(canvas.dataset.head) * N * N, lo: 0, hi: vmax });
+      const mark = canvas.parentElement.querySelector('.row-mark');
+      mark.hidden = !(sel >= 0 && sel < N);
+      mark.style.top = `${Math.max(0, sel) * cell}px`;
+    }
+    $('legend').replaceChildren(createLegend('legend', 0, Number(vmax.toFixed(2)), 'attention weight (viridis)'));
     renderSelected(sel);
     root.dataset.heads = String(H);
     root.dataset.tokens = String(N);
     root.dataset.drawn = String(Number(root.dataset.drawn || 0) + 1);
+    // For the page benchmark (scripts/bench-page.mjs): when the first maps of this page appeared.
+    if (!performance.getEntriesByName('attention-playground:first-heatmap').length) {
+      performance.mark('attention-playground:first-heatmap');
+    }
   }
 
-  function headFigure(h, tokens, weights, N, cell, vmax, sel) {
+  function headFigure(h, tokens, N, cell) {
     const fig = document.createElement('div');
     fig.className = 'head';
     const title = document.createElement('div');
@@ -127,12 +100,22 @@ export function createHeatmapView(root, ctx) {
       d.style.lineHeight = `${cell}px`;
       rowLabels.append(d);
     });
+    // One canvas pixel per cell (ImageData), scaled up by CSS with crisp edges; the selected query
+    // row is an outline drawn over it.
     const canvas = document.createElement('canvas');
+    canvas.style.width = `${N * cell}px`;
+    canvas.style.height = `${N * cell}px`;
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', `head ${h}: attention weights of ${N} queries over ${N} keys; arrow keys move, Enter selects the query`);
     canvas.dataset.head = String(h);
-    drawHeatmap(canvas, weights, { offset: h * N * N, rows: N, cols: N, cell, vmax, selectedRow: sel });
+    const plot = document.createElement('div');
+    plot.className = 'plot';
+    const mark = document.createElement('div');  // outline of the selected query row
+    mark.className = 'row-mark';
+    mark.style.height = `${cell}px`;
+    mark.hidden = true;
+    plot.append(canvas, mark);
     const colLabels = document.createElement('div');
     colLabels.className = 'col-labels';
     colLabels.style.gridTemplateColumns = `repeat(${N}, ${cell}px)`;
@@ -142,7 +125,7 @@ export function createHeatmapView(root, ctx) {
       d.textContent = t;
       colLabels.append(d);
     });
-    grid.append(rowLabels, canvas, document.createElement('div'), colLabels);
+    grid.append(rowLabels, plot, document.createElement('div'), colLabels);
     fig.append(title, grid);
     attachPointer(canvas, h, cell, N);
     return fig;
@@ -218,7 +201,7 @@ export function createHeatmapView(root, ctx) {
         const w = weights[h * N * N + sel * N + j];
         const td = tr.insertCell();
         td.textContent = w.toFixed(2);
-        td.style.background = interpolateViridis(Math.min(1, w / vmax));
+        td.style.background = viridis(w, 0, vmax);
         td.style.color = w / vmax > 0.6 ? '#000' : '#fff';
       }
     }
@@ -235,13 +218,14 @@ export function createHeatmapView(root, ctx) {
       if (tokens.length === 0) {
         $('summary').textContent = 'Type a sentence to see its attention maps.';
         $('heads').replaceChildren();
+        layoutKey = '';
         return;
       }
       const N = tokens.length;
       const positions = !(state.variant !== 'mla' && state.rope);
       const x = embed(tokens, state.dModel, { seed: state.seed, positions });
       const spec = { ...shapeSpec(state), seqLen: N, causal: state.causal, returnWeights: true, x };
-      root.classList.add('busy');
+      const busyTimer = setTimeout(() => root.classList.add('busy'), 150);  // only for slow work
       try {
         const t0 = performance.now();
         const r = await ctx.client.call('forward', spec);
@@ -260,7 +244,9 @@ export function createHeatmapView(root, ctx) {
         ctx.reportError('heatmap', e);
         $('summary').textContent = `Cannot compute: ${e.message}`;
         $('heads').replaceChildren();
+        layoutKey = '';
       } finally {
+        clearTimeout(busyTimer);
         if (id === seq) root.classList.remove('busy');
       }
     },

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// npm run bench:page — what a learner waits for, measured in headless Chromium (Debian's, through
+// playwright-core) on dist/ served locally:
+//   1. navigation to the first heatmap drawn (cold: new browser profile each load; median of 5),
+//   2. bytes the page transfers, gzip -9 per file as a static host would serve them, by kind,
+//   3. the redraw when a control changes (seed) at N = 64 tokens: from the input event to the
+//      maps drawn again (median of 15), measured in the page.
+// Run `npm run build` first.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from './serve.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = path.join(REPO, 'dist');
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const kindOf = (url) => (/\.wasm$/.test(url) ? 'wasm' : /\.(m?js)$/.test(url) ? 'JS' : /\.css$/.test(url) ? 'CSS' : /\.html?$|\/$/.test(url) ? 'HTML' : 'other');
+
+async function browser() {
+  return chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-bench-')), {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ARGS,
+  });
+}
+
+const server = await startServer({ root: DIST, port: 0 });
+const url = server.url;
+const firstDraw = [];
+let transfer = null;
+for (let run = 0; run < 5; run++) {
+  const ctx = await browser();
+  const page = await ctx.newPage();
+  const files = new Map();
+  page.on('response', async (r) => {
+    try {
+      const body = await r.body();
+      files.set(r.url(), { kind: kindOf(new URL(r.url()).pathname), raw: body.length, gz: zlib.gzipSync(body, { level: 9 }).length });
+    } catch { /* redirects have no body */ }
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => performance.getEntriesByName('attention-playground:first-heatmap').length > 0, null, { timeout: 30000 });
+  firstDraw.push(await page.evaluate(() => performance.getEntriesByName('attention-playground:first-heatmap')[0].startTime));
+  await page.waitForTimeout(300);
+  if (!transfer) transfer = [...files.entries()];
+  await ctx.close();
+}
+
+// Redraw at N = 64.
+const ctx = await browser();
+const page = await ctx.newPage();
+const text = Array.from({ length: 64 }, (_, i) => ['the', 'cat', 'sat', 'on', 'mat', 'and', 'looked', 'at', 'a', 'dog', '.'][i % 11]).join(' ');
+await page.goto(`${url}${process.env.PAGE_PATH ?? ""}?text=${encodeURIComponent(text)}`);
+await page.waitForFunction(() => performance.getEntriesByName('attention-playground:first-heatmap').length > 0);
+const redraws = await page.evaluate(async () => {
+  const el = document.querySelector('attention-playground');
+  const view = el.shadowRoot.querySelector('[data-slot="heatmap"]');
+  const seed = el.shadowRoot.querySelector('input[name="seed"]');
+  const times = [];
+  for (let i = 1; i <= 16; i++) {
+    const before = Number(view.dataset.drawn);
+    const t0 = performance.now();
+    seed.value = String(i);
+    seed.dispatchEvent(new Event('input', { bubbles: true }));
+    while (Number(view.dataset.drawn) === before) await new Promise((r) => setTimeout(r, 1));
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // until painted
+    times.push(performance.now() - t0);
+  }
+  return { times: times.slice(1), tokens: Number(view.dataset.tokens), heads: Number(view.dataset.heads) };
+});
+await ctx.close();
+await server.close();
+
+const byKind = {};
+for (const [, f] of transfer) {
+  byKind[f.kind] ??= { files: 0, raw: 0, gz: 0 };
+  byKind[f.kind].files++;
+  byKind[f.kind].raw += f.raw;
+  byKind[f.kind].gz += f.gz;
+}
+const kb = (n) => (n / 1024).toFixed(1);
+console.log(`\nPage benchmark, ${new Date().toISOString().slice(0, 10)}: ${os.cpus()[0]?.model}, ${os.cpus().length} cores; ${(await import('playwright-core')).chromium.name()} ${ARGS.length ? '(headless)' : ''}`);
+console.log(`\nnavigation -> first heatmap (cold profile, 5 loads): median ${median(firstDraw).toFixed(0)} ms  [${firstDraw.map((t) => t.toFixed(0)).join(', ')}]`);
+console.log('\ntransferred (gzip -9 of every response of the first load):');
+console.log('| kind | files | raw KiB | gzip KiB |\n|---|--:|--:|--:|');
+let tr = 0, tg = 0;
+for (const [k, v] of Object.entries(byKind).sort()) { console.log(`| ${k} | ${v.files} | ${kb(v.raw)} | ${kb(v.gz)} |`); tr += v.raw; tg += v.gz; }
+console.log(`| total | ${transfer.length} | ${kb(tr)} | ${kb(tg)} |`);
+console.log(`\nredraw after a control change (seed) at N = ${redraws.tokens} tokens, ${redraws.heads} heads: median ${median(redraws.times).toFixed(1)} ms, ` +
+  `min ${Math.min(...redraws.times).toFixed(1)}, max ${Math.max(...redraws.times).toFixed(1)} (${redraws.times.length} changes)`);
