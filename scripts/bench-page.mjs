@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // npm run bench:page — what a learner waits for, measured in headless Chromium (Debian's, through
 // playwright-core) on dist/ served locally:
-//   1. navigation to the first heatmap drawn (cold: new browser profile each load; median of 5),
+//   1. navigation to the first heatmap drawn (cold: new browser profile each load; then a reload
+//      with a warm cache; median of 5 each),
 //   2. bytes the page transfers, gzip -9 per file as a static host would serve them, by kind,
 //   3. the redraw when a control changes (seed) at N = 64 tokens: from the input event to the
 //      maps drawn again (median of 15), measured in the page.
@@ -29,7 +30,7 @@ async function browser() {
 
 const server = await startServer({ root: DIST, port: 0 });
 const url = server.url;
-const firstDraw = [];
+const firstDraw = [], warmDraw = [];
 let transfer = null;
 for (let run = 0; run < 5; run++) {
   const ctx = await browser();
@@ -46,6 +47,9 @@ for (let run = 0; run < 5; run++) {
   firstDraw.push(await page.evaluate(() => performance.getEntriesByName('attention-playground:first-heatmap')[0].startTime));
   await page.waitForTimeout(300);
   if (!transfer) transfer = [...files.entries()];
+  await page.reload();  // warm: same profile, files from the HTTP cache (no-cache: revalidated)
+  await page.waitForFunction(() => performance.getEntriesByName('attention-playground:first-heatmap').length > 0, null, { timeout: 30000 });
+  warmDraw.push(await page.evaluate(() => performance.getEntriesByName('attention-playground:first-heatmap')[0].startTime));
   await ctx.close();
 }
 
@@ -84,6 +88,7 @@ for (const [, f] of transfer) {
 const kb = (n) => (n / 1024).toFixed(1);
 console.log(`\nPage benchmark, ${new Date().toISOString().slice(0, 10)}: ${os.cpus()[0]?.model}, ${os.cpus().length} cores; ${(await import('playwright-core')).chromium.name()} ${ARGS.length ? '(headless)' : ''}`);
 console.log(`\nnavigation -> first heatmap (cold profile, 5 loads): median ${median(firstDraw).toFixed(0)} ms  [${firstDraw.map((t) => t.toFixed(0)).join(', ')}]`);
+console.log(`navigation -> first heatmap (reload, warm cache):   median ${median(warmDraw).toFixed(0)} ms  [${warmDraw.map((t) => t.toFixed(0)).join(', ')}]`);
 console.log('\ntransferred (gzip -9 of every response of the first load):');
 console.log('| kind | files | raw KiB | gzip KiB |\n|---|--:|--:|--:|');
 let tr = 0, tg = 0;

@@ -74,7 +74,7 @@ export function createControlsView(root, ctx, { uid }) {
         const el = input(f);
         if (el === root.getRootNode().activeElement || (f === 'text' && pendingText !== null)) continue;
         if (kind === 'checkbox') el.checked = Boolean(state[f]);
-        else el.value = String(state[f]);
+        else if (el.value !== String(state[f])) el.value = String(state[f]);  // untouched fields stay as they are
       }
       // Which fields apply to the variant: the others are disabled, with the value the variant implies.
       const v = state.variant;

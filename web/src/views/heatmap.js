@@ -47,6 +47,7 @@ export function createHeatmapView(root, ctx) {
     const groups = groupsOf(state, H);
     const sel = state.sel === '' ? -1 : Number(state.sel);
     const key = JSON.stringify([tokens, cell, groups]);
+    const masked = state.causal ? (i, j) => j > i : null;  // keys a query may not see: grey, not "0"
     const heads = $('heads');
     if (key !== layoutKey) {
       layoutKey = key;
@@ -65,7 +66,7 @@ export function createHeatmapView(root, ctx) {
       }
     }
     for (const canvas of heads.querySelectorAll('canvas[data-head]')) {
-      drawMiniHeatmap(canvas, weights, N, N, { offset: Number(canvas.dataset.head) * N * N, lo: 0, hi: vmax });
+      drawMiniHeatmap(canvas, weights, N, N, { offset: Number(canvas.dataset.head) * N * N, lo: 0, hi: vmax, masked });
       const mark = canvas.parentElement.querySelector('.row-mark');
       mark.hidden = !(sel >= 0 && sel < N);
       mark.style.top = `${Math.max(0, sel) * cell}px`;
@@ -238,7 +239,7 @@ export function createHeatmapView(root, ctx) {
         render();
         $('summary').textContent = `${N} tokens · ${H} query heads · ${positions ? 'sinusoidal positions' : 'RoPE'} · ` +
           `${state.causal ? 'causal' : 'bidirectional'} · computed in ${(performance.now() - t0).toFixed(1)} ms by the ` +
-          `${ctx.info?.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly scalar'} core. Hover or tap a cell; click a row to compare heads.`;
+          `${ctx.info?.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly scalar'} core. Rows are queries, columns keys${state.causal ? ' (grey: masked)' : ''}. Hover or tap a cell; click a row to compare heads.`;
       } catch (e) {
         if (id !== seq) return;
         ctx.reportError('heatmap', e);
