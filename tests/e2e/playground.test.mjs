@@ -161,3 +161,33 @@ test('the dark theme follows prefers-color-scheme', async () => {
   await shot(page, 'playground-dark');
   await page.close();
 });
+
+test('hover reads out query, key and weight; a selected query is shown across all heads (mouse and keyboard)', async () => {
+  const page = await b.open();
+  await heatmapDrawn(page);
+  const el = app(page);
+  const canvas = el.locator('canvas[data-head="2"]');
+  const box = await canvas.boundingBox();
+  const cell = box.width / 6;
+  await page.mouse.move(box.x + cell * 1.5, box.y + cell * 3.5);  // query 3 ("on"), key 1 ("cat")
+  const tip = el.locator('[data-role="tooltip"]');
+  await tip.waitFor({ state: 'visible' });
+  assert.match(await tip.innerText(), /head 2 · query “on” \(3\) → key “cat” \(1\): 0\.\d{3}/);
+  await page.mouse.click(box.x + cell * 1.5, box.y + cell * 3.5);
+  const selected = el.locator('[data-role="selected"]');
+  await selected.waitFor({ state: 'visible' });
+  assert.match(await selected.locator('h3').innerText(), /Query “on” \(3\) in every head/);
+  assert.equal(await selected.locator('tr').count(), 1 + 8, 'a header row and one row per head');
+  assert.match(page.url(), /sel=3/);
+  // Keyboard: focus a map, move down twice, Enter selects that query.
+  await el.locator('canvas[data-head="0"]').focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /sel=2/.test(location.search));
+  assert.match(await selected.locator('h3').innerText(), /Query “sat” \(2\)/);
+  await page.keyboard.press('Escape');
+  await selected.waitFor({ state: 'hidden' });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
