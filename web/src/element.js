@@ -1,7 +1,7 @@
 // element.js — <attention-playground>: the whole playground, or one of its views, in a shadow root.
 //
 //   <attention-playground view="all|heatmap|compare|decode|kv-chart|params" config="variant=mla&dModel=32"
-//                         sync-url controls="off"></attention-playground>
+//                         sync-url controls="off" playground-href="/attention/"></attention-playground>
 // Several elements on one page are independent: each owns its state and shadow root and shares
 // only the worker that runs the core.
 import css from './styles.css?inline';
@@ -81,7 +81,7 @@ export class AttentionPlayground extends HTMLElement {
             ${single ? '' : `<h2 id="${this.uid}-${s}">${SECTIONS[s].title}</h2>`}
             ${SECTIONS[s].intro && !single ? `<p class="intro">${SECTIONS[s].intro}</p>` : ''}
             <div class="view" data-slot="${s}"></div></section>`).join('')}
-        ${single ? `<p class="foot"><a href="./?${toParams({ ...this.state, view: 'all' })}" target="_blank" rel="noopener">Open in the Attention Playground</a> · <span data-role="build"></span></p>` : ''}
+        ${single ? `<p class="foot">${this.#playgroundLink()}<span data-role="build"></span></p>` : ''}
       </div>`;
 
     const ctx = {
@@ -117,6 +117,14 @@ export class AttentionPlayground extends HTMLElement {
     this.controls = null;
     this.errors.clear();
     this.mounted = false;
+  }
+
+  /** "Open in the playground": on our own embed.html (sync-url) or where the page says where it is. */
+  #playgroundLink() {
+    const href = this.getAttribute('playground-href') ?? (this.hasAttribute('sync-url') ? './' : null);
+    if (href === null) return '';
+    const url = `${href}?${toParams({ ...this.state, view: 'all' })}`;
+    return `<a href="${url.replace(/"/g, '&quot;')}" target="_blank" rel="noopener">Open in the Attention Playground</a> · `;
   }
 
   #slot(name) { return this.shadowRoot.querySelector(`[data-slot="${name}"]`); }
