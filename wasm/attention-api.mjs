@@ -151,5 +151,12 @@ export function makeAttention(M, build) {
     presets() {
       return call(() => M.presets());
     },
+    recommend(request) {
+      requireObject('recommend', request);
+      return call(() => M.recommend(request));
+    },
+    deploymentTargets() {
+      return call(() => M.deploymentTargets());
+    },
   });
 }

@@ -210,6 +210,76 @@ export interface Attention {
   kvCacheBytes(cfg: KvCacheConfig): number;
   /** The models of reference/models.md. */
   presets(): Preset[];
+  /** The configurator: the attention geometry for a new model, and why (docs/configurator.md). */
+  recommend(request: RecommendRequest): Recommendation;
+  /** The deployment targets `recommend` knows by id. */
+  deploymentTargets(): DeploymentTarget[];
+}
+
+/** Input of {@link Attention.recommend}: a budget (or dModel + nLayers), a context and a target. */
+export interface RecommendRequest {
+  /** Total parameters, e.g. 8e9. Or give dModel and nLayers instead. */
+  paramBudget?: number;
+  dModel?: number;
+  nLayers?: number;
+  /** Target context length in tokens. */
+  seqLen: number;
+  /** Sequences cached at once. Default 1. */
+  batch?: number;
+  /** A deployment target id from deploymentTargets(), or give memoryBytes; neither: no memory check. */
+  target?: 'phone' | 'laptop-16gb' | 'gpu-24gb' | 'gpu-80gb';
+  memoryBytes?: number;
+  /** KV-cache bytes per element: 4 fp32, 2 bf16/fp16 (default), 1 fp8, 0.5 int4. */
+  bytesPerElement?: number;
+  /** Weight bytes per parameter. Default 2. */
+  weightBytesPerParam?: number;
+  /** Default 'balanced'. */
+  priority?: 'quality' | 'balanced' | 'memory';
+  /** Force a variant: the configurator then prices it and warns instead of choosing. */
+  variant?: Variant;
+  /** Allow MLA under 1B parameters (when the point is to benchmark it). */
+  benchmark?: boolean;
+}
+
+export interface Recommendation {
+  variant: Variant;
+  dModel: number;
+  nLayers: number;
+  nHeads: number;
+  /** 0 for MLA (its latent replaces K/V heads). */
+  nKvHeads: number;
+  dHead: number;
+  latentRank?: number;
+  ropeDim?: number;
+  /** Estimated total parameters of the shape (the budget itself when one was given). */
+  params: number;
+  kvBytesPerTokenPerLayer: number;
+  kvBytesPerToken: number;
+  /** At seqLen tokens for batch sequences. */
+  kvBytesTotal: number;
+  weightBytes: number;
+  memoryBytes: number | null;
+  /** Whether weights + cache fit memoryBytes; null without a target. */
+  fits: boolean | null;
+  marginBytes: number | null;
+  /** One sentence, by the KV cache. */
+  justification: string;
+  reasons: string[];
+  warnings: string[];
+  /** Ids of the rules that fired, in order (docs/configurator.md). */
+  rules: string[];
+  init: string;
+  bias: string;
+  /** The induction-pattern check the built model should pass. */
+  check: string;
+  /** The variants priced, from the largest cache to the smallest. */
+  alternatives: { variant: Variant; nKvHeads: number; latentRank?: number; ropeDim?: number; kvBytesTotal: number; fits: boolean | null }[];
+}
+
+export interface DeploymentTarget {
+  id: string;
+  name: string;
+  memoryBytes: number;
 }
 
 /** Loads the core (memoised per build) and returns its API. */

@@ -14,6 +14,7 @@
 
 #include "attn/accounting.hpp"
 #include "attn/benchmark.hpp"
+#include "attn/configurator.hpp"
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
 #include "attn/session.hpp"
@@ -318,6 +319,89 @@ val build_info_js() {
   return o;
 }
 
+std::optional<std::string> string_field(const val& obj, const char* name) {
+  const val v = obj[name];
+  if (v.isUndefined()) return std::nullopt;
+  if (!v.isString()) attn::throw_type(std::string(name) + " must be a string, got " + describe(v));
+  return v.as<std::string>();
+}
+
+val recommend_js(val cfg) {
+  return guarded([&] {
+    require_object(cfg, "recommend request");
+    check_keys(cfg, "recommend request", {"paramBudget", "dModel", "nLayers", "seqLen", "batch", "target", "memoryBytes",
+                                          "bytesPerElement", "weightBytesPerParam", "priority", "variant", "benchmark"});
+    attn::RecommendQuery q;
+    q.param_budget = number_field(cfg, "paramBudget");
+    q.d_model = number_field(cfg, "dModel");
+    q.n_layers = number_field(cfg, "nLayers");
+    q.seq_len = number_field(cfg, "seqLen");
+    q.batch = number_field(cfg, "batch");
+    q.memory_bytes = number_field(cfg, "memoryBytes");
+    q.bytes_per_element = number_field(cfg, "bytesPerElement");
+    q.weight_bytes_per_param = number_field(cfg, "weightBytesPerParam");
+    q.target = string_field(cfg, "target");
+    q.priority = string_field(cfg, "priority");
+    q.variant = string_field(cfg, "variant");
+    q.benchmark = bool_field(cfg, "benchmark");
+    const attn::Recommendation r = attn::recommend(q);
+    auto strings = [](const std::vector<std::string>& v) {
+      val a = val::array();
+      for (const auto& s : v) a.call<void>("push", s);
+      return a;
+    };
+    auto opt = [](const auto& o) { return o ? val(*o) : val::null(); };
+    val o = val::object();
+    o.set("variant", std::string(attn::variant_name(r.variant)));
+    o.set("dModel", double(r.d_model)); o.set("nLayers", double(r.n_layers)); o.set("nHeads", double(r.n_heads));
+    o.set("nKvHeads", double(r.n_kv_heads)); o.set("dHead", double(r.d_head));
+    if (r.variant == attn::Variant::MLA) {
+      o.set("latentRank", double(r.latent_rank));
+      o.set("ropeDim", double(r.rope_dim));
+    }
+    o.set("params", r.params);
+    o.set("kvBytesPerTokenPerLayer", r.kv_bytes_per_token_per_layer);
+    o.set("kvBytesPerToken", r.kv_bytes_per_token);
+    o.set("kvBytesTotal", r.kv_bytes_total);
+    o.set("weightBytes", r.weight_bytes);
+    o.set("memoryBytes", opt(r.memory_bytes));
+    o.set("fits", opt(r.fits));
+    o.set("marginBytes", opt(r.margin_bytes));
+    o.set("justification", r.justification);
+    o.set("reasons", strings(r.reasons));
+    o.set("warnings", strings(r.warnings));
+    o.set("rules", strings(r.rules));
+    o.set("init", r.init); o.set("bias", r.bias); o.set("check", r.check);
+    val alts = val::array();
+    for (const auto& a : r.alternatives) {
+      val x = val::object();
+      x.set("variant", std::string(attn::variant_name(a.variant)));
+      x.set("nKvHeads", double(a.n_kv_heads));
+      if (a.variant == attn::Variant::MLA) {
+        x.set("latentRank", double(a.latent_rank));
+        x.set("ropeDim", double(a.rope_dim));
+      }
+      x.set("kvBytesTotal", a.kv_bytes_total);
+      x.set("fits", r.memory_bytes ? val(a.fits) : val::null());
+      alts.call<void>("push", x);
+    }
+    o.set("alternatives", alts);
+    return o;
+  });
+}
+
+val deployment_targets_js() {
+  val list = val::array();
+  for (const auto& t : attn::deployment_targets()) {
+    val o = val::object();
+    o.set("id", std::string(t.id));
+    o.set("name", std::string(t.name));
+    o.set("memoryBytes", t.memory_bytes);
+    list.call<void>("push", o);
+  }
+  return list;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Benchmarks: timed inside wasm, so that JS call overhead and copies are not measured. Each timed
 // call goes through a volatile function pointer, so the kernels stay in functions that V8 tiers up.
@@ -388,6 +472,8 @@ EMSCRIPTEN_BINDINGS(attention) {
   emscripten::function("paramCount", &param_count_js);
   emscripten::function("kvCacheBytes", &kv_cache_bytes_js);
   emscripten::function("presets", &presets_js);
+  emscripten::function("recommend", &recommend_js);
+  emscripten::function("deploymentTargets", &deployment_targets_js);
   emscripten::function("buildInfo", &build_info_js);
   emscripten::function("benchmarkForward", &benchmark_forward_js);
   emscripten::function("benchmarkDecode", &benchmark_decode_js);

@@ -34,8 +34,6 @@ const char* variant_name(Variant v) {
 
 float Shape::scale() const { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh + dr))); }
 
-namespace {
-
 Variant parse_variant(const std::optional<std::string>& v) {
   if (!v) throw_type("variant is required: one of 'mha', 'mqa', 'gqa', 'mla'");
   if (*v == "mha") return Variant::MHA;
@@ -44,6 +42,8 @@ Variant parse_variant(const std::optional<std::string>& v) {
   if (*v == "mla") return Variant::MLA;
   throw_range("variant ('" + v->substr(0, 40) + "') must be one of 'mha', 'mqa', 'gqa', 'mla'");
 }
+
+namespace {
 
 // An integer field in [lo, hi]. Absent: `fallback` if given, else a TypeError naming the field.
 int64_t int_field(const char* name, const std::optional<double>& v, double lo, double hi,

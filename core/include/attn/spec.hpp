@@ -14,6 +14,8 @@ namespace attn {
 
 enum class Variant { MHA, MQA, GQA, MLA };
 const char* variant_name(Variant v);  // "mha", "mqa", "gqa", "mla"
+// "mha" | "mqa" | "gqa" | "mla" -> Variant; absent: TypeError, anything else: RangeError.
+Variant parse_variant(const std::optional<std::string>& v);
 
 // The `rope` field: false (absent), true, or { base }.
 struct RopeField {

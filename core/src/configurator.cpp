@@ -1,0 +1,358 @@
+// configurator.cpp — the configurator's tables and rules (see configurator.hpp, docs/configurator.md).
+#include "attn/configurator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "attn/accounting.hpp"
+#include "attn/errors.hpp"
+
+namespace attn {
+
+// ---------------------------------------------------------------------------------------------
+// The tables.
+
+// Rule-of-thumb shapes at anchor budgets: the lesson's table (125M, 350M, 1B, 70B) and the real
+// models between them. A budget takes the nearest anchor (in log scale) and scales its layers.
+const std::vector<SizeRow>& size_table() {
+  static const std::vector<SizeRow> rows = {
+      {125e6, 768, 12, 64, 12, "lesson: Small (~125M); GPT-2 small"},
+      {350e6, 1024, 16, 64, 24, "lesson: Base (~350M); GPT-2 medium"},
+      {1e9, 2048, 16, 128, 16, "lesson: Large (~1B); Llama 3.2 1B has dModel 2048 and 16 layers"},
+      {3e9, 3072, 24, 128, 28, "Llama 3.2 3B"},
+      {8e9, 4096, 32, 128, 32, "Llama 3 8B, Mistral 7B"},
+      {13e9, 5120, 40, 128, 40, "Llama 2 13B"},
+      {33e9, 6656, 52, 128, 60, "LLaMA 33B"},
+      {70e9, 8192, 64, 128, 80, "lesson: Frontier (~70B); Llama 3 70B"},
+      {405e9, 16384, 128, 128, 126, "Llama 3.1 405B"},
+  };
+  return rows;
+}
+
+const std::vector<DeploymentTarget>& deployment_targets() {
+  static const std::vector<DeploymentTarget> targets = {
+      {"phone", "phone or browser tab (4 GB)", 4e9},
+      {"laptop-16gb", "16 GB laptop", 16e9},
+      {"gpu-24gb", "24 GB GPU (RTX 4090)", 24e9},
+      {"gpu-80gb", "80 GB GPU (A100 / H100)", 80e9},
+  };
+  return targets;
+}
+
+namespace {
+
+constexpr double kMinBudget = 10e6, kMaxBudget = 2e12;
+constexpr double kVocab = 32000;          // vocabulary assumed by the parameter estimate of a direct shape
+constexpr int64_t kMinHeadWidth = 32;      // the lesson's refusal: d_head < 32
+constexpr int64_t kMhaMaxHeadsLong = 16;   // MHA with more heads than this ...
+constexpr double kLongContext = 32768;     // ... beyond this context is refused unless priced
+constexpr double kMlaMinParams = 1e9;      // MLA under 1B parameters only to benchmark it
+constexpr double kSmallModel = 1e9;        // balanced: below this size and ...
+constexpr double kShortContext = 8192;     // ... up to this context, MHA's cache is cheap
+constexpr double kHeadroom = 0.10;         // fits with less than 10 % of memory left: a warning
+constexpr int64_t kGqaGroups = 8;          // GQA's default K/V heads (Llama 2 70B, Llama 3, Mistral)
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (b >= 1024 && u < 5) { b /= 1024; ++u; }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+  return buf;
+}
+std::string human_gb(double b) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f GB", b / 1e9);
+  return buf;
+}
+std::string human_count(double n) {
+  char buf[48];
+  if (n >= 1e9) std::snprintf(buf, sizeof buf, "%.1fB", n / 1e9);
+  else std::snprintf(buf, sizeof buf, "%.0fM", n / 1e6);
+  return buf;
+}
+std::string variant_label(Variant v, int64_t g, int64_t r, int64_t dr) {
+  switch (v) {
+    case Variant::MHA: return "MHA";
+    case Variant::MQA: return "MQA";
+    case Variant::GQA: return "GQA with " + fmt(double(g)) + " KV heads";
+    case Variant::MLA: return "MLA (latent rank " + fmt(double(r)) + ", RoPE key " + fmt(double(dr)) + ")";
+  }
+  return "?";
+}
+
+double number(const char* name, const std::optional<double>& v, double lo, double hi, bool integer) {
+  if (!std::isfinite(*v) || (integer && *v != std::floor(*v)) || *v < lo || *v > hi) {
+    throw_range(std::string(name) + " (" + fmt(*v) + ") must be " + (integer ? "an integer" : "a number") +
+                " between " + fmt(lo) + " and " + fmt(hi));
+  }
+  return *v;
+}
+
+// One rung of the variant ladder, priced at the query's context and batch.
+struct Rung {
+  Variant variant;
+  int64_t g, r, dr;
+};
+std::string short_name(const Rung& r) {
+  switch (r.variant) {
+    case Variant::MHA: return "MHA";
+    case Variant::MQA: return "MQA";
+    case Variant::GQA: return "GQA-" + fmt(double(r.g));
+    case Variant::MLA: return "MLA";
+  }
+  return "?";
+}
+
+struct Context {
+  double params, seq, batch, bpe, weight_bytes;
+  std::optional<double> memory;
+  int64_t h, dh, layers;
+  double kv_total(const Rung& x) const {
+    return kv_elements_per_token_per_layer(x.variant, h, x.g, dh, x.r, x.dr) * bpe * double(layers) * seq * batch;
+  }
+  bool fits(const Rung& x) const { return memory && weight_bytes + kv_total(x) <= *memory; }
+};
+
+}  // namespace
+
+Recommendation recommend(const RecommendQuery& q) {
+  Recommendation rec;
+  auto fire = [&](const char* id, const std::string& reason) {
+    rec.rules.push_back(id);
+    rec.reasons.push_back(reason);
+  };
+
+  // --- the request ------------------------------------------------------------------------------
+  if (!q.seq_len) throw_type("seqLen is required: the target context length in tokens");
+  const double seq = number("seqLen", q.seq_len, 1, 1e8, true);
+  const double batch = q.batch ? number("batch", q.batch, 1, 1e6, true) : 1.0;
+  const double bpe = q.bytes_per_element ? number("bytesPerElement", q.bytes_per_element, 0.125, 16, false) : 2.0;
+  const double wbpp = q.weight_bytes_per_param ? number("weightBytesPerParam", q.weight_bytes_per_param, 0.125, 16, false) : 2.0;
+  const std::string priority = q.priority.value_or("balanced");
+  if (priority != "quality" && priority != "balanced" && priority != "memory") {
+    throw_range("priority ('" + priority.substr(0, 40) + "') must be 'quality', 'balanced' or 'memory'");
+  }
+  std::optional<Variant> forced;
+  if (q.variant) forced = parse_variant(q.variant);
+  if (q.target && q.memory_bytes) throw_range("give target or memoryBytes, not both");
+  if (q.target) {
+    const auto& ts = deployment_targets();
+    auto it = std::find_if(ts.begin(), ts.end(), [&](const DeploymentTarget& t) { return *q.target == t.id; });
+    if (it == ts.end()) {
+      std::string ids;
+      for (const auto& t : ts) ids += (ids.empty() ? "'" : ", '") + std::string(t.id) + "'";
+      throw_range("target ('" + q.target->substr(0, 40) + "') must be one of " + ids + ", or give memoryBytes");
+    }
+    rec.memory_bytes = it->memory_bytes;
+  } else if (q.memory_bytes) {
+    rec.memory_bytes = number("memoryBytes", q.memory_bytes, 1, 1e16, false);
+  }
+
+  // --- the shape: size table, or dModel + nLayers given -----------------------------------------
+  int64_t d, h, dh, layers;
+  double params;
+  if (q.param_budget) {
+    if (q.d_model || q.n_layers) throw_range("give paramBudget or dModel + nLayers, not both");
+    const double budget = *q.param_budget;
+    if (!std::isfinite(budget) || budget < kMinBudget) {
+      throw_range("paramBudget (" + fmt(budget) + ") is too small for any shape the configurator recommends: " +
+                  "it needs at least " + fmt(kMinBudget) + " parameters (a dModel of 64 with d_head >= 32)");
+    }
+    if (budget > kMaxBudget) throw_range("paramBudget (" + fmt(budget) + ") must be at most " + fmt(kMaxBudget));
+    const auto& rows = size_table();
+    const SizeRow* best = &rows[0];
+    for (const auto& r : rows) {
+      if (std::fabs(std::log(budget / r.params)) < std::fabs(std::log(budget / best->params))) best = &r;
+    }
+    d = best->d_model;
+    h = best->n_heads;
+    dh = best->d_head;
+    layers = std::max<int64_t>(1, std::llround(double(best->n_layers) * budget / best->params));
+    params = budget;
+    fire("size-table", "Size table: " + human_count(budget) + " parameters is nearest the " + human_count(best->params) +
+                           " anchor (" + best->source + "): dModel " + fmt(double(d)) + ", " + fmt(double(h)) +
+                           " heads of " + fmt(double(dh)) + ", " + fmt(double(best->n_layers)) + " layers" +
+                           (layers != best->n_layers ? ", scaled to " + fmt(double(layers)) + " layers for this budget" : "") + ".");
+  } else {
+    if (!q.d_model || !q.n_layers) throw_type("paramBudget is required, or both dModel and nLayers");
+    d = int64_t(number("dModel", q.d_model, 1, 131072, true));
+    layers = int64_t(number("nLayers", q.n_layers, 1, 1000, true));
+    dh = 0;
+    for (int64_t w : {d >= 2048 ? int64_t(128) : int64_t(64), int64_t(64), int64_t(128), int64_t(96), int64_t(80),
+                      int64_t(48), int64_t(32)}) {
+      if (d % w == 0 && w >= kMinHeadWidth) { dh = w; break; }
+    }
+    if (dh == 0) {
+      throw_range("dModel (" + fmt(double(d)) + ") has no head width of at least 32 that divides it: the configurator " +
+                  "refuses d_head < 32 (heads start fighting the sqrt(d_head) scale); use a multiple of 32");
+    }
+    h = d / dh;
+    // Estimate: attention 4*D^2 (as MHA; GQA/MLA save part of it), MLP 8*D^2, embeddings 32K * D.
+    params = double(layers) * 12.0 * double(d) * double(d) + kVocab * double(d);
+    fire("direct-shape", "Shape given: dModel " + fmt(double(d)) + " and " + fmt(double(layers)) + " layers; d_head " +
+                             fmt(double(dh)) + " (64 up to dModel 1024, 128 from 2048) gives " + fmt(double(h)) + " heads.");
+  }
+  rec.d_model = d;
+  rec.n_heads = h;
+  rec.d_head = dh;
+  rec.n_layers = layers;
+  rec.params = params;
+  rec.weight_bytes = params * wbpp;
+
+  Context c{params, seq, batch, bpe, rec.weight_bytes, rec.memory_bytes, h, dh, layers};
+  const bool mla_allowed = params >= kMlaMinParams || q.benchmark;
+
+  // --- the ladder: MHA, GQA-8/4/2, MQA, MLA (where allowed) ---------------------------------------
+  std::vector<Rung> ladder = {{Variant::MHA, h, 0, 0}};
+  for (int64_t g : {int64_t(8), int64_t(4), int64_t(2)}) {
+    if (g < h && h % g == 0) ladder.push_back({Variant::GQA, g, 0, 0});
+  }
+  ladder.push_back({Variant::MQA, 1, 0, 0});
+  const Rung mla{Variant::MLA, h, 4 * dh, dh / 2};  // DeepSeek-V2/V3 ratios: r = 512, dr = 64 at d_head 128
+  if (mla_allowed || (forced && *forced == Variant::MLA)) ladder.push_back(mla);
+  // From the largest cache to the smallest: the fit rule takes the first rung that fits, i.e. the
+  // most K/V capacity the memory allows. (MLA's r + dr = 4.5 dh sits between GQA-4 and GQA-2.)
+  std::stable_sort(ladder.begin(), ladder.end(), [&](const Rung& a, const Rung& b) {
+    return kv_elements_per_token_per_layer(a.variant, h, a.g, dh, a.r, a.dr) >
+           kv_elements_per_token_per_layer(b.variant, h, b.g, dh, b.r, b.dr);
+  });
+  std::string ladder_text;  // e.g. "MHA > GQA-8 > GQA-4 > MLA > GQA-2 > MQA"
+  for (const Rung& r : ladder) ladder_text += (ladder_text.empty() ? "" : " > ") + short_name(r);
+  auto rung_of = [&](Variant v) {
+    for (const Rung& r : ladder) if (r.variant == v) return r;
+    return ladder.front();
+  };
+  const Rung mha = ladder.front();
+  const Rung gqa = ladder.size() > 1 && ladder[1].variant == Variant::GQA ? ladder[1] : ladder.front();
+
+  // --- the variant rules, in order ----------------------------------------------------------------
+  Rung pick;
+  if (forced) {
+    pick = rung_of(*forced);
+    if (*forced == Variant::GQA && pick.variant != Variant::GQA) {
+      throw_range("variant ('gqa') needs a K/V head count that divides nHeads (" + fmt(double(h)) + "): none of 8, 4, 2 does");
+    }
+    fire("forced-variant", "Variant " + variant_label(pick.variant, pick.g, pick.r, pick.dr) + " was asked for; the configurator prices it.");
+  } else if (priority == "quality") {
+    pick = mha;
+    fire("quality-mha", "Priority quality: MHA, every query head with its own keys and values (DeepSeek-V2 Table 8: MHA leads GQA-8 and MQA on BBH and MMLU at 7B).");
+  } else if (priority == "memory") {
+    if (mla_allowed) {
+      pick = mla;
+      fire("memory-mla", "Priority memory: MLA caches a latent of rank " + fmt(double(mla.r)) + " plus a RoPE key of " +
+                             fmt(double(mla.dr)) + " per token, like DeepSeek-V2/V3.");
+    } else {
+      pick = rung_of(Variant::MQA);
+      fire("memory-mqa", "Priority memory: MQA, one K/V head (MLA is left out under 1B parameters).");
+    }
+  } else if (params < kSmallModel && seq <= kShortContext) {
+    pick = mha;
+    fire("balanced-small-mha", "Balanced, small model (" + human_count(params) + ") at a short context (" + fmt(seq) +
+                                   " tokens): MHA's cache is cheap, so keep every head's own keys and values.");
+  } else {
+    pick = gqa;
+    fire("balanced-gqa", "Balanced: GQA with " + fmt(double(gqa.g)) + " KV heads, the Llama 2 70B / Llama 3 / Mistral choice; " +
+                             "GQA-8 scores within 0.1 of MHA at 1/" + fmt(double(h / std::max<int64_t>(gqa.g, 1))) +
+                             " of its cache (Ainslie et al. 2023, Table 1: 47.1 vs 47.2).");
+  }
+
+  // Refusal: MHA with more than 16 heads beyond 32K context, unless priced and GQA/MLA offered.
+  if (pick.variant == Variant::MHA && h > kMhaMaxHeadsLong && seq > kLongContext) {
+    const std::string priced = "MHA with " + fmt(double(h)) + " heads at " + fmt(seq) + " tokens needs " +
+                               human_bytes(c.kv_total(mha)) + " of KV cache; GQA-" + fmt(double(gqa.g)) + " needs " +
+                               human_bytes(c.kv_total(gqa)) + (mla_allowed ? ", MLA " + human_bytes(c.kv_total(mla)) : "");
+    if (forced) {
+      rec.rules.push_back("refuse-mha-long-context");
+      rec.warnings.push_back("Refused by the lesson unless priced: " + priced + ".");
+    } else {
+      pick = gqa;
+      fire("refuse-mha-long-context", "MHA with more than 16 heads beyond 32K tokens is refused: " + priced + "; GQA instead.");
+    }
+  }
+  // Refusal: MLA under 1B parameters unless the point is to benchmark it.
+  if (pick.variant == Variant::MLA && params < kMlaMinParams && !q.benchmark) {
+    rec.rules.push_back("refuse-mla-small");
+    rec.warnings.push_back("MLA under 1B parameters is refused unless you are benchmarking it: at " + human_count(params) +
+                           " the latent's extra projections cost more than the cache saves (set benchmark to silence this).");
+  }
+
+  // Fit: walk down the ladder until weights + cache fit the target (a forced variant is only priced).
+  if (rec.memory_bytes && !c.fits(pick) && !forced) {
+    const Rung before = pick;
+    auto it = std::find_if(ladder.begin(), ladder.end(), [&](const Rung& r) {
+      return r.variant == pick.variant && r.g == pick.g;
+    });
+    for (; it != ladder.end(); ++it) {
+      if (c.fits(*it)) { pick = *it; break; }
+    }
+    if (pick.variant != before.variant || pick.g != before.g) {
+      fire("fit-ladder", variant_label(before.variant, before.g, before.r, before.dr) + " does not fit " + human_gb(*rec.memory_bytes) +
+                             " (weights " + human_gb(rec.weight_bytes) + " + cache " + human_gb(c.kv_total(before)) + "); " +
+                             variant_label(pick.variant, pick.g, pick.r, pick.dr) + " is the first of " + ladder_text +
+                             " (largest cache first) that does.");
+    }
+  }
+
+  // --- the numbers -------------------------------------------------------------------------------
+  rec.variant = pick.variant;
+  rec.n_kv_heads = pick.variant == Variant::MLA ? 0 : pick.g;
+  rec.latent_rank = pick.r;
+  rec.rope_dim = pick.dr;
+  rec.kv_bytes_per_token_per_layer = kv_elements_per_token_per_layer(pick.variant, h, pick.g, dh, pick.r, pick.dr) * bpe;
+  rec.kv_bytes_per_token = rec.kv_bytes_per_token_per_layer * double(layers);
+  rec.kv_bytes_total = c.kv_total(pick);
+  for (const Rung& r : ladder) rec.alternatives.push_back({r.variant, r.variant == Variant::MLA ? 0 : r.g, r.r, r.dr, c.kv_total(r), c.fits(r)});
+
+  const std::string name = variant_label(pick.variant, pick.g, pick.r, pick.dr);
+  const double vs_mha = c.kv_total(mha) / std::max(rec.kv_bytes_total, 1.0);
+  std::string sentence = name + ": at " + fmt(seq) + " tokens" + (batch > 1 ? " x " + fmt(batch) + " sequences" : "") +
+                         " its KV cache is " + human_bytes(rec.kv_bytes_total);
+  if (pick.variant != Variant::MHA) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.3g", vs_mha);
+    sentence += " against " + human_bytes(c.kv_total(mha)) + " for MHA (" + ratio + "x smaller)";
+  } else {
+    sentence += ", " + human_bytes(rec.kv_bytes_per_token) + " per token";
+  }
+  if (rec.memory_bytes) {
+    const double used = rec.weight_bytes + rec.kv_bytes_total;
+    rec.fits = used <= *rec.memory_bytes;
+    rec.margin_bytes = *rec.memory_bytes - used;
+    sentence += *rec.fits ? ", and weights + cache fit " + human_gb(*rec.memory_bytes) + " with " + human_gb(*rec.margin_bytes) + " to spare."
+                          : ", and weights + cache (" + human_gb(used) + ") do not fit " + human_gb(*rec.memory_bytes) + ".";
+    if (rec.weight_bytes > *rec.memory_bytes) {
+      rec.rules.push_back("weights-exceed-memory");
+      rec.warnings.push_back("The weights alone (" + human_gb(rec.weight_bytes) + " at " + fmt(wbpp) +
+                             " bytes per parameter) exceed the target's " + human_gb(*rec.memory_bytes) +
+                             ": no attention variant can fix that; quantize the weights, shard them, or pick a bigger device.");
+    } else if (!*rec.fits) {
+      rec.rules.push_back("does-not-fit");
+      rec.warnings.push_back("Even " + name + " does not fit: shorten the context or the batch, quantize the cache (bytesPerElement), or pick a bigger device.");
+    } else if (*rec.margin_bytes < kHeadroom * *rec.memory_bytes) {
+      rec.rules.push_back("little-headroom");
+      rec.warnings.push_back("Fits with less than 10 % of memory to spare (" + human_gb(*rec.margin_bytes) +
+                             "): activations and the runtime need room too.");
+    }
+  } else {
+    sentence += "; no deployment target was given, so nothing is checked against memory.";
+  }
+  rec.justification = sentence;
+  if (sentence.back() != '.') rec.justification += ".";
+
+  char std_o[32];
+  std::snprintf(std_o, sizeof std_o, "%.4f", 0.02 / std::sqrt(2.0 * double(layers)));
+  rec.init = "Initialise W_q, W_k, W_v and W_o from N(0, 0.02^2), and scale W_o by 1/sqrt(2 * nLayers) (std " +
+             std::string(std_o) + " here) so the residual stream does not grow with depth (GPT-2).";
+  rec.bias = "No biases on Q, K, V or O, as in Llama, Mistral and DeepSeek (Qwen 2 keeps a Q/K/V bias; it is optional).";
+  const int64_t h_small = std::min<int64_t>(h, 8);
+  const int64_t g_small = pick.variant == Variant::MQA ? 1 : pick.variant == Variant::GQA ? std::max<int64_t>(1, h_small * pick.g / h) : h_small;
+  rec.check = "Induction check: a 2-layer attention-only model with this geometry scaled down (dModel 64, " + fmt(double(h_small)) +
+              " heads" + (pick.variant == Variant::GQA || pick.variant == Variant::MQA ? ", " + fmt(double(g_small)) + " KV heads" : "") +
+              (pick.variant == Variant::MLA ? ", latent rank 16, RoPE key 4" : "") +
+              "), trained on sequences with repeated random segments, should predict B after A in 'A B ... A' with at least 95 % accuracy (Olsson et al. 2022).";
+  return rec;
+}
+
+}  // namespace attn

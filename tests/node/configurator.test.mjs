@@ -1,0 +1,61 @@
+// configurator.test.mjs: recommend() through the JS API on both builds: the lesson's rule-of-thumb
+// table, a real deployment case, refusals, and bad requests answered with an Error naming the field.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+
+import { BUILDS, load } from './helpers.mjs';
+
+for (const build of BUILDS) {
+  describe(`recommend (${build.name})`, () => {
+    let attn;
+    before(async () => { attn = await load(build.simd); });
+
+    test('the rule-of-thumb table: 125M, 350M, 1B, 70B', () => {
+      const rows = [[125e6, 768, 12, 64], [350e6, 1024, 16, 64], [1e9, 2048, 16, 128], [70e9, 8192, 64, 128]];
+      for (const [paramBudget, dModel, nHeads, dHead] of rows) {
+        const r = attn.recommend({ paramBudget, seqLen: 2048 });
+        assert.deepEqual([r.dModel, r.nHeads, r.dHead], [dModel, nHeads, dHead], `${paramBudget}`);
+      }
+      const big = attn.recommend({ paramBudget: 70e9, seqLen: 2048 });
+      assert.equal(big.variant, 'gqa');
+      assert.equal(big.nKvHeads, 8);
+    });
+
+    test('an 8B model at 8K on a 24 GB GPU gets GQA with 8 KV heads, and it fits', () => {
+      const r = attn.recommend({ paramBudget: 8e9, seqLen: 8192, target: 'gpu-24gb' });
+      assert.equal(r.variant, 'gqa');
+      assert.equal(r.nKvHeads, 8);
+      assert.equal(r.fits, true);
+      assert.equal(r.kvBytesPerTokenPerLayer, 2 * 8 * 128 * 2);
+      assert.equal(r.kvBytesTotal, 2 * 8 * 128 * 2 * 32 * 8192);
+      assert.equal(r.memoryBytes, 24e9);
+      assert.ok(r.marginBytes > 0);
+      assert.match(r.justification, /KV cache/);
+      assert.ok(r.rules.includes('balanced-gqa'));
+      assert.ok(r.alternatives.length >= 5);
+    });
+
+    test('refusals become warnings when the variant is forced', () => {
+      const mha = attn.recommend({ paramBudget: 8e9, seqLen: 65536, variant: 'mha' });
+      assert.ok(mha.rules.includes('refuse-mha-long-context'));
+      assert.match(mha.warnings.join(' '), /MHA with 32 heads/);
+      const mla = attn.recommend({ paramBudget: 350e6, seqLen: 4096, variant: 'mla' });
+      assert.ok(mla.rules.includes('refuse-mla-small'));
+      assert.equal(attn.recommend({ paramBudget: 350e6, seqLen: 4096, variant: 'mla', benchmark: true }).warnings.length, 0);
+    });
+
+    test('deployment targets', () => {
+      assert.deepEqual(attn.deploymentTargets().map((t) => t.id), ['phone', 'laptop-16gb', 'gpu-24gb', 'gpu-80gb']);
+    });
+
+    test('bad requests name the field; the module keeps working', () => {
+      assert.throws(() => attn.recommend({ paramBudget: 1000, seqLen: 2048 }), (e) => e instanceof RangeError && /paramBudget \(1000\)/.test(e.message));
+      assert.throws(() => attn.recommend({ paramBudget: 8e9 }), (e) => e instanceof TypeError && /seqLen/.test(e.message));
+      assert.throws(() => attn.recommend({ paramBudget: '8B', seqLen: 1 }), (e) => e instanceof TypeError && /paramBudget/.test(e.message));
+      assert.throws(() => attn.recommend({ paramBudget: 8e9, seqLen: 1, target: 'tpu' }), /target \('tpu'\)/);
+      assert.throws(() => attn.recommend({ paramBudget: 8e9, seqLen: 1, budget: 3 }), (e) => e instanceof TypeError && /budget/.test(e.message));
+      assert.throws(() => attn.recommend(null), TypeError);
+      assert.equal(attn.recommend({ paramBudget: 8e9, seqLen: 8192, target: 'gpu-24gb' }).nKvHeads, 8);
+    });
+  });
+}
