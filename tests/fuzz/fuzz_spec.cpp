@@ -1,4 +1,5 @@
-// fuzz_spec.cpp — libFuzzer target: arbitrary specs through validation, forward and sessions.
+// fuzz_spec.cpp — libFuzzer target: arbitrary specs through validation, accounting, the configurator,
+// forward and sessions.
 // Any attn::Error is an accepted outcome; a crash, a sanitizer report, a non-finite output for
 // finite input or any other exception is a bug. Sizes are drawn small so that each input runs fast;
 // the size cap is exercised through resolve() with large values, which must refuse before allocating.
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "attn/accounting.hpp"
+#include "attn/configurator.hpp"
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
 #include "attn/session.hpp"
@@ -68,6 +70,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     q.latent_rank = raw.latent_rank; q.rope_dim = raw.rope_dim; q.n_layers = rd.field(); q.seq_len = raw.seq_len;
     const double bytes = attn::kv_cache_bytes(q);
     if (!(bytes >= 0)) __builtin_trap();
+  } catch (const attn::Error&) {
+  }
+  try {
+    // The configurator on the same fields (budget from dModel, context from seqLen, ...).
+    static const char* kTargets[] = {"phone", "laptop-16gb", "gpu-24gb", "gpu-80gb", "tpu"};
+    static const char* kPriorities[] = {"quality", "balanced", "memory", "fast"};
+    attn::RecommendQuery rq;
+    const uint8_t how = rd.byte();
+    if (how & 1) rq.param_budget = raw.d_model ? std::optional<double>(*raw.d_model * 1e8) : std::nullopt;
+    else { rq.d_model = raw.d_model; rq.n_layers = raw.n_heads; }
+    rq.seq_len = raw.seq_len;
+    rq.batch = raw.n_kv_heads;
+    if (how & 2) rq.target = std::string(kTargets[rd.byte() % 5]);
+    if (how & 4) rq.memory_bytes = raw.rope.base;
+    if (how & 8) rq.priority = std::string(kPriorities[rd.byte() % 4]);
+    if (how & 16) rq.variant = raw.variant;
+    rq.benchmark = how & 32;
+    const attn::Recommendation rec = attn::recommend(rq);
+    if (!(rec.kv_bytes_total >= 0) || rec.n_heads < 1 || rec.d_head < 32 || rec.justification.empty()) __builtin_trap();
   } catch (const attn::Error&) {
   }
   try {
