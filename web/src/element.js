@@ -1,6 +1,6 @@
 // element.js — <attention-playground>: the whole playground, or one of its views, in a shadow root.
 //
-//   <attention-playground view="all|heatmap|compare|decode|kv-chart|params" config="variant=mla&dModel=32"
+//   <attention-playground view="all|heatmap|compare|decode|kv-chart|params|configurator" config="variant=mla&dModel=32"
 //                         sync-url controls="off" playground-href="/attention/"></attention-playground>
 // Several elements on one page are independent: each owns its state and shadow root and shares
 // only the worker that runs the core.
@@ -13,6 +13,7 @@ import { createCompareView } from './views/compare.js';
 import { createDecodeView } from './views/decode.js';
 import { createKvChartView } from './views/kv-chart.js';
 import { createParamsView } from './views/params.js';
+import { createConfiguratorView } from './views/configurator.js';
 
 const SECTIONS = {
   heatmap: { title: 'Attention maps, one per head', create: createHeatmapView,
@@ -23,8 +24,12 @@ const SECTIONS = {
     intro: 'Add tokens one at a time: each appended token stores its keys and values (or the MLA latent) in the cache.' },
   params: { title: 'Parameters and KV cache per token', create: createParamsView, intro: '' },
   'kv-chart': { title: 'KV-cache size against context length', create: createKvChartView, intro: '' },
+  configurator: { title: 'Configurator: a new model\'s attention', create: createConfiguratorView,
+    intro: 'From a parameter budget, a context length and a device: the variant, the head counts and the KV cache they cost.' },
 };
-const ALL = ['heatmap', 'compare', 'decode', 'params', 'kv-chart'];
+const ALL = ['heatmap', 'compare', 'decode', 'params', 'kv-chart', 'configurator'];
+/** Single views whose settings are their own: the shape form is not shown with them. */
+const NO_CONTROLS = ['kv-chart', 'params', 'configurator'];
 
 let uidCounter = 0;
 
@@ -60,7 +65,7 @@ export class AttentionPlayground extends HTMLElement {
     this.state = this.#readState();
     const view = this.state.view;
     const single = view !== 'all';
-    const showControls = !single || (this.getAttribute('controls') !== 'off' && view !== 'kv-chart' && view !== 'params');
+    const showControls = !single || (this.getAttribute('controls') !== 'off' && !NO_CONTROLS.includes(view));
     const sections = single ? [view] : ALL;
     const simdParam = new URLSearchParams(location.search).get('simd');
     this.client = sharedClient(simdParam === '0' ? false : 'auto');
@@ -89,6 +94,7 @@ export class AttentionPlayground extends HTMLElement {
       setState: (patch) => this.setState(patch),
       reportError: (source, error) => this.#reportError(source, error),
       theme: () => this.#theme(),
+      openPlayground: (patch) => this.#openPlayground(patch),
       info: null,
       presets: [],
     };
@@ -119,12 +125,34 @@ export class AttentionPlayground extends HTMLElement {
     this.mounted = false;
   }
 
-  /** "Open in the playground": on our own embed.html (sync-url) or where the page says where it is. */
-  #playgroundLink() {
+  /** The full playground's URL for a state: on our own embed.html (sync-url) or where the page says it is. */
+  #playgroundUrl(state) {
     const href = this.getAttribute('playground-href') ?? (this.hasAttribute('sync-url') ? './' : null);
-    if (href === null) return '';
-    const url = `${href}?${toParams({ ...this.state, view: 'all' })}`;
+    return href === null ? null : `${href}?${toParams({ ...state, view: 'all' })}`;
+  }
+
+  /** "Open in the playground": the link under a single view. */
+  #playgroundLink() {
+    const url = this.#playgroundUrl(this.state);
+    if (url === null) return '';
     return `<a href="${url.replace(/"/g, '&quot;')}" target="_blank" rel="noopener">Open in the Attention Playground</a> · `;
+  }
+
+  /**
+   * Shows a shape in the attention maps: in the full playground, applies it and scrolls to the maps;
+   * in a single view, opens the full playground with it in a new tab.
+   * @returns {'applied' | 'opened' | null} null: a single view that does not know where the playground is
+   */
+  #openPlayground(patch) {
+    if (this.state.view === 'all') {
+      this.setState(patch);
+      this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      return 'applied';
+    }
+    const url = this.#playgroundUrl({ ...this.state, ...patch });
+    if (url === null) return null;
+    window.open(url, '_blank', 'noopener');
+    return 'opened';
   }
 
   #slot(name) { return this.shadowRoot.querySelector(`[data-slot="${name}"]`); }

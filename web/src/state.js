@@ -4,7 +4,7 @@
 
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
 
-export const VIEWS = ['all', 'heatmap', 'compare', 'decode', 'kv-chart', 'params'];
+export const VIEWS = ['all', 'heatmap', 'compare', 'decode', 'kv-chart', 'params', 'configurator'];
 export const VARIANTS = ['mha', 'mqa', 'gqa', 'mla'];
 export const DTYPES = { fp32: 4, bf16: 2, fp8: 1, int4: 0.5 };
 
@@ -27,10 +27,23 @@ export const DEFAULTS = Object.freeze({
   dtype: 'bf16',
   batch: 1,
   presets: 'llama-3-70b,deepseek-v3,gpt2-small',
+  // The configurator's form (views/configurator.js): what it asks the core's recommend for.
+  cfgBudget: 8e9,    // total parameters
+  cfgDModel: 0,      // cfgDModel / cfgLayers > 0: give dModel and layers instead of the budget
+  cfgLayers: 0,
+  cfgSeqLen: 8192,
+  cfgBatch: 1,
+  cfgTarget: 'gpu-24gb', // a deploymentTargets() id, 'custom' (cfgMemoryGB) or 'none'
+  cfgMemoryGB: 40,
+  cfgDtype: 'bf16',  // KV-cache data type
+  cfgPriority: 'balanced',
+  cfgVariant: '',    // '' = let the configurator choose
+  cfgBenchmark: false,
 });
 
 const INTS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'seed', 'nLayers', 'batch'];
-const BOOLS = ['rope', 'causal'];
+const NUMBERS = ['cfgBudget', 'cfgDModel', 'cfgLayers', 'cfgSeqLen', 'cfgBatch', 'cfgMemoryGB'];
+const BOOLS = ['rope', 'causal', 'cfgBenchmark'];
 
 /**
  * Reads a state from URL parameters; unknown or malformed values fall back to the defaults
@@ -44,14 +57,17 @@ export function fromParams(params) {
     if (INTS.includes(key)) {
       const n = Number(value);
       if (Number.isInteger(n)) s[key] = n;
+    } else if (NUMBERS.includes(key)) {
+      const n = Number(value);
+      if (value !== '' && Number.isFinite(n)) s[key] = n;
     } else if (BOOLS.includes(key)) {
       s[key] = value === '1' || value === 'true';
     } else if (key === 'view') {
       if (VIEWS.includes(value)) s.view = value;
     } else if (key === 'variant') {
       if (VARIANTS.includes(value)) s.variant = value;
-    } else if (key === 'dtype') {
-      if (value in DTYPES) s.dtype = value;
+    } else if (key === 'dtype' || key === 'cfgDtype') {
+      if (Object.hasOwn(DTYPES, value)) s[key] = value;
     } else {
       s[key] = value;
     }

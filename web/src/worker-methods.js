@@ -9,6 +9,9 @@ export const methods = {
   paramCount: (attn, cfg) => attn.paramCount(cfg),
   /** Many KV-cache sizes in one round trip (the chart asks for hundreds). */
   kvCacheBytesMany: (attn, cfgs) => cfgs.map((c) => attn.kvCacheBytes(c)),
+  /** The configurator (views/configurator.js): a recommended attention geometry and the memory targets. */
+  recommend: (attn, q) => attn.recommend(q),
+  deploymentTargets: (attn) => attn.deploymentTargets(),
   sessionCreate(attn, key, spec) {
     sessions.get(key)?.dispose();
     const s = attn.createSession(spec);
