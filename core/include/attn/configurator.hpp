@@ -25,7 +25,7 @@ struct Alternative {
   Variant variant;
   int64_t n_kv_heads, latent_rank, rope_dim;
   double kv_bytes_total;
-  bool fits;  // false also when there is no memory target
+  bool fits;  // weights + this cache <= memory (false without a target; JS gets null then)
 };
 
 struct Recommendation {
