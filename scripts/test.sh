@@ -48,4 +48,8 @@ step "Node tests of dist/lib (SIMD and scalar builds, no code generation from st
 node --test --disallow-code-generation-from-strings tests/node/
 
 step "browser tests (Chromium via playwright-core)"
+if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
+  echo "Chromium is missing (${CHROMIUM_PATH:-/usr/bin/chromium}): run 'bash scripts/setup.sh --test' (installs Debian's chromium)" >&2
+  exit 1
+fi
 node --test tests/e2e/
