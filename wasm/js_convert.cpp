@@ -1,0 +1,125 @@
+// js_convert.cpp — see js_convert.hpp.
+#include "js_convert.hpp"
+
+#include <emscripten/bind.h>
+
+namespace attn_js {
+
+const std::set<std::string> kSpecFields = {"variant", "seqLen", "dModel", "nHeads", "nKvHeads", "dHead", "latentRank",
+                                           "ropeDim", "rope", "causal", "returnWeights", "x", "weights", "seed", "maxLen"};
+
+std::string describe(const val& v) {
+  const std::string t = v.typeOf().as<std::string>();
+  if (v.isNull()) return "null";
+  if (t == "string") return "string ('" + v.as<std::string>().substr(0, 40) + "')";
+  if (t == "number") return "number (" + attn::fmt(v.as<double>()) + ")";
+  if (t == "boolean") return std::string("boolean (") + (v.as<bool>() ? "true" : "false") + ")";
+  if (t == "object" && val::global("Array").call<bool>("isArray", v)) return "an Array";
+  if (t == "object") {
+    const val ctor = v["constructor"];
+    if (!ctor.isUndefined() && !ctor.isNull()) return "a " + ctor["name"].as<std::string>();
+  }
+  return t;
+}
+
+bool is_plain_object(const val& v) {
+  return !v.isNull() && v.typeOf().as<std::string>() == "object" && !val::global("Array").call<bool>("isArray", v) &&
+         !val::global("ArrayBuffer").call<bool>("isView", v);
+}
+
+// Refuses fields the call does not know (a typo such as nKVHeads must not be silently ignored).
+void check_keys(const val& obj, const char* what, const std::set<std::string>& known) {
+  const auto keys = emscripten::vecFromJSArray<std::string>(val::global("Object").call<val>("keys", obj));
+  for (const auto& k : keys) {
+    if (!known.count(k)) {
+      std::string list;
+      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+      attn::throw_type(std::string(what) + " has an unknown field '" + k + "'; known fields: " + list);
+    }
+  }
+}
+
+std::optional<double> number_field(const val& obj, const char* name) {
+  const val v = obj[name];
+  if (v.isUndefined()) return std::nullopt;
+  if (!v.isNumber()) attn::throw_type(std::string(name) + " must be a number, got " + describe(v));
+  return v.as<double>();
+}
+
+bool bool_field(const val& obj, const char* name) {
+  const val v = obj[name];
+  if (v.isUndefined()) return false;
+  if (v.typeOf().as<std::string>() != "boolean") attn::throw_type(std::string(name) + " must be a boolean, got " + describe(v));
+  return v.as<bool>();
+}
+
+void require_object(const val& v, const char* what) {
+  if (!is_plain_object(v)) attn::throw_type(std::string(what) + " must be an object, got " + describe(v));
+}
+
+
+attn::RawSpec read_spec(const val& spec, const char* what) {
+  require_object(spec, what);
+  check_keys(spec, what, kSpecFields);
+  attn::RawSpec r;
+  const val variant = spec["variant"];
+  if (!variant.isUndefined()) {
+    if (!variant.isString()) attn::throw_type("variant must be a string ('mha', 'mqa', 'gqa' or 'mla'), got " + describe(variant));
+    r.variant = variant.as<std::string>();
+  }
+  r.seq_len = number_field(spec, "seqLen");
+  r.d_model = number_field(spec, "dModel");
+  r.n_heads = number_field(spec, "nHeads");
+  r.n_kv_heads = number_field(spec, "nKvHeads");
+  r.d_head = number_field(spec, "dHead");
+  r.latent_rank = number_field(spec, "latentRank");
+  r.rope_dim = number_field(spec, "ropeDim");
+  r.seed = number_field(spec, "seed");
+  r.max_len = number_field(spec, "maxLen");
+  r.causal = bool_field(spec, "causal");
+  r.return_weights = bool_field(spec, "returnWeights");
+  const val rope = spec["rope"];
+  if (rope.isUndefined() || (rope.typeOf().as<std::string>() == "boolean" && !rope.as<bool>())) {
+    r.rope.enabled = false;
+  } else if (rope.typeOf().as<std::string>() == "boolean") {
+    r.rope.enabled = true;
+  } else if (is_plain_object(rope)) {
+    check_keys(rope, "rope", {"base"});
+    r.rope.enabled = true;
+    r.rope.base = number_field(rope, "base");
+  } else {
+    attn::throw_type("rope must be false, true or { base }, got " + describe(rope));
+  }
+  return r;
+}
+
+// A numeric array (Float32Array, another typed array or an Array of numbers) -> float32 values.
+std::vector<float> read_floats(const val& v, const std::string& field) {
+  if (v.isUndefined()) attn::throw_type(field + " is required");
+  const bool view = val::global("ArrayBuffer").call<bool>("isView", v);
+  if (!(view && !v.instanceof(val::global("DataView")) && !v.instanceof(val::global("BigInt64Array")) &&
+        !v.instanceof(val::global("BigUint64Array"))) &&
+      !val::global("Array").call<bool>("isArray", v)) {
+    attn::throw_type(field + " must be a Float32Array, got " + describe(v));
+  }
+  const double n = v["length"].as<double>();
+  if (n > attn::kMaxWorkBytes / 4) {
+    attn::throw_range(field + " has " + attn::fmt(n) + " elements, above the size cap");
+  }
+  std::vector<float> out(static_cast<std::size_t>(n));
+  val(emscripten::typed_memory_view(out.size(), out.data())).call<void>("set", v);  // one bulk copy
+  return out;
+}
+
+std::optional<std::string> string_field(const val& obj, const char* name) {
+  const val v = obj[name];
+  if (v.isUndefined()) return std::nullopt;
+  if (!v.isString()) attn::throw_type(std::string(name) + " must be a string, got " + describe(v));
+  return v.as<std::string>();
+}
+
+val to_js(const float* p, std::size_t n) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(n, p));  // a copy JS owns
+}
+
+}  // namespace attn_js

@@ -1,0 +1,59 @@
+// js_convert.hpp — reading JS values into the core's types and turning core errors into JS errors:
+// the pieces every Embind verb shares (bindings.cpp for attention, bindings_train.cpp for training).
+// Type checks only; every value check lives in the core.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <new>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "attn/errors.hpp"
+#include "attn/spec.hpp"
+
+namespace attn_js {
+
+using emscripten::val;
+
+// ---------------------------------------------------------------------------------------------
+// Errors: run f; on failure throw a JS Error / TypeError / RangeError carrying the message.
+template <class F>
+auto guarded(F&& f) -> decltype(f()) {
+  std::string message, cls = "Error";
+  try {
+    return f();
+  } catch (const attn::Error& e) {
+    message = e.what();
+    cls = e.kind() == attn::Error::Kind::Type ? "TypeError" : e.kind() == attn::Error::Kind::Range ? "RangeError" : "Error";
+  } catch (const std::bad_alloc&) {
+    message = "out of memory: the request needs more memory than the WebAssembly heap can grow to";
+    cls = "RangeError";
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  val::global(cls.c_str()).new_(message).throw_();
+}
+
+// A short description of a JS value for messages: "string ('4')", "number (3)", "an Array", ...
+std::string describe(const val& v);
+bool is_plain_object(const val& v);
+// Refuses fields the call does not know (a typo such as nKVHeads must not be silently ignored).
+void check_keys(const val& obj, const char* what, const std::set<std::string>& known);
+std::optional<double> number_field(const val& obj, const char* name);
+std::optional<std::string> string_field(const val& obj, const char* name);
+bool bool_field(const val& obj, const char* name);
+void require_object(const val& v, const char* what);
+
+extern const std::set<std::string> kSpecFields;
+// A forward / session / shape spec; `what` names it in messages ("forward spec").
+attn::RawSpec read_spec(const val& spec, const char* what);
+// A numeric array (Float32Array, another typed array or an Array of numbers) -> float32 values.
+std::vector<float> read_floats(const val& v, const std::string& field);
+// A Float32Array copy of n floats, owned by JS.
+val to_js(const float* p, std::size_t n);
+
+}  // namespace attn_js
