@@ -20,8 +20,7 @@ const SECTIONS = {
     intro: 'softmax(Q<sub>h</sub> K<sub>g</sub><sup>T</sup> / √d<sub>head</sub>) for every query head h; query heads that share a K/V head g are boxed together.' },
   compare: { title: 'Variants side by side', create: createCompareView,
     intro: 'The same sentence, seed and query/output projections through different variants.' },
-  decode: { title: 'Decoding with a KV cache', create: createDecodeView,
-    intro: 'Add tokens one at a time: each appended token stores its keys and values (or the MLA latent) in the cache.' },
+  decode: { title: 'Decoding with a KV cache', create: createDecodeView, intro: '' },  // the view explains itself
   params: { title: 'Parameters and KV cache per token', create: createParamsView, intro: '' },
   'kv-chart': { title: 'KV-cache size against context length', create: createKvChartView, intro: '' },
   configurator: { title: 'Configurator: a new model\'s attention', create: createConfiguratorView,
