@@ -124,6 +124,67 @@ export function makeAttention(M, build) {
     }
   }
 
+  /** A training run of a tiny transformer in wasm memory (see `Attention.createTrainer`). */
+  class Trainer {
+    /** @type {any} the raw Embind trainer, null once disposed */
+    #raw;
+
+    /** @param {any} raw */
+    constructor(raw) {
+      this.#raw = raw;
+      finalizer?.register(this, raw, this);
+    }
+
+    #live() {
+      if (!this.#raw) throw new Error('trainer is disposed');
+      return this.#raw;
+    }
+
+    /** Optimiser steps taken so far. */
+    get steps() {
+      return call(() => this.#live().steps());
+    }
+
+    /** Tokens of the task's vocabulary. */
+    get vocabSize() {
+      return call(() => this.#live().vocabSize());
+    }
+
+    /** Runs n optimiser steps; `loss` is the last step's mean training cross-entropy (nats per token). */
+    step(n = 1) {
+      return call(() => this.#live().step(n));
+    }
+
+    /** Loss, bits per token and accuracy on held-out data. */
+    evaluate() {
+      return call(() => this.#live().evaluate());
+    }
+
+    /** Per layer and head: previousToken, induction, firstToken and diagonal scores in [0, 1]. */
+    headScores() {
+      return call(() => this.#live().headScores());
+    }
+
+    /** Attention weights for a token sequence: `weights` is (layers, H, N, N). */
+    attention(tokens) {
+      return call(() => this.#live().attention(tokens));
+    }
+
+    /** The model as bytes (spec, step, weights): `attn.loadModel(bytes)` restores it. */
+    exportModel() {
+      return call(() => this.#live().exportModel());
+    }
+
+    /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
+    dispose() {
+      if (!this.#raw) return;
+      finalizer?.unregister(this);
+      const raw = this.#raw;
+      this.#raw = null;
+      raw.delete();
+    }
+  }
+
   const buildInfo = M.buildInfo();
   return Object.freeze({
     info: Object.freeze({
@@ -157,6 +218,13 @@ export function makeAttention(M, build) {
     },
     deploymentTargets() {
       return call(() => M.deploymentTargets());
+    },
+    createTrainer(spec) {
+      requireObject('createTrainer', spec);
+      return new Trainer(call(() => new M.RawTrainer(spec)));
+    },
+    loadModel(bytes) {
+      return new Trainer(call(() => M.loadModel(bytes)));
     },
   });
 }

@@ -1,0 +1,96 @@
+// train/model.hpp — a tiny causal transformer built from the layers of layers.hpp.
+//
+//   x = wte[tokens] + wpe[pos]                                     (R, D)   learned positions always,
+//                                                                           also when RoPE is on
+//   per layer:  x = x + attn(LN1(x))      [LN only when layerNorm]
+//               x = x + mlp(LN2(x))       [only when mlp]
+//   xf = LNf(x)                           [only when layerNorm]
+//   logits = xf wte^T (tied) | xf w_unembed (untied)                (R, V)
+//   loss = masked mean cross-entropy
+// Attention semantics are those of the inference core (forward.hpp), causal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/spec.hpp"
+#include "attn/tensor.hpp"
+#include "attn/train/layers.hpp"
+#include "attn/weights.hpp"
+
+namespace attn::train {
+
+struct ModelConfig {
+  Shape attn;              // resolved geometry (causal on); attn.n = max sequence length
+  int64_t vocab = 0;       // V
+  int64_t n_layers = 1;
+  bool mlp = false, layer_norm = true, tied = false;
+  Activation activation = Activation::Gelu;
+};
+
+// One trainable tensor: its value and its gradient (same shape), for the optimiser and export.
+struct ParamRef {
+  std::string name;
+  Matrix* value;
+  Matrix* grad;
+  bool decay;  // AdamW decays matrices (embeddings included), not biases or LayerNorm gains
+};
+
+struct Layer {
+  Matrix ln1_g, ln1_b, ln2_g, ln2_b;  // (1, D)
+  Weights attn;                       // attention projections (weights.hpp layout)
+  MlpParams mlp;
+};
+
+class Model {
+ public:
+  // Seeded initialisation (model.cpp): a model depends only on cfg and seed.
+  Model(const ModelConfig& cfg, uint64_t seed);
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelConfig& config() const { return cfg_; }
+
+  // tokens, targets, mask: (B, N) row-major, N <= cfg.attn.n. Keeps every intermediate.
+  // Returns the masked mean cross-entropy (nats per token). targets/mask may be null: logits only.
+  double forward(const int32_t* tokens, const int32_t* targets, const float* mask, int64_t batch, int64_t n);
+  // Gradients of the last forward's loss, accumulated into the grads (call zero_grad first).
+  void backward();
+  void zero_grad();
+
+  const Matrix& logits() const { return logits_; }   // (R, V) of the last forward
+  const Matrix& probs() const { return probs_; }     // (R, V) softmax of the logits (after a loss forward)
+  // Attention weights of the last forward: layer l, (B, H, N, N).
+  const std::vector<float>& attention_probs(int64_t layer) const { return acts_[layer].attn.probs; }
+
+  std::vector<ParamRef>& params() { return params_; }
+  int64_t param_count() const;
+
+ private:
+  struct LayerActs {
+    Matrix x_in;                 // (R, D) residual stream entering the layer
+    Matrix ln1, ln1_mean, ln1_rstd;
+    AttentionCache attn;
+    Matrix x_mid;                // (R, D) after the attention residual
+    Matrix ln2, ln2_mean, ln2_rstd;
+    MlpCache mlp;
+  };
+  ModelConfig cfg_;
+  Matrix wte, wpe, lnf_g, lnf_b, w_unembed;                 // (V, D) (N, D) (1, D) (1, D) (D, V)
+  Matrix d_wte, d_wpe, d_lnf_g, d_lnf_b, d_w_unembed;
+  std::vector<Layer> layers_, grads_;
+  std::vector<ParamRef> params_;
+
+  // the last forward
+  int64_t batch_ = 0, n_ = 0;
+  std::vector<int32_t> tokens_, targets_;
+  std::vector<float> mask_;
+  std::vector<LayerActs> acts_;
+  Matrix x_final, lnf, lnf_mean, lnf_rstd, logits_, probs_;
+};
+
+// The attention Shape of a model over n tokens (for attn::forward comparisons): causal, no weights.
+Shape layer_shape(const ModelConfig& cfg, int64_t n);
+
+}  // namespace attn::train

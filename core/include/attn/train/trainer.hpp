@@ -1,0 +1,84 @@
+// train/trainer.hpp — a seeded training run: spec -> model + data; step, evaluate, inspect, export.
+//
+// Mirrors attn.createTrainer(spec) of spec/js-api.md ("Training"). Every field is kept as given
+// (optionals, numbers as doubles) and checked here; a bad spec throws attn::Error naming the field
+// and its value. The attention geometry is checked by attn::resolve (spec.hpp), causal always.
+// Beyond the JS table: totalSteps (cosine decay horizon, default 2000), warmupSteps (default
+// min(100, totalSteps / 10)), weightDecay (default 0.01), activation ('gelu' | 'relu', default gelu).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "attn/spec.hpp"
+#include "attn/train/adam.hpp"
+#include "attn/train/model.hpp"
+#include "attn/train/tasks.hpp"
+
+namespace attn::train {
+
+struct TrainerSpec {
+  std::optional<std::string> task;          // 'copy' | 'induction' | 'chars'   (required)
+  std::optional<std::string> text;          // 'chars' only (required there)
+  // model: variant, dModel, nHeads, nKvHeads?, dHead?, latentRank?, ropeDim?, rope? (seqLen/causal ignored)
+  RawSpec model;
+  std::optional<double> n_layers;           // 1..4, default 1
+  std::optional<bool> mlp, layer_norm, tied_embeddings;  // defaults false, true, false
+  std::optional<std::string> activation;    // 'gelu' (default) | 'relu'
+  std::optional<double> seq_len, batch_size, learning_rate, seed, vocab_size;  // 32, 16, 3e-3, 0, task's
+  std::optional<double> total_steps, warmup_steps, weight_decay;
+};
+
+struct StepResult { int64_t step; double loss; };
+struct EvalResult { double loss, bits_per_token, accuracy; };
+struct HeadScore {
+  int64_t layer, head;
+  double previous_token, induction, first_token, diagonal;  // each in [0, 1]
+};
+
+class Trainer {
+ public:
+  explicit Trainer(const TrainerSpec& spec);
+
+  // n optimiser steps; loss = mean training cross-entropy of the last step (nats per token).
+  StepResult step(int64_t n = 1);
+  // On the fixed held-out set (256 sequences; chars: up to 256 evenly spaced validation windows).
+  EvalResult evaluate();
+  // Per layer and head, mean attention weight: previousToken on key i-1, diagonal on key i,
+  // firstToken on key 0 (queries i >= 1, on held-out task data); induction: from the second
+  // occurrence of a token to the key right after its first one (on 64 induction-style sequences).
+  std::vector<HeadScore> head_scores();
+  // Attention weights for one sequence of 1..seqLen tokens: (layers, H, N, N).
+  xt::xtensor<float, 4> attention(const std::vector<int32_t>& tokens);
+
+  // The spec (with the text for 'chars'), the step count, the data stream's state, the weights and
+  // AdamW's moments: a loaded trainer evaluates and continues training exactly like the original.
+  std::vector<uint8_t> export_model() const;
+  static std::unique_ptr<Trainer> load_model(const std::vector<uint8_t>& bytes);
+
+  Model& model() { return *model_; }
+  const Task& task() const { return *task_; }
+  int64_t steps() const { return adam_->steps(); }
+  const TrainerSpec& spec() const { return spec_; }
+
+ private:
+  // Masked loss and accuracy of the model on a batch, in chunks of at most batchSize sequences.
+  EvalResult measure(const Batch& b);
+
+  TrainerSpec spec_;
+  ModelConfig cfg_;
+  int64_t batch_size_ = 0;
+  uint64_t seed_ = 0;
+  std::unique_ptr<Task> task_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<AdamW> adam_;
+  Rng rng_;
+  Batch eval_;
+};
+
+}  // namespace attn::train

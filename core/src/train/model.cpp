@@ -1,0 +1,273 @@
+// train/model.cpp — the tiny transformer (see model.hpp).
+#include "attn/train/model.hpp"
+
+#include <cmath>
+
+#include "attn/errors.hpp"
+
+namespace attn::train {
+
+namespace {
+
+Matrix filled(int64_t rows, int64_t cols, float v) {
+  Matrix m = uninitialised(rows, cols);
+  m.fill(v);
+  return m;
+}
+
+Matrix zeros_like(const Matrix& m) { return zeros(int64_t(m.shape(0)), int64_t(m.shape(1))); }
+
+// Matrix ids of the seeded initialisation beyond the attention ones (1-9 in weights.hpp).
+enum : int { kIdWte = 20, kIdWpe = 21, kIdUnembed = 22, kIdW1 = 23, kIdW2 = 24 };
+
+}  // namespace
+
+Shape layer_shape(const ModelConfig& cfg, int64_t n) {
+  Shape s = cfg.attn;
+  s.n = n;
+  s.causal = true;
+  s.return_weights = false;
+  return s;
+}
+
+Model::Model(const ModelConfig& cfg, uint64_t seed) : cfg_(cfg) {
+  const int64_t d = cfg.attn.d, v = cfg.vocab, n = cfg.attn.n, f = 4 * d;
+  // Embeddings ~ U(-0.1, 0.1) (std 0.058); every (d_in, d_out) matrix ~ U(+-1/sqrt(d_in)) as in
+  // weights.hpp; the output projections (wo, w2) scaled by 1/sqrt(2 nLayers) as in GPT-2.
+  wte = uninitialised(v, d);
+  fill_uniform(wte, seed, kIdWte, 0.1f);
+  wpe = uninitialised(n, d);
+  fill_uniform(wpe, seed, kIdWpe, 0.1f);
+  lnf_g = filled(1, d, 1.0f);
+  lnf_b = zeros(1, d);
+  if (!cfg.tied) {
+    w_unembed = uninitialised(d, v);
+    fill_uniform(w_unembed, seed, kIdUnembed, float(1.0 / std::sqrt(double(d))));
+  }
+  const float out_scale = float(1.0 / std::sqrt(2.0 * double(cfg.n_layers)));
+  layers_.resize(std::size_t(cfg.n_layers));
+  for (int64_t l = 0; l < cfg.n_layers; ++l) {
+    Layer& L = layers_[l];
+    const uint64_t layer_seed = seed * 1000003ull + uint64_t(l) + 1;
+    L.ln1_g = filled(1, d, 1.0f);
+    L.ln1_b = zeros(1, d);
+    L.ln2_g = filled(1, d, 1.0f);
+    L.ln2_b = zeros(1, d);
+    L.attn = init_weights(cfg.attn, layer_seed);
+    L.attn.wo *= out_scale;
+    if (cfg.mlp) {
+      L.mlp.w1 = uninitialised(d, f);
+      fill_uniform(L.mlp.w1, layer_seed, kIdW1, float(1.0 / std::sqrt(double(d))));
+      L.mlp.b1 = zeros(1, f);
+      L.mlp.w2 = uninitialised(f, d);
+      fill_uniform(L.mlp.w2, layer_seed, kIdW2, out_scale * float(1.0 / std::sqrt(double(f))));
+      L.mlp.b2 = zeros(1, d);
+    }
+  }
+  // Gradients: same shapes, zero.
+  d_wte = zeros_like(wte);
+  d_wpe = zeros_like(wpe);
+  d_lnf_g = zeros_like(lnf_g);
+  d_lnf_b = zeros_like(lnf_b);
+  if (!cfg.tied) d_w_unembed = zeros_like(w_unembed);
+  grads_.resize(layers_.size());
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    const Layer& L = layers_[l];
+    Layer& G = grads_[l];
+    G.ln1_g = zeros_like(L.ln1_g);
+    G.ln1_b = zeros_like(L.ln1_b);
+    G.ln2_g = zeros_like(L.ln2_g);
+    G.ln2_b = zeros_like(L.ln2_b);
+    for (const auto& slot : weight_slots(cfg.attn)) G.attn.*(slot.member) = zeros(slot.rows, slot.cols);
+    if (cfg.mlp) {
+      G.mlp.w1 = zeros_like(L.mlp.w1);
+      G.mlp.b1 = zeros_like(L.mlp.b1);
+      G.mlp.w2 = zeros_like(L.mlp.w2);
+      G.mlp.b2 = zeros_like(L.mlp.b2);
+    }
+  }
+  // The parameter table (fixed order: export, optimiser and gradient checks walk it).
+  params_.push_back({"wte", &wte, &d_wte, true});
+  params_.push_back({"wpe", &wpe, &d_wpe, true});
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    Layer& L = layers_[l];
+    Layer& G = grads_[l];
+    const std::string p = "layers." + std::to_string(l) + ".";
+    if (cfg.layer_norm) {
+      params_.push_back({p + "ln1.gamma", &L.ln1_g, &G.ln1_g, false});
+      params_.push_back({p + "ln1.beta", &L.ln1_b, &G.ln1_b, false});
+    }
+    for (const auto& slot : weight_slots(cfg.attn)) {
+      params_.push_back({p + "attn." + slot.name, &(L.attn.*(slot.member)), &(G.attn.*(slot.member)), true});
+    }
+    if (cfg.mlp) {
+      if (cfg.layer_norm) {
+        params_.push_back({p + "ln2.gamma", &L.ln2_g, &G.ln2_g, false});
+        params_.push_back({p + "ln2.beta", &L.ln2_b, &G.ln2_b, false});
+      }
+      params_.push_back({p + "mlp.w1", &L.mlp.w1, &G.mlp.w1, true});
+      params_.push_back({p + "mlp.b1", &L.mlp.b1, &G.mlp.b1, false});
+      params_.push_back({p + "mlp.w2", &L.mlp.w2, &G.mlp.w2, true});
+      params_.push_back({p + "mlp.b2", &L.mlp.b2, &G.mlp.b2, false});
+    }
+  }
+  if (cfg.layer_norm) {
+    params_.push_back({"lnf.gamma", &lnf_g, &d_lnf_g, false});
+    params_.push_back({"lnf.beta", &lnf_b, &d_lnf_b, false});
+  }
+  if (!cfg.tied) params_.push_back({"unembed", &w_unembed, &d_w_unembed, true});
+}
+
+int64_t Model::param_count() const {
+  int64_t total = 0;
+  for (const auto& p : params_) total += int64_t(p.value->size());
+  return total;
+}
+
+void Model::zero_grad() {
+  for (auto& p : params_) p.grad->fill(0.0f);
+}
+
+double Model::forward(const int32_t* tokens, const int32_t* targets, const float* mask, int64_t batch,
+                      int64_t n) {
+  const int64_t d = cfg_.attn.d, v = cfg_.vocab, rows = batch * n;
+  if (n < 1 || n > cfg_.attn.n) {
+    throw_range("sequence length (" + fmt(double(n)) + ") must be between 1 and seqLen (" + fmt(double(cfg_.attn.n)) + ")");
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    if (tokens[r] < 0 || tokens[r] >= v) throw_range("token (" + fmt(tokens[r]) + ") must be below vocabSize (" + fmt(double(v)) + ")");
+    if (targets && (targets[r] < 0 || targets[r] >= v)) throw_range("target (" + fmt(targets[r]) + ") must be below vocabSize (" + fmt(double(v)) + ")");
+  }
+  const Shape s = layer_shape(cfg_, n);
+  batch_ = batch;
+  n_ = n;
+  tokens_.assign(tokens, tokens + rows);
+  acts_.resize(layers_.size());
+
+  // x = wte[tokens] + wpe[pos]
+  Matrix x = uninitialised(rows, d);  // (R, D)
+  embedding_forward(x.data(), tokens, wte.data(), rows, d);
+  position_forward(x.data(), wpe.data(), batch, n, d);
+
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    const Layer& L = layers_[l];
+    LayerActs& A = acts_[l];
+    A.x_in = x;
+    // x = x + attn(LN1(x))
+    const float* attn_in = x.data();
+    if (cfg_.layer_norm) {
+      A.ln1 = uninitialised(rows, d);
+      A.ln1_mean = uninitialised(1, rows);
+      A.ln1_rstd = uninitialised(1, rows);
+      layernorm_forward(A.ln1.data(), A.ln1_mean.data(), A.ln1_rstd.data(), x.data(), L.ln1_g.data(),
+                        L.ln1_b.data(), rows, d);
+      attn_in = A.ln1.data();
+    }
+    Matrix a = uninitialised(rows, d);
+    attention_forward(a.data(), A.attn, s, L.attn, attn_in, batch, n);
+    x += a;
+    if (cfg_.mlp) {
+      A.x_mid = x;
+      // x = x + mlp(LN2(x))
+      const float* mlp_in = x.data();
+      if (cfg_.layer_norm) {
+        A.ln2 = uninitialised(rows, d);
+        A.ln2_mean = uninitialised(1, rows);
+        A.ln2_rstd = uninitialised(1, rows);
+        layernorm_forward(A.ln2.data(), A.ln2_mean.data(), A.ln2_rstd.data(), x.data(), L.ln2_g.data(),
+                          L.ln2_b.data(), rows, d);
+        mlp_in = A.ln2.data();
+      }
+      Matrix m = uninitialised(rows, d);
+      mlp_forward(m.data(), A.mlp, mlp_in, L.mlp, rows, cfg_.activation);
+      x += m;
+    }
+  }
+  x_final = x;
+  const float* head_in = x_final.data();
+  if (cfg_.layer_norm) {
+    // xf = LNf(x)
+    lnf = uninitialised(rows, d);
+    lnf_mean = uninitialised(1, rows);
+    lnf_rstd = uninitialised(1, rows);
+    layernorm_forward(lnf.data(), lnf_mean.data(), lnf_rstd.data(), x_final.data(), lnf_g.data(),
+                      lnf_b.data(), rows, d);
+    head_in = lnf.data();
+  }
+  logits_ = uninitialised(rows, v);  // (R, V)
+  if (cfg_.tied) {
+    logits_.fill(0.0f);
+    mm_nt_acc(logits_.data(), head_in, wte.data(), rows, d, v);  // logits = xf wte^T
+  } else {
+    linear_forward(logits_.data(), head_in, w_unembed.data(), nullptr, rows, d, v);  // logits = xf w_unembed
+  }
+  if (!targets) return 0.0;
+  targets_.assign(targets, targets + rows);
+  mask_.assign(mask, mask + rows);
+  probs_ = uninitialised(rows, v);
+  return cross_entropy_forward(probs_.data(), logits_.data(), targets, mask, rows, v);
+}
+
+void Model::backward() {
+  const int64_t d = cfg_.attn.d, v = cfg_.vocab, batch = batch_, n = n_, rows = batch * n;
+  const Shape s = layer_shape(cfg_, n);
+
+  // loss = CE(logits, targets, mask)
+  Matrix dlogits = uninitialised(rows, v);  // (R, V)
+  cross_entropy_backward(dlogits.data(), probs_.data(), targets_.data(), mask_.data(), rows, v);
+
+  const float* head_in = cfg_.layer_norm ? lnf.data() : x_final.data();
+  Matrix dhead = zeros(rows, d);  // (R, D)
+  if (cfg_.tied) {
+    // logits = xf wte^T   =>   dxf += dlogits wte,   dwte += dlogits^T xf
+    mm_nn(dhead.data(), dlogits.data(), wte.data(), rows, v, d, true);
+    mm_tn_acc(d_wte.data(), dlogits.data(), head_in, v, rows, d);
+  } else {
+    // logits = xf w_unembed
+    linear_backward(dhead.data(), d_w_unembed.data(), nullptr, dlogits.data(), head_in, w_unembed.data(),
+                    rows, d, v);
+  }
+  Matrix dx = zeros(rows, d);  // (R, D) gradient of the residual stream
+  if (cfg_.layer_norm) {
+    // xf = LNf(x)
+    layernorm_backward(dx.data(), d_lnf_g.data(), d_lnf_b.data(), dhead.data(), x_final.data(), lnf_mean.data(),
+                       lnf_rstd.data(), lnf_g.data(), rows, d);
+  } else {
+    dx = dhead;
+  }
+
+  for (std::size_t li = layers_.size(); li-- > 0;) {
+    const Layer& L = layers_[li];
+    Layer& G = grads_[li];
+    const LayerActs& A = acts_[li];
+    if (cfg_.mlp) {
+      // x = x_mid + mlp(LN2(x_mid))   =>   dx_mid = dx + d(mlp path)
+      const float* mlp_in = cfg_.layer_norm ? A.ln2.data() : A.x_mid.data();
+      if (cfg_.layer_norm) {
+        Matrix dln = zeros(rows, d);
+        mlp_backward(dln.data(), G.mlp, dx.data(), mlp_in, A.mlp, L.mlp, rows, cfg_.activation);
+        layernorm_backward(dx.data(), G.ln2_g.data(), G.ln2_b.data(), dln.data(), A.x_mid.data(), A.ln2_mean.data(),
+                           A.ln2_rstd.data(), L.ln2_g.data(), rows, d);
+      } else {
+        Matrix dm = dx;  // dx is both the residual gradient and the MLP output gradient
+        mlp_backward(dx.data(), G.mlp, dm.data(), mlp_in, A.mlp, L.mlp, rows, cfg_.activation);
+      }
+    }
+    // x_mid = x_in + attn(LN1(x_in))
+    const float* attn_in = cfg_.layer_norm ? A.ln1.data() : A.x_in.data();
+    if (cfg_.layer_norm) {
+      Matrix dln = zeros(rows, d);
+      attention_backward(dln.data(), G.attn, dx.data(), attn_in, A.attn, s, L.attn);
+      layernorm_backward(dx.data(), G.ln1_g.data(), G.ln1_b.data(), dln.data(), A.x_in.data(), A.ln1_mean.data(),
+                         A.ln1_rstd.data(), L.ln1_g.data(), rows, d);
+    } else {
+      Matrix da = dx;
+      attention_backward(dx.data(), G.attn, da.data(), attn_in, A.attn, s, L.attn);
+    }
+  }
+  // x = wte[tokens] + wpe[pos]
+  embedding_backward(d_wte.data(), dx.data(), tokens_.data(), rows, d);
+  position_backward(d_wpe.data(), dx.data(), batch, n, d);
+}
+
+}  // namespace attn::train

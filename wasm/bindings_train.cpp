@@ -1,0 +1,155 @@
+// bindings_train.cpp — Embind verbs of the training lab (spec/js-api.md, "Training"): read the
+// trainer spec, call attn::train::Trainer, copy results out. Value checks live in the core.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/train/trainer.hpp"
+#include "js_convert.hpp"
+
+using emscripten::val;
+using namespace attn_js;
+
+namespace {
+
+std::optional<bool> opt_bool(const val& obj, const char* name) {
+  if (obj[name].isUndefined()) return std::nullopt;
+  return bool_field(obj, name);
+}
+
+attn::train::TrainerSpec read_trainer_spec(const val& spec) {
+  require_object(spec, "trainer spec");
+  check_keys(spec, "trainer spec", {"task", "text", "model", "seqLen", "batchSize", "learningRate", "seed", "vocabSize",
+                                    "totalSteps", "warmupSteps", "weightDecay"});
+  attn::train::TrainerSpec s;
+  s.task = string_field(spec, "task");
+  s.text = string_field(spec, "text");
+  s.seq_len = number_field(spec, "seqLen");
+  s.batch_size = number_field(spec, "batchSize");
+  s.learning_rate = number_field(spec, "learningRate");
+  s.seed = number_field(spec, "seed");
+  s.vocab_size = number_field(spec, "vocabSize");
+  s.total_steps = number_field(spec, "totalSteps");
+  s.warmup_steps = number_field(spec, "warmupSteps");
+  s.weight_decay = number_field(spec, "weightDecay");
+  const val model = spec["model"];
+  if (model.isUndefined()) attn::throw_type("model is required: { variant, dModel, nHeads, nLayers, ... }");
+  require_object(model, "model");
+  check_keys(model, "model", {"variant", "dModel", "nHeads", "nKvHeads", "dHead", "latentRank", "ropeDim", "rope",
+                              "nLayers", "mlp", "layerNorm", "tiedEmbeddings", "activation"});
+  s.model.variant = string_field(model, "variant");
+  s.model.d_model = number_field(model, "dModel");
+  s.model.n_heads = number_field(model, "nHeads");
+  s.model.n_kv_heads = number_field(model, "nKvHeads");
+  s.model.d_head = number_field(model, "dHead");
+  s.model.latent_rank = number_field(model, "latentRank");
+  s.model.rope_dim = number_field(model, "ropeDim");
+  s.model.rope.enabled = bool_field(model, "rope");
+  s.n_layers = number_field(model, "nLayers");
+  s.mlp = opt_bool(model, "mlp");
+  s.layer_norm = opt_bool(model, "layerNorm");
+  s.tied_embeddings = opt_bool(model, "tiedEmbeddings");
+  s.activation = string_field(model, "activation");
+  return s;
+}
+
+class JsTrainer {
+ public:
+  explicit JsTrainer(val spec) : t_(guarded([&] { return std::make_unique<attn::train::Trainer>(read_trainer_spec(spec)); })) {}
+  explicit JsTrainer(std::unique_ptr<attn::train::Trainer> t) : t_(std::move(t)) {}
+
+  val step(double n) {
+    return guarded([&] {
+      if (n != static_cast<double>(static_cast<int64_t>(n)) || n < 1 || n > 100000) {
+        attn::throw_range("n (" + attn::fmt(n) + ") must be an integer between 1 and 100000");
+      }
+      const auto r = t_->step(static_cast<int64_t>(n));
+      val o = val::object();
+      o.set("step", double(r.step));
+      o.set("loss", r.loss);
+      return o;
+    });
+  }
+  val evaluate() {
+    return guarded([&] {
+      const auto r = t_->evaluate();
+      val o = val::object();
+      o.set("loss", r.loss);
+      o.set("bitsPerToken", r.bits_per_token);
+      o.set("accuracy", r.accuracy);
+      return o;
+    });
+  }
+  val head_scores() {
+    return guarded([&] {
+      val list = val::array();
+      for (const auto& h : t_->head_scores()) {
+        val o = val::object();
+        o.set("layer", double(h.layer));
+        o.set("head", double(h.head));
+        o.set("previousToken", h.previous_token);
+        o.set("induction", h.induction);
+        o.set("firstToken", h.first_token);
+        o.set("diagonal", h.diagonal);
+        list.call<void>("push", o);
+      }
+      return list;
+    });
+  }
+  val attention(val tokens) {
+    return guarded([&] {
+      const std::vector<float> f = read_floats(tokens, "tokens");
+      std::vector<int32_t> ids;
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        if (f[i] != static_cast<float>(static_cast<int32_t>(f[i]))) {
+          attn::throw_range("tokens[" + attn::fmt(double(i)) + "] (" + attn::fmt(f[i]) + ") must be an integer token id");
+        }
+        ids.push_back(static_cast<int32_t>(f[i]));
+      }
+      const auto w = t_->attention(ids);  // (layers, H, N, N)
+      val o = val::object();
+      o.set("weights", to_js(w.data(), w.size()));
+      o.set("layers", double(w.shape(0)));
+      o.set("heads", double(w.shape(1)));
+      o.set("n", double(w.shape(2)));
+      return o;
+    });
+  }
+  val export_model() {
+    return guarded([&] {
+      const std::vector<uint8_t> bytes = t_->export_model();
+      return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
+    });
+  }
+  double steps() const { return double(t_->steps()); }
+  double vocab_size() const { return double(t_->task().vocab()); }
+
+ private:
+  std::unique_ptr<attn::train::Trainer> t_;
+};
+
+JsTrainer* load_model_js(val bytes) {
+  return guarded([&] {
+    if (!bytes.instanceof(val::global("Uint8Array"))) attn::throw_type("loadModel needs a Uint8Array, got " + describe(bytes));
+    const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
+    return new JsTrainer(attn::train::Trainer::load_model(data));
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(training) {
+  emscripten::class_<JsTrainer>("RawTrainer")
+      .constructor<val>()
+      .function("step", &JsTrainer::step)
+      .function("evaluate", &JsTrainer::evaluate)
+      .function("headScores", &JsTrainer::head_scores)
+      .function("attention", &JsTrainer::attention)
+      .function("exportModel", &JsTrainer::export_model)
+      .function("steps", &JsTrainer::steps)
+      .function("vocabSize", &JsTrainer::vocab_size);
+  emscripten::function("loadModel", &load_model_js, emscripten::allow_raw_pointers());
+}
