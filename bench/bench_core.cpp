@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "attn/benchmark.hpp"
+#include "attn/train/trainer.hpp"
 
 namespace {
 
@@ -19,6 +20,24 @@ attn::RawSpec raw_from_json(const nlohmann::json& j) {
   if (j.contains("causal")) r.causal = j.at("causal").get<bool>();
   if (j.contains("rope")) r.rope.enabled = j.at("rope").get<bool>();
   return r;
+}
+
+attn::train::TrainerSpec trainer_from_json(const nlohmann::json& j) {
+  attn::train::TrainerSpec t;
+  t.task = j.at("task").get<std::string>();
+  auto num = [](const nlohmann::json& o, const char* k, std::optional<double>& dst) {
+    if (o.contains(k)) dst = o.at(k).get<double>();
+  };
+  num(j, "seqLen", t.seq_len); num(j, "batchSize", t.batch_size); num(j, "learningRate", t.learning_rate);
+  num(j, "seed", t.seed);
+  const auto& m = j.at("model");
+  t.model.variant = m.at("variant").get<std::string>();
+  num(m, "dModel", t.model.d_model); num(m, "nHeads", t.model.n_heads); num(m, "nKvHeads", t.model.n_kv_heads);
+  num(m, "nLayers", t.n_layers);
+  if (m.contains("rope")) t.model.rope.enabled = m.at("rope").get<bool>();
+  if (m.contains("layerNorm")) t.layer_norm = m.at("layerNorm").get<bool>();
+  if (m.contains("mlp")) t.mlp = m.at("mlp").get<bool>();
+  return t;
 }
 
 }  // namespace
@@ -48,6 +67,18 @@ int main(int argc, char** argv) {
         st.counters["GFLOPs"] = benchmark::Counter(w.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
       })->Unit(benchmark::kMillisecond)->UseRealTime();
     }
+  }
+  // Training: one optimiser step (forward + backward + AdamW) per iteration; tokens/s.
+  for (const auto& wl : nlohmann::json::parse(std::ifstream(ATTN_WORKLOADS)).value("training", nlohmann::json::array())) {
+    const std::string id = wl.at("id");
+    const attn::train::TrainerSpec spec = trainer_from_json(wl.at("spec"));
+    const double tokens = wl.at("tokensPerStep").get<double>();
+    benchmark::RegisterBenchmark(id.c_str(), [spec, tokens](benchmark::State& st) {
+      attn::train::Trainer t(spec);
+      t.step(5);  // past the first allocations
+      for (auto _ : st) benchmark::DoNotOptimize(t.step(1).loss);
+      st.counters["tokens_per_s"] = benchmark::Counter(tokens, benchmark::Counter::kIsIterationInvariantRate);
+    })->Unit(benchmark::kMillisecond)->UseRealTime();
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -18,8 +18,9 @@ const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
 const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
 const only = option('--only')?.split(',');
-const { workloads: allWorkloads } = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8'));
+const { workloads: allWorkloads, training: allTraining = [] } = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8'));
 const workloads = allWorkloads.filter((w) => !only || only.includes(w.id));
+const training = allTraining.filter((w) => !only || only.includes(w.id));
 
 function run(cmd, argv, opts = {}) {
   const r = spawnSync(cmd, argv, { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
@@ -39,14 +40,14 @@ function benchNative() {
     run('cmake', ['-S', '.', '-B', dir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_NATIVE_ARCH=ON']);
   }
   run('cmake', ['--build', dir, '-j', process.env.BUILD_JOBS || '2', '--target', 'attn_bench']);
-  const filter = `^(${workloads.map((w) => w.id).join('|')})/`;  // Google Benchmark names them A/real_time
+  const filter = `^(${[...workloads, ...training].map((w) => w.id).join('|')})/`;  // Google Benchmark names them A/real_time
   const out = run(path.join(dir, 'attn_bench'), [
     `--benchmark_filter=${filter}`, '--benchmark_format=json', '--benchmark_repetitions=5',
     '--benchmark_min_time=0.3', '--benchmark_report_aggregates_only=true']);
   const result = {};
   for (const b of JSON.parse(out).benchmarks) {
     if (b.aggregate_name !== 'median') continue;
-    result[b.run_name.split('/')[0]] = { ms: b.real_time, gflops: b.GFLOPs };
+    result[b.run_name.split('/')[0]] = { ms: b.real_time, gflops: b.GFLOPs, tokensPerS: b.tokens_per_s };
   }
   return result;
 }
@@ -70,6 +71,26 @@ function timeWasm(M, w) {
   return { ms, gflops: flops / (ms * 1e6), iters };
 }
 
+// Training: optimiser steps through the JS API (createTrainer), n steps per call timed in JS.
+async function timeTraining(build, w) {
+  const { loadAttention } = await import(pathToFileURL(path.join(REPO, 'dist/lib/attention.mjs')).href);
+  const attn = await loadAttention({ simd: build === 'simd' });
+  const t = attn.createTrainer(w.spec);
+  t.step(10);  // warm-up (V8 tiers up wasm lazily)
+  const probe = performance.now();
+  t.step(5);
+  const per = (performance.now() - probe) / 5;
+  const n = Math.max(5, Math.ceil(300 / per));
+  const rates = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now();
+    t.step(n);
+    rates.push((n * w.tokensPerStep) / ((performance.now() - t0) / 1000));
+  }
+  t.dispose();
+  return { tokensPerS: median(rates) };
+}
+
 // --- table ---------------------------------------------------------------------------------------
 const fmtMs = (x) => (x === undefined ? '-' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const fmtG = (x) => (x === undefined ? '-' : x.toFixed(1));
@@ -89,6 +110,10 @@ if (!flag('--skip-wasm')) {
       wasm[build][w.id] = timeWasm(M, w);
       process.stderr.write(`  wasm ${build} ${w.id}: ${fmtMs(wasm[build][w.id].ms)} ms\n`);
     }
+    for (const w of training) {
+      wasm[build][w.id] = await timeTraining(build, w);
+      process.stderr.write(`  wasm ${build} ${w.id}: ${wasm[build][w.id].tokensPerS.toFixed(0)} tokens/s\n`);
+    }
   }
 }
 
@@ -106,4 +131,18 @@ console.log('median of repeated runs; "SIMD / scalar" = scalar ms / SIMD ms (spe
 console.log(line(header));
 console.log(`|${widths.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
 for (const r of rows) console.log(line(r));
+if (training.length) {
+  const th = ['training', '', 'native tokens/s', 'wasm SIMD tokens/s', 'wasm scalar tokens/s', 'SIMD / scalar', 'native / SIMD'];
+  const k = (x) => (x === undefined ? '-' : `${(x / 1000).toFixed(1)}K`);
+  const trows = training.map((w) => {
+    const n = native[w.id]?.tokensPerS, si = wasm.simd[w.id]?.tokensPerS, sc = wasm.scalar[w.id]?.tokensPerS;
+    return [w.id, w.label, k(n), k(si), k(sc), fmtR(si && sc ? si / sc : undefined), fmtR(n && si ? n / si : undefined)];
+  });
+  const tw = th.map((h, i) => Math.max(h.length, ...trows.map((r) => r[i].length)));
+  const tline = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(tw[i]) : c.padStart(tw[i]))).join(' | ')} |`;
+  console.log('\nTraining (forward + backward + AdamW, batch x seqLen tokens per step; median of 5 timed runs):\n');
+  console.log(tline(th));
+  console.log(`|${tw.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+  for (const r of trows) console.log(tline(r));
+}
 if (option('--json')) fs.writeFileSync(option('--json'), JSON.stringify({ machine: machine(), native, wasm }, null, 2));
