@@ -62,56 +62,23 @@ export function makeAttention(M, build) {
         })
       : null;
 
-  /** A decoding session: the weights and a KV cache in wasm memory (see `Attention.createSession`). */
-  class Session {
-    /** @type {any} the raw Embind session, null once disposed */
+  /** Owns one raw Embind object (a session or a trainer): frees it on dispose() or when dropped. */
+  class Handle {
+    /** @type {any} the raw Embind object, null once disposed */
     #raw;
+    #what;
 
-    /** @param {any} raw */
-    constructor(raw) {
+    /** @param {any} raw  @param {string} what  e.g. 'session', for messages */
+    constructor(raw, what) {
       this.#raw = raw;
+      this.#what = what;
       finalizer?.register(this, raw, this);
     }
 
-    #live() {
-      if (!this.#raw) throw new Error('session is disposed');
+    /** The raw object; throws once disposed. (For the subclasses.) */
+    live() {
+      if (!this.#raw) throw new Error(`${this.#what} is disposed`);
       return this.#raw;
-    }
-
-    /** Tokens in the cache. */
-    get length() {
-      return call(() => this.#live().length());
-    }
-
-    /** Bytes the cache holds now, at float32. */
-    get cacheBytes() {
-      return call(() => this.#live().cacheBytes());
-    }
-
-    /** The most tokens the cache can hold. */
-    get maxLen() {
-      return call(() => this.#live().maxLen());
-    }
-
-    /**
-     * Appends k >= 1 tokens and returns their outputs (and weights `(H, k, length)` when asked).
-     * @param {Float32Array} x `(k, dModel)`
-     */
-    append(x) {
-      return call(() => this.#live().append(x)); // the binding returns copies JS owns
-    }
-
-    /** Empties the cache; positions count from 0 again. */
-    reset() {
-      call(() => this.#live().reset());
-    }
-
-    /**
-     * Keeps the first `n` cached tokens.
-     * @param {number} n
-     */
-    truncate(n) {
-      call(() => this.#live().truncate(n));
     }
 
     /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
@@ -124,64 +91,90 @@ export function makeAttention(M, build) {
     }
   }
 
-  /** A training run of a tiny transformer in wasm memory (see `Attention.createTrainer`). */
-  class Trainer {
-    /** @type {any} the raw Embind trainer, null once disposed */
-    #raw;
-
+  /** A decoding session: the weights and a KV cache in wasm memory (see `Attention.createSession`). */
+  class Session extends Handle {
     /** @param {any} raw */
     constructor(raw) {
-      this.#raw = raw;
-      finalizer?.register(this, raw, this);
+      super(raw, 'session');
     }
 
-    #live() {
-      if (!this.#raw) throw new Error('trainer is disposed');
-      return this.#raw;
+    /** Tokens in the cache. */
+    get length() {
+      return call(() => this.live().length());
+    }
+
+    /** Bytes the cache holds now, at float32. */
+    get cacheBytes() {
+      return call(() => this.live().cacheBytes());
+    }
+
+    /** The most tokens the cache can hold. */
+    get maxLen() {
+      return call(() => this.live().maxLen());
+    }
+
+    /**
+     * Appends k >= 1 tokens and returns their outputs (and weights `(H, k, length)` when asked).
+     * @param {Float32Array} x `(k, dModel)`
+     */
+    append(x) {
+      return call(() => this.live().append(x)); // the binding returns copies JS owns
+    }
+
+    /** Empties the cache; positions count from 0 again. */
+    reset() {
+      call(() => this.live().reset());
+    }
+
+    /**
+     * Keeps the first `n` cached tokens.
+     * @param {number} n
+     */
+    truncate(n) {
+      call(() => this.live().truncate(n));
+    }
+  }
+
+  /** A training run of a tiny transformer in wasm memory (see `Attention.createTrainer`). */
+  class Trainer extends Handle {
+    /** @param {any} raw */
+    constructor(raw) {
+      super(raw, 'trainer');
     }
 
     /** Optimiser steps taken so far. */
     get steps() {
-      return call(() => this.#live().steps());
+      return call(() => this.live().steps());
     }
 
     /** Tokens of the task's vocabulary. */
     get vocabSize() {
-      return call(() => this.#live().vocabSize());
+      return call(() => this.live().vocabSize());
     }
 
     /** Runs n optimiser steps; `loss` is the last step's mean training cross-entropy (nats per token). */
     step(n = 1) {
-      return call(() => this.#live().step(n));
+      return call(() => this.live().step(n));
     }
 
     /** Loss, bits per token and accuracy on held-out data. */
     evaluate() {
-      return call(() => this.#live().evaluate());
+      return call(() => this.live().evaluate());
     }
 
     /** Per layer and head: previousToken, induction, firstToken and diagonal scores in [0, 1]. */
     headScores() {
-      return call(() => this.#live().headScores());
+      return call(() => this.live().headScores());
     }
 
     /** Attention weights for a token sequence: `weights` is (layers, H, N, N). */
     attention(tokens) {
-      return call(() => this.#live().attention(tokens));
+      return call(() => this.live().attention(tokens));
     }
 
     /** The model as bytes (spec, step, weights): `attn.loadModel(bytes)` restores it. */
     exportModel() {
-      return call(() => this.#live().exportModel());
-    }
-
-    /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
-    dispose() {
-      if (!this.#raw) return;
-      finalizer?.unregister(this);
-      const raw = this.#raw;
-      this.#raw = null;
-      raw.delete();
+      return call(() => this.live().exportModel());
     }
   }
 

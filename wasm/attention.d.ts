@@ -214,6 +214,67 @@ export interface Attention {
   recommend(request: RecommendRequest): Recommendation;
   /** The deployment targets `recommend` knows by id. */
   deploymentTargets(): DeploymentTarget[];
+  /** A seeded training run of a tiny transformer (the lab). */
+  createTrainer(spec: TrainerSpec): Trainer;
+  /** A trainer from `trainer.exportModel()` bytes. */
+  loadModel(bytes: Uint8Array): Trainer;
+}
+
+/** Input of {@link Attention.createTrainer}. */
+export interface TrainerSpec {
+  task: 'copy' | 'induction' | 'chars';
+  /** 'chars' only: the corpus; the first 90 % trains, the last 10 % validates. */
+  text?: string;
+  model: {
+    variant: Variant;
+    dModel: number;
+    nHeads: number;
+    nKvHeads?: number;
+    dHead?: number;
+    latentRank?: number;
+    ropeDim?: number;
+    rope?: boolean;
+    /** 1 to 4. Default 1. */
+    nLayers?: number;
+    /** Default false. */
+    mlp?: boolean;
+    /** Default true. */
+    layerNorm?: boolean;
+    /** Default false. */
+    tiedEmbeddings?: boolean;
+    /** Default 'gelu'. */
+    activation?: 'gelu' | 'relu';
+  };
+  /** Default 32. */
+  seqLen?: number;
+  /** Default 16. */
+  batchSize?: number;
+  /** Default 3e-3. */
+  learningRate?: number;
+  /** Default 0. */
+  seed?: number;
+  /** copy / induction: the task's vocabulary (defaults 16 / 32); chars: from the text. */
+  vocabSize?: number;
+  /** Cosine decay horizon. Default 2000. */
+  totalSteps?: number;
+  /** Default min(100, totalSteps / 10). */
+  warmupSteps?: number;
+  /** AdamW weight decay on matrices. Default 0.01. */
+  weightDecay?: number;
+}
+
+export interface Trainer {
+  readonly steps: number;
+  readonly vocabSize: number;
+  /** n optimiser steps; loss: the last step's mean training cross-entropy, nats per token. */
+  step(n?: number): { step: number; loss: number };
+  /** On held-out data; for copy and induction, accuracy counts only the predictable positions. */
+  evaluate(): { loss: number; bitsPerToken: number; accuracy: number };
+  headScores(): { layer: number; head: number; previousToken: number; induction: number; firstToken: number; diagonal: number }[];
+  /** weights: (layers, H, N, N). */
+  attention(tokens: ArrayLike<number>): { weights: Float32Array; layers: number; heads: number; n: number };
+  exportModel(): Uint8Array;
+  dispose(): void;
 }
 
 /** Input of {@link Attention.recommend}: a budget (or dModel + nLayers), a context and a target. */
