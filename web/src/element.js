@@ -1,6 +1,6 @@
 // element.js — <attention-playground>: the whole playground, or one of its views, in a shadow root.
 //
-//   <attention-playground view="all|heatmap|compare|decode|kv-chart|params|configurator" config="variant=mla&dModel=32"
+//   <attention-playground view="all|heatmap|compare|decode|kv-chart|params|configurator|lab-heads|lab-mqa|lab-rank|lab-induction" config="variant=mla&dModel=32"
 //                         sync-url controls="off" playground-href="/attention/"></attention-playground>
 // Several elements on one page are independent: each owns its state and shadow root and shares
 // only the worker that runs the core.
@@ -14,6 +14,10 @@ import { createDecodeView } from './views/decode.js';
 import { createKvChartView } from './views/kv-chart.js';
 import { createParamsView } from './views/params.js';
 import { createConfiguratorView } from './views/configurator.js';
+import { createLabHeadsView } from './views/lab-heads.js';
+import { createLabInductionView } from './views/lab-induction.js';
+import { createLabMqaView } from './views/lab-mqa.js';
+import { createLabRankView } from './views/lab-rank.js';
 
 const SECTIONS = {
   heatmap: { title: 'Attention maps, one per head', create: createHeatmapView,
@@ -25,10 +29,19 @@ const SECTIONS = {
   'kv-chart': { title: 'KV-cache size against context length', create: createKvChartView, intro: '' },
   configurator: { title: 'Configurator: a new model\'s attention', create: createConfiguratorView,
     intro: 'From a parameter budget, a context length and a device: the variant, the head counts and the KV cache they cost.' },
+  'lab-heads': { title: 'Lab 1 · Do more heads help? (heads sweep)', create: createLabHeadsView,
+    intro: 'One-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads, trained on the copy task in your browser.' },
+  'lab-mqa': { title: 'Lab 2 · What does MQA save, and what does it cost?', create: createLabMqaView,
+    intro: 'MHA, GQA and MQA at the same dModel: parameters, KV cache at N = 2048, and trained quality on the same task.' },
+  'lab-rank': { title: 'Lab 3 · How small can the MLA latent be?', create: createLabRankView,
+    intro: 'Character-level models of Shakespeare: MHA against MLA at several latent ranks, validation bits per character against KV cache.' },
+  'lab-induction': { title: 'Lab 4 · Watch induction heads form', create: createLabInductionView,
+    intro: 'A two-layer attention-only model on sequences with repeated segments (A B … A → B): loss, accuracy and every head\'s role, live.' }
 };
-const ALL = ['heatmap', 'compare', 'decode', 'params', 'kv-chart', 'configurator'];
+const ALL = ['heatmap', 'compare', 'decode', 'params', 'kv-chart', 'configurator',
+  'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
 /** Single views whose settings are their own: the shape form is not shown with them. */
-const NO_CONTROLS = ['kv-chart', 'params', 'configurator'];
+const NO_CONTROLS = ['kv-chart', 'params', 'configurator', 'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
 
 let uidCounter = 0;
 

@@ -4,7 +4,8 @@
 
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
 
-export const VIEWS = ['all', 'heatmap', 'compare', 'decode', 'kv-chart', 'params', 'configurator'];
+export const VIEWS = ['all', 'heatmap', 'compare', 'decode', 'kv-chart', 'params', 'configurator',
+  'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
 export const VARIANTS = ['mha', 'mqa', 'gqa', 'mla'];
 export const DTYPES = { fp32: 4, bf16: 2, fp8: 1, int4: 0.5 };
 
@@ -39,6 +40,11 @@ export const DEFAULTS = Object.freeze({
   cfgPriority: 'balanced',
   cfgVariant: '',    // '' = let the configurator choose
   cfgBenchmark: false,
+  labMSteps: 150,    // lab 2 (views/lab-mqa.js): optimiser steps per variant
+  labRSteps: 200,    // lab 3 (views/lab-rank.js): optimiser steps per model
+  labRRanks: '4,8,16,32', // lab 3: MLA latent ranks
+  labHSteps: 200,    // lab 1 (views/lab-heads.js): optimiser steps per model
+  labISteps: 400,    // lab 4 (views/lab-induction.js): optimiser steps
 });
 
 const INTS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'seed', 'nLayers', 'batch'];

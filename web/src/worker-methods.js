@@ -1,6 +1,12 @@
 // worker-methods.js — what the core worker can be asked to do (shared by the module worker of the
 // served page and the classic worker of standalone.html). Each method gets the Attention object.
 const sessions = new Map(); // key -> Session
+const trainers = new Map(); // key -> Trainer (the lab)
+const trainer = (key) => {
+  const t = trainers.get(key);
+  if (!t) throw new Error(`no trainer '${key}'`);
+  return t;
+};
 
 export const methods = {
   info: (attn) => attn.info,
@@ -23,6 +29,30 @@ export const methods = {
     if (!s) throw new Error(`no session '${key}'`);
     const r = s.append(x);
     return { ...r, length: s.length, cacheBytes: s.cacheBytes };
+  },
+  // The lab: the page drives training in small chunks (trainerStep), so it can plot progress and
+  // stop between chunks; a chunk of a default-size model takes well under 200 ms.
+  trainerCreate(attn, key, spec) {
+    trainers.get(key)?.dispose();
+    const t = attn.createTrainer(spec);
+    trainers.set(key, t);
+    return { steps: t.steps, vocabSize: t.vocabSize };
+  },
+  trainerLoad(attn, key, bytes) {
+    trainers.get(key)?.dispose();
+    const t = attn.loadModel(bytes);
+    trainers.set(key, t);
+    return { steps: t.steps, vocabSize: t.vocabSize };
+  },
+  trainerStep: (attn, key, n) => trainer(key).step(n),
+  trainerEvaluate: (attn, key) => trainer(key).evaluate(),
+  trainerHeadScores: (attn, key) => trainer(key).headScores(),
+  trainerAttention: (attn, key, tokens) => trainer(key).attention(tokens),
+  trainerExport: (attn, key) => ({ bytes: trainer(key).exportModel() }),
+  trainerDispose(attn, key) {
+    trainers.get(key)?.dispose();
+    trainers.delete(key);
+    return true;
   },
   sessionDispose(attn, key) {
     sessions.get(key)?.dispose();

@@ -1,0 +1,75 @@
+// Browser tests of lab experiments 2 (MQA budget, views/lab-mqa.js) and 3 (MLA latent rank,
+// views/lab-rank.js): the immediate numbers, a short training run started by a click, the table and
+// the computed summary, no console errors. Steps are set small through the URL.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { app, shot, startBrowser } from './browser.mjs';
+
+let b;
+before(async () => { b = await startBrowser(); });
+after(async () => { await b?.close(); });
+
+const waitDone = (page, slot, timeout) => page.waitForFunction((s) => {
+  const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector(`[data-slot="${s}"]`);
+  return v?.dataset.done === '1';
+}, slot, { timeout });
+
+test('lab-mqa: parameter and cache numbers at once, then a short run of all three variants', async () => {
+  const page = await b.open('embed.html?view=lab-mqa&labMSteps=60');
+  const el = app(page);
+  const view = el.locator('[data-slot="lab-mqa"]');
+  await view.locator('[data-role="params-mqa"]').waitFor({ timeout: 20000 });
+  assert.equal(await view.locator('[data-role="params-mha"]').innerText(), '16,384');
+  assert.equal(await view.locator('[data-role="params-mqa"]').innerText(), '9,216');
+  assert.match(await view.locator('[data-role="change-mqa"]').innerText(), /43\.75 %/);
+  assert.match(await view.locator('[data-role="budget-summary"]').innerText(), /8× smaller/);
+  assert.equal(await view.locator('[data-role="steps"]').inputValue(), '60');
+  assert.equal(await view.locator('[data-role="results"]').isHidden(), true, 'no training before a click');
+  const t0 = Date.now();
+  await view.locator('[data-role="start"]').click();
+  await waitDone(page, 'lab-mqa', 30000);
+  const ms = Date.now() - t0;
+  console.log(`lab-mqa: 3 x 60 steps in ${ms} ms`);
+  const rows = view.locator('[data-role="result-rows"] tr');
+  assert.equal(await rows.count(), 3);
+  for (const v of ['mha', 'gqa', 'mqa']) {
+    const loss = Number(await view.locator(`[data-role="loss-${v}"]`).innerText());
+    assert.ok(Number.isFinite(loss) && loss > 0, `${v} loss ${loss}`);
+  }
+  assert.match(await view.locator('[data-role="summary"]').innerText(), /ranked by held-out loss/);
+  assert.equal(await view.locator('[data-role="start"]').innerText(), 'Train all three again');
+  await page.waitForTimeout(200);
+  await shot(page, 'lab-mqa');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('lab-rank: MHA and MLA at two ranks, table, chart and the computed answer', async () => {
+  const page = await b.open('embed.html?view=lab-rank&labRSteps=30&labRRanks=4,16');
+  const el = app(page);
+  const view = el.locator('[data-slot="lab-rank"]');
+  await view.locator('[data-role="start"]').waitFor();
+  assert.equal(await view.locator('[data-role="ranks"]').inputValue(), '4, 16');
+  assert.match(await view.locator('[data-role="progress"]').innerText(), /Not trained yet: 3 models × 30 steps/);
+  const t0 = Date.now();
+  await view.locator('[data-role="start"]').click();
+  await waitDone(page, 'lab-rank', 30000);
+  console.log(`lab-rank: 3 x 30 steps in ${Date.now() - t0} ms`);
+  const rows = view.locator('[data-role="rows"] tr');
+  assert.equal(await rows.count(), 3);
+  assert.deepEqual(await rows.evaluateAll((trs) => trs.map((t) => t.dataset.rank)), ['mha', '4', '16']);
+  // cache bytes per token per layer: MHA 2*4*16*4 = 512, MLA (r + 4) * 4
+  assert.deepEqual(await rows.evaluateAll((trs) => trs.map((t) => t.cells[1].textContent.trim())), ['512', '32', '80']);
+  for (const t of await view.locator('[data-role="bits"]').allInnerTexts()) {
+    const bits = Number(t);
+    assert.ok(bits > 0.5 && bits < 8, `bits/char ${bits}`);
+  }
+  assert.equal(await view.locator('tr[data-rank="4"]').getAttribute('class') !== null, true, 'r = 4 is below 1/8 of the cache');
+  assert.equal(await view.locator('tr[data-rank="16"]').getAttribute('class'), null, 'r = 16 is not');
+  assert.match(await view.locator('[data-role="summary"]').innerText(), /r = 4/);
+  assert.ok(await view.locator('[data-role="scatter"] canvas').count() >= 1, 'the bits/char vs cache chart');
+  await page.waitForTimeout(200);
+  await shot(page, 'lab-rank');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

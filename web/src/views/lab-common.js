@@ -1,0 +1,92 @@
+// lab-common.js — what the lab's experiment views share: driving a training run in the worker in
+// small chunks (so the page can plot progress and stop between chunks), and a uPlot line chart for
+// loss curves. Each experiment view (lab-*.js) owns its controls, runs and summary.
+import uPlot from 'uplot';
+import uplotCss from 'uplot/dist/uPlot.min.css?inline';
+
+let keyCounter = 0;
+/** A worker-side trainer key unique to this page. */
+export const trainerKey = (prefix) => `${prefix}-${++keyCounter}-${Math.random().toString(36).slice(2, 8)}`;
+
+/**
+ * Creates a trainer in the worker and trains it for `steps` optimiser steps, `chunk` at a time.
+ * @param {{ client: any, key: string, spec: object, steps: number, chunk?: number,
+ *           isStopped?: () => boolean, onChunk?: (r: { step: number, loss: number }) => void }} o
+ * @returns {Promise<{ stopped: boolean, last: { step: number, loss: number } | null }>}
+ */
+export async function train({ client, key, spec, steps, chunk = 20, isStopped = () => false, onChunk }) {
+  await client.call('trainerCreate', key, spec);
+  let done = 0, last = null;
+  while (done < steps) {
+    if (isStopped()) return { stopped: true, last };
+    last = await client.call('trainerStep', key, Math.min(chunk, steps - done));
+    done = last.step;
+    onChunk?.(last);
+  }
+  return { stopped: false, last };
+}
+
+/**
+ * A line chart (uPlot) in `root`: x is the step, one series per run.
+ * @param {HTMLElement} root
+ * @param {{ yLabel: string, xLabel?: string, height?: number, logY?: boolean }} o
+ */
+export function createLineChart(root, { yLabel, xLabel = 'optimiser step', height = 260, logY = false }) {
+  const style = document.createElement('style');
+  style.textContent = `${uplotCss}
+    .lab-chart .u-legend { font-size: 0.8rem; color: var(--fg); }
+    .lab-chart .u-legend th, .lab-chart .u-legend td { border: 0; background: none; font-weight: normal; text-align: left; }`;
+  const box = document.createElement('div');
+  box.className = 'lab-chart';
+  root.append(style, box);
+  let plot = null, labels = [];
+  const theme = () => {
+    const cs = getComputedStyle(root);
+    return { fg: cs.getPropertyValue('--fg').trim() || '#222', grid: cs.getPropertyValue('--grid').trim() || '#ddd',
+      series: [1, 2, 3, 4, 5, 6].map((i) => cs.getPropertyValue(`--series-${i}`).trim() || '#1f77b4') };
+  };
+  const build = (seriesLabels) => {
+    plot?.destroy();
+    const t = theme();
+    labels = seriesLabels;
+    plot = new uPlot({
+      width: Math.max(280, box.clientWidth || root.clientWidth || 600),
+      height,
+      scales: { x: { time: false }, y: logY ? { distr: 3 } : {} },
+      axes: [
+        { label: xLabel, stroke: t.fg, grid: { stroke: t.grid }, ticks: { stroke: t.grid } },
+        { label: yLabel, stroke: t.fg, grid: { stroke: t.grid }, ticks: { stroke: t.grid } },
+      ],
+      series: [{ label: 'step' }, ...seriesLabels.map((label, i) => ({
+        label, stroke: t.series[i % t.series.length], width: 2, spanGaps: true,
+        value: (u, v) => (v == null ? '—' : v.toFixed(3)),
+      }))],
+    }, [[]].concat(seriesLabels.map(() => [])), box);
+  };
+  const resize = new ResizeObserver(() => plot?.setSize({ width: Math.max(280, box.clientWidth), height }));
+  resize.observe(box);
+  return {
+    /** @param {string[]} seriesLabels @param {number[]} xs @param {(number|null)[][]} ys one array per series */
+    setData(seriesLabels, xs, ys) {
+      if (!plot || seriesLabels.join('\u0001') !== labels.join('\u0001')) build(seriesLabels);
+      plot.setData([xs, ...ys]);
+    },
+    destroy() {
+      resize.disconnect();
+      plot?.destroy();
+      plot = null;
+    },
+  };
+}
+
+/** Merges curves [{ label, points: [[step, value]...] }] onto one x axis for uPlot (gaps as null). */
+export function alignCurves(curves) {
+  const xs = [...new Set(curves.flatMap((c) => c.points.map((p) => p[0])))].sort((a, b) => a - b);
+  const index = new Map(xs.map((x, i) => [x, i]));
+  const ys = curves.map((c) => {
+    const y = new Array(xs.length).fill(null);
+    for (const [x, v] of c.points) y[index.get(x)] = v;
+    return y;
+  });
+  return { xs, ys, labels: curves.map((c) => c.label) };
+}
