@@ -113,3 +113,26 @@ test('the full page mounts both labs without training anything', async () => {
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('a trained model can be inspected in the attention view, and back', async () => {
+  const page = await b.open('?labISteps=30');
+  const lab = app(page).locator('[data-slot="lab-induction"]');
+  await lab.locator('[data-act="start"]').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="lab-induction"]').dataset.status === 'done', null, { timeout: 60000 });
+  const inspect = lab.locator('[data-act="inspect"]');
+  assert.equal(await inspect.isDisabled(), false);
+  await inspect.click();
+  const heat = app(page).locator('[data-slot="heatmap"]');
+  await page.waitForFunction(() => /Trained model/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent));
+  assert.equal(await heat.locator('.kv-group').count(), 2, 'one group per layer');
+  assert.equal(await heat.locator('canvas[data-head]').count(), 8, '2 layers x 4 heads');
+  assert.match(await heat.locator('.head-title').first().textContent(), /L1 H1/);
+  await heat.locator('[data-action="uninspect"]').click();
+  await page.waitForFunction(() => !/Trained model/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent));
+  assert.equal(await heat.locator('canvas[data-head]').count(), 8, 'back to the 8-head GQA default');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

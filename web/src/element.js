@@ -54,6 +54,7 @@ export class AttentionPlayground extends HTMLElement {
     this.attachShadow({ mode: 'open' });
     this.views = [];
     this.errors = new Map();
+    this.inspected = null;  // a trained model shown in the heatmap view (see ctx.inspectModel)
     this.state = { ...DEFAULTS };
     this.pending = false;
   }
@@ -106,6 +107,15 @@ export class AttentionPlayground extends HTMLElement {
       setState: (patch) => this.setState(patch),
       reportError: (source, error) => this.#reportError(source, error),
       theme: () => this.#theme(),
+      // "Inspect this model": a lab view hands the heatmap view a trained model ({ key, tokens, labels,
+      // title }) or null; only where this element shows the heatmap view.
+      inspected: () => this.inspected,
+      canInspect: () => sections.includes('heatmap'),
+      inspectModel: (model) => {
+        this.inspected = model;
+        this.#render();
+        if (model) this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth' });
+      },
       openPlayground: (patch) => this.#openPlayground(patch),
       info: null,
       presets: [],

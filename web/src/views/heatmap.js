@@ -22,6 +22,13 @@ export function createHeatmapView(root, ctx) {
   const tooltip = $('tooltip');
 
   function groupsOf(state, H) {
+    if (last?.inspected) {  // a trained model: one group per layer, heads numbered within it
+      const { layers, heads } = last.inspected;
+      return Array.from({ length: layers }, (_, l) => ({
+        label: `layer ${l + 1} of the trained model`,
+        heads: Array.from({ length: heads }, (_, k) => l * heads + k),
+      }));
+    }
     // [{ label, heads: [h...] }]: query heads sharing a K/V head are drawn together.
     const v = state.variant;
     if (v === 'mla') return [{ label: `all ${H} heads read the shared latent c (rank ${state.latentRank})`, heads: [...Array(H).keys()] }];
@@ -87,7 +94,7 @@ export function createHeatmapView(root, ctx) {
     fig.className = 'head';
     const title = document.createElement('div');
     title.className = 'head-title';
-    title.textContent = `head ${h}`;
+    title.textContent = headLabel(h);
     const grid = document.createElement('div');
     grid.className = 'head-grid';
     grid.style.gridTemplateColumns = `${LABEL_W}px ${N * cell}px`;
@@ -108,7 +115,7 @@ export function createHeatmapView(root, ctx) {
     canvas.style.height = `${N * cell}px`;
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `head ${h}: attention weights of ${N} queries over ${N} keys; arrow keys move, Enter selects the query`);
+    canvas.setAttribute('aria-label', `${headLabel(h)}: attention weights of ${N} queries over ${N} keys; arrow keys move, Enter selects the query`);
     canvas.dataset.head = String(h);
     const plot = document.createElement('div');
     plot.className = 'plot';
@@ -132,10 +139,16 @@ export function createHeatmapView(root, ctx) {
     return fig;
   }
 
+  // "head 3", or "L2 H1" for a trained model's maps (index = layer * heads + head).
+  function headLabel(h) {
+    const m = last?.inspected;
+    return m ? `L${Math.floor(h / m.heads) + 1} H${(h % m.heads) + 1}` : `head ${h}`;
+  }
+
   function showTip(canvas, h, i, j) {
     const { tokens, weights, N } = last;
     const w = weights[h * N * N + i * N + j];
-    tooltip.textContent = `head ${h} · query “${tokens[i]}” (${i}) → key “${tokens[j]}” (${j}): ${w.toFixed(3)}`;
+    tooltip.textContent = `${headLabel(h)} · query “${tokens[i]}” (${i}) → key “${tokens[j]}” (${j}): ${w.toFixed(3)}`;
     tooltip.hidden = false;
     const r = canvas.getBoundingClientRect(), base = root.getBoundingClientRect();
     tooltip.style.left = `${Math.max(0, r.left - base.left + (j + 1) * (r.width / N))}px`;
@@ -212,9 +225,35 @@ export function createHeatmapView(root, ctx) {
     box.append(h3, scroll, clear);
   }
 
+  // "Inspect this model": the maps of a model trained in the lab, on the lab's example tokens.
+  async function showTrained(id, state, model) {
+    try {
+      const att = await ctx.client.call('trainerAttention', model.key, model.tokens);  // (layers, H, N, N)
+      if (id !== seq) return;
+      let vmax = 0;
+      for (const w of att.weights) vmax = Math.max(vmax, w);
+      last = { state: { ...state, causal: true }, tokens: model.labels, weights: att.weights, H: att.layers * att.heads,
+        N: att.n, vmax: vmax || 1, inspected: { layers: att.layers, heads: att.heads } };
+      render();
+      $('summary').textContent = `Trained model: ${model.title}. ${att.layers} layers × ${att.heads} heads on ${att.n} tokens ` +
+        `(token ids). Rows are queries, columns keys (grey: masked). The controls above apply again after "Back to the random-weight model".`;
+      const back = document.createElement('button');
+      back.type = 'button';
+      back.dataset.action = 'uninspect';
+      back.textContent = 'Back to the random-weight model';
+      back.addEventListener('click', () => ctx.inspectModel(null));
+      $('summary').append(' ', back);
+    } catch (e) {
+      if (id !== seq) return;
+      $('summary').textContent = `Cannot show the trained model: ${e.message}`;
+    }
+  }
+
   return {
     async update(state) {
       const id = ++seq;
+      const model = ctx.inspected?.();
+      if (model) return showTrained(id, state, model);
       const tokens = tokenize(state.text);
       if (tokens.length === 0) {
         $('summary').textContent = 'Type a sentence to see its attention maps.';
@@ -235,7 +274,7 @@ export function createHeatmapView(root, ctx) {
         const H = state.nHeads;
         let vmax = 0;
         for (const w of r.weights) vmax = Math.max(vmax, w);
-        last = { state, tokens, weights: r.weights, H, N, vmax: vmax || 1 };
+        last = { state, tokens, weights: r.weights, H, N, vmax: vmax || 1, inspected: null };
         render();
         $('summary').textContent = `${N} tokens · ${H} query heads · ${positions ? 'sinusoidal positions' : 'RoPE'} · ` +
           `${state.causal ? 'causal' : 'bidirectional'} · computed in ${(performance.now() - t0).toFixed(1)} ms by the ` +

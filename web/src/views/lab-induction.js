@@ -59,6 +59,7 @@ export function createLabInductionView(root, ctx) {
       <button type="button" data-act="start">Start</button>
       <button type="button" data-act="stop" disabled>Stop</button>
       <button type="button" data-act="export" disabled>Export model</button>
+      <button type="button" data-act="inspect" disabled hidden>Inspect in the attention view</button>
       <label class="lab-import">Import model <input type="file" name="import" accept=".bin,application/octet-stream"></label>
       <span class="lab-progress" role="status" aria-live="polite"></span>
     </div>
@@ -85,6 +86,8 @@ export function createLabInductionView(root, ctx) {
   const startBtn = $('[data-act="start"]');
   const stopBtn = $('[data-act="stop"]');
   const exportBtn = $('[data-act="export"]');
+  const inspectBtn = $('[data-act="inspect"]');
+  inspectBtn.hidden = !ctx.canInspect?.();  // only where the page shows the attention view too
   const progress = $('.lab-progress');
   const milestone = $('.lab-milestone');
   const lossChart = createLineChart($('.lab-chart-loss'), { yLabel: 'training loss (nats)', height: 220 });
@@ -94,8 +97,10 @@ export function createLabInductionView(root, ctx) {
   let state = null, run = 0, stopped = false, key = null, vocabSize = 32, steps = 0, destroyed = false;
 
   const disposeKey = () => {
+    if (key && ctx.inspected?.()?.key === key) ctx.inspectModel(null);  // the attention view showed it
     if (key) ctx.client.call('trainerDispose', key).catch(() => {});
     key = null;
+    inspectBtn.disabled = true;
   };
   const fail = (e) => {
     if (destroyed) return;
@@ -117,6 +122,12 @@ export function createLabInductionView(root, ctx) {
   });
   startBtn.addEventListener('click', () => start().catch(fail));
   exportBtn.addEventListener('click', () => exportModel().catch(fail));
+  // "Inspect this model": its maps in the page's attention view, on the example sequence.
+  inspectBtn.addEventListener('click', () => {
+    if (!key) return;
+    const tokens = exampleSequence(vocabSize);
+    ctx.inspectModel({ key, tokens, labels: tokens.map(String), title: `the induction lab's model (${tokens.length / 2} tokens, then the same again)` });
+  });
   fileInput.addEventListener('change', () => { if (fileInput.files?.[0]) importModel().catch(fail); });
 
   function drawScores(scores) {
@@ -244,6 +255,7 @@ export function createLabInductionView(root, ctx) {
     startBtn.disabled = false;
     stopBtn.disabled = true;
     exportBtn.disabled = done === 0;
+    inspectBtn.disabled = done === 0;
   });
 
   async function exportModel() {
@@ -281,6 +293,7 @@ export function createLabInductionView(root, ctx) {
     startBtn.disabled = false;
     stopBtn.disabled = true;
     exportBtn.disabled = false;
+    inspectBtn.disabled = false;
     fileInput.value = '';
   });
 
