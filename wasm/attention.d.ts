@@ -225,14 +225,9 @@ export interface TrainerSpec {
   task: 'copy' | 'induction' | 'chars';
   /** 'chars' only: the corpus; the first 90 % trains, the last 10 % validates. */
   text?: string;
-  model: {
-    variant: Variant;
-    dModel: number;
-    nHeads: number;
-    nKvHeads?: number;
-    dHead?: number;
-    latentRank?: number;
-    ropeDim?: number;
+  /** The attention geometry (as for forward) plus the model around it. */
+  model: Omit<AttentionShape, 'rope'> & {
+    /** RoPE on every q and k head, as `rope: true` in forward (a boolean here). Default false. */
     rope?: boolean;
     /** 1 to 4. Default 1. */
     nLayers?: number;

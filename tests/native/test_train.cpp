@@ -8,6 +8,8 @@
 // fails (checked by mutation: RoPE's backward rotated the wrong way fails every rope case).
 #include <gtest/gtest.h>
 
+#include "helpers.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -113,19 +115,8 @@ const AttnCase kAttnCases[] = {
     {"mla_ropedim_rope", "mla", 8, 2, 0, 4, 6, 2, true},  // rope: true is allowed with ropeDim > 0 (same model)
 };
 
-RawSpec raw_of(const AttnCase& c, int64_t n) {
-  RawSpec raw;
-  raw.variant = std::string(c.variant);
-  raw.seq_len = double(n);
-  raw.d_model = double(c.d);
-  raw.n_heads = double(c.h);
-  if (c.g) raw.n_kv_heads = double(c.g);
-  if (c.dh) raw.d_head = double(c.dh);
-  if (c.r) raw.latent_rank = double(c.r);
-  if (c.dr) raw.rope_dim = double(c.dr);
-  raw.rope.enabled = c.rope;
-  raw.causal = true;
-  return raw;
+RawSpec raw_of(const AttnCase& c, int64_t n) {  // causal always, as in training
+  return testing_helpers::raw_spec({c.variant, n, c.d, c.h, c.g, c.dh, c.r, c.dr, c.rope, true});
 }
 
 void PrintTo(const AttnCase& c, std::ostream* os) { *os << c.name; }
