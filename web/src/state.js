@@ -4,10 +4,11 @@
 
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
 
-export const VIEWS = ['all', 'heatmap', 'compare', 'decode', 'kv-chart', 'params', 'configurator',
-  'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
 export const VARIANTS = ['mha', 'mqa', 'gqa', 'mla'];
 export const DTYPES = { fp32: 4, bf16: 2, fp8: 1, int4: 0.5 };
+/** What the page calls each data type (the 2-byte one is fp16 or bf16: the lesson says fp16). */
+export const DTYPE_LABELS = { fp32: 'fp32', bf16: 'fp16 / bf16', fp8: 'fp8', int4: 'int4' };
+export const dtypeLabel = (k) => DTYPE_LABELS[k] ?? String(k);
 
 export const DEFAULTS = Object.freeze({
   view: 'all',
@@ -55,8 +56,9 @@ const BOOLS = ['rope', 'causal', 'cfgBenchmark'];
  * Reads a state from URL parameters; unknown or malformed values fall back to the defaults
  * (semantic checks are the core's job: it explains invalid combinations next to the controls).
  * @param {URLSearchParams} params
+ * @param {{ views?: string[] }} [options] the view ids that exist (registry.js)
  */
-export function fromParams(params) {
+export function fromParams(params, { views = null } = {}) {
   const s = { ...DEFAULTS };
   for (const [key, value] of params) {
     if (!(key in DEFAULTS)) continue;
@@ -69,7 +71,7 @@ export function fromParams(params) {
     } else if (BOOLS.includes(key)) {
       s[key] = value === '1' || value === 'true';
     } else if (key === 'view') {
-      if (VIEWS.includes(value)) s.view = value;
+      if (!views || views.includes(value)) s.view = value;  // views: registry.js VIEW_IDS
     } else if (key === 'variant') {
       if (VARIANTS.includes(value)) s.variant = value;
     } else if (key === 'dtype' || key === 'cfgDtype') {

@@ -6,10 +6,11 @@
 // dh = head width, r = MLA latent rank, dr = MLA decoupled RoPE key width, l = layers.
 import { shapeSpec } from '../state.js';
 
-export const VARIANT_NAMES = { mha: 'MHA', mqa: 'MQA', gqa: 'GQA', mla: 'MLA' };
-export const VARIANT_LONG = {
-  mha: 'multi-head', mqa: 'multi-query', gqa: 'grouped-query', mla: 'multi-head latent',
-};
+import { VARIANT_INFO } from '../kit.js';
+
+/** 'gqa' -> 'GQA' / 'grouped-query' (views of kit.js's one variant table). */
+export const VARIANT_NAMES = Object.fromEntries(Object.entries(VARIANT_INFO).map(([k, v]) => [k, v.name]));
+export const VARIANT_LONG = Object.fromEntries(Object.entries(VARIANT_INFO).map(([k, v]) => [k, v.long]));
 
 const EN = 'en-US';
 const groupFmt = new Intl.NumberFormat(EN, { maximumFractionDigits: 2 });

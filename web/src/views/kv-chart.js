@@ -10,7 +10,8 @@
 // uPlot's own CSS is injected into the view, since document CSS does not reach the shadow root.
 import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
-import { DTYPES, VARIANTS } from '../state.js';
+import { DTYPES, dtypeLabel } from '../state.js';
+import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, plural, setViewState } from '../kit.js';
 import {
   VARIANT_NAMES, dimsOf, fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens, kvConfigOf, kvFormula,
 } from './formula.js';
@@ -37,7 +38,6 @@ const TABLE_LENGTHS = [4096, 32768, 131072, 1048576];
 const DATA_FIELDS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'nLayers', 'dtype', 'batch', 'presets'];
 const DASHES = [[7, 4], [2, 3], [10, 3, 2, 3]];
 const FALLBACK_SERIES = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#8c564b', '#e377c2'];
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** uPlot's legend is a table: undo the page's table borders inside it, keep its text readable. */
 const LOCAL_CSS = `
@@ -94,17 +94,16 @@ function describeBytes(bytes, bpe) {
 export function createKvChartView(root, ctx) {
   const id = `kvchart${++uid}`;
   let state = null;
-  let seq = 0;
+  const latest = createLatest(root);
   let dataKey = '';
   let styleKey = '';
   let data = null;       // { defs, lengths, bpe, state }
   let plot = null;
   let plotSig = '';
   let raf = 0;
-  let busyTimer = 0;
 
   const dtypeOptions = Object.entries(DTYPES)
-    .map(([k, b]) => `<option value="${k}">${k} (${b} B / element)</option>`).join('');
+    .map(([k, b]) => `<option value="${k}">${esc(dtypeLabel(k))} (${b} B / element)</option>`).join('');
   root.innerHTML = `<style>${uplotCss}${LOCAL_CSS}</style>
     <div class="controls" role="group" aria-label="KV-cache chart settings">
       <div class="field"><label for="${id}-dtype">Cache data type</label>
@@ -143,7 +142,7 @@ export function createKvChartView(root, ctx) {
     const title = [p.source, p.notes].filter(Boolean).join('; ');
     const shape = p.variant === 'mla'
       ? `${p.nLayers} layers, r + dr = ${p.latentRank} + ${p.ropeDim ?? 0}`
-      : `${p.nLayers} layers, ${p.nHeads} heads, ${p.variant === 'mha' ? p.nHeads : p.nKvHeads} KV heads of ${p.dHead}`;
+      : `${p.nLayers} layers, ${p.nHeads} heads, ${plural(p.variant === 'mha' ? p.nHeads : p.nKvHeads, 'KV head')} of ${p.dHead}`;
     return `<label title="${esc(title)}" style="display:flex;gap:6px;align-items:flex-start">
       <input type="checkbox" name="preset" value="${esc(p.id)}" style="flex:none;width:auto;min-height:0;margin:0.3em 0 0;padding:0">
       <span style="flex:1;min-width:0">${esc(p.name)} <small style="display:inline">${VARIANT_NAMES[p.variant] ?? esc(p.variant)} · ${esc(shape)}</small></span></label>`;
@@ -348,7 +347,7 @@ export function createKvChartView(root, ctx) {
       token (DeepSeek-V2 report, Table 1) MHA 2·H·dh·l, GQA 2·G·dh·l, MQA 2·dh·l, MLA (r + dr)·l.
       MHA baseline: the paper's 2·H·dh per layer (every one of the H query heads caches its own key and value).
       This shape (l = ${esc(d.l)}, H = ${esc(d.H)}, dh = ${esc(d.dh)}, G = ${esc(d.G)}, r = ${esc(d.r)}, dr = ${esc(d.dr)}),
-      per token: ${perToken.join('; ')}; × ${esc(s.batch)} sequence${s.batch === 1 ? '' : 's'} × ${bpe} B (${esc(s.dtype)}).${at}
+      per token: ${perToken.join('; ')}; × ${esc(s.batch)} sequence${s.batch === 1 ? '' : 's'} × ${bpe} B (${esc(dtypeLabel(s.dtype))}).${at}
       Reference lines: ${MEMORY_LINES.map((m) => esc(m.label)).join(', ')}, with GB = 10<sup>9</sup> B; the axis
       ticks are binary units (1 GiB = 2<sup>30</sup> B ≈ 1.074 GB).`;
   }
@@ -383,52 +382,42 @@ export function createKvChartView(root, ctx) {
     ctx.reportError('kv-chart', mine?.error ?? null);
   }
 
-  function setBusy(on) {
-    clearTimeout(busyTimer);
-    if (on) {
-      root.setAttribute('aria-busy', 'true');
-      busyTimer = setTimeout(() => root.classList.add('busy'), 150);
-    } else {
-      root.removeAttribute('aria-busy');
-      root.classList.remove('busy');
-    }
-  }
-
-  async function compute(s) {
-    const my = ++seq;
+  function compute(s) {
     const defs = seriesDefs(s, presets());
     const configs = (def) => LENGTHS.map((n) => ({ ...def.config, seqLen: n }));
-    setBusy(true);
-    try {
-      const flat = await ctx.client.call('kvCacheBytesMany', defs.flatMap(configs));
-      if (my !== seq) return;
-      defs.forEach((d, i) => { d.bytes = flat.slice(i * LENGTHS.length, (i + 1) * LENGTHS.length); });
-    } catch {
-      if (my !== seq) return;
-      // Some series are invalid (e.g. GQA with nHeads not divisible by nKvHeads): find which, one call each.
-      const settled = await Promise.allSettled(defs.map((d) => ctx.client.call('kvCacheBytesMany', configs(d))));
-      if (my !== seq) return;
-      defs.forEach((d, i) => {
-        if (settled[i].status === 'fulfilled') d.bytes = settled[i].value;
-        else d.error = settled[i].reason instanceof Error ? settled[i].reason : new Error(String(settled[i].reason));
+    latest.run(
+      async (isCurrent) => {
+        try {
+          const flat = await ctx.client.call('kvCacheBytesMany', defs.flatMap(configs));
+          defs.forEach((d, i) => { d.bytes = flat.slice(i * LENGTHS.length, (i + 1) * LENGTHS.length); });
+        } catch {
+          if (!isCurrent()) return;
+          // Some series are invalid (e.g. GQA with nHeads not divisible by nKvHeads): find which, one call each.
+          const settled = await Promise.allSettled(defs.map((d) => ctx.client.call('kvCacheBytesMany', configs(d))));
+          defs.forEach((d, i) => {
+            if (settled[i].status === 'fulfilled') d.bytes = settled[i].value;
+            else d.error = settled[i].reason instanceof Error ? settled[i].reason : new Error(String(settled[i].reason));
+          });
+        }
+      },
+      () => {
+        data = { defs, lengths: LENGTHS.slice(), bpe: DTYPES[s.dtype] ?? 2, state: s };
+        return refresh();
       });
-    }
-    setBusy(false);
-    data = { defs, lengths: LENGTHS.slice(), bpe: DTYPES[s.dtype] ?? 2, state: s };
-    refresh();
   }
 
   /** Draws the chart and its caption, table and errors from `data`, highlighting the latest state's variant. */
   function refresh() {
     draw();
-    root.kvData = {
+    const result = {
       lengths: data.lengths.slice(),
       series: data.defs.filter((d) => d.bytes).map((d) => ({ id: d.id, label: d.label, bytes: d.bytes.slice() })),
     };
-    chartBox.setAttribute('aria-label', `KV-cache bytes against sequence length (log scales) for ${root.kvData.series.map((x) => x.label).join(', ')}; the table of values below lists them.`);
+    chartBox.setAttribute('aria-label', `KV-cache bytes against sequence length (log scales) for ${result.series.map((x) => x.label).join(', ')}; the table of values below lists them.`);
     renderCaption();
     renderTable();
     renderErrors();
+    return result;
   }
 
   // ---- resizing and theme ---------------------------------------------------------------------
@@ -459,12 +448,11 @@ export function createKvChartView(root, ctx) {
       } else if (s.variant !== styleKey) {
         // Only the highlighted variant changed: restyle, no new numbers needed.
         styleKey = s.variant;
-        if (data) refresh();
+        if (data) setViewState(root, 'ready', refresh());
       }
     },
     destroy() {
-      seq++;
-      setBusy(false);
+      latest.cancel();
       cancelAnimationFrame(raf);
       ro.disconnect();
       media?.removeEventListener?.('change', onScheme);
@@ -472,7 +460,6 @@ export function createKvChartView(root, ctx) {
       plot = null;
       ctx.reportError('kv-chart', null);
       root.replaceChildren();
-      delete root.kvData;
       delete root.dataset.series;
       delete root.dataset.points;
     },
