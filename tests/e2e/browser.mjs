@@ -83,6 +83,12 @@ export const viewResult = (page, slot, n = 0) => page.evaluate(([s, m]) => docum
 export const viewState = (page, slot, n = 0) => page.evaluate(([s, m]) => document.querySelectorAll('attention-playground')[m]
   .shadowRoot.querySelector(`[data-slot="${s}"]`)?.dataset.state ?? null, [slot, n]);
 
+/** Waits until a lab's result (the signal's result) has one of the `wanted` statuses, e.g. ['done']. */
+export const labStatus = (page, slot, wanted, timeout = 30000, n = 0) => page.waitForFunction(([s, w, m]) => {
+  const v = document.querySelectorAll('attention-playground')[m]?.shadowRoot?.querySelector(`[data-slot="${s}"]`);
+  return v && w.includes(v.result?.status);
+}, [slot, wanted, n], { timeout });
+
 /** Waits until the heatmap view of element n has drawn `atLeast` times. */
 export const heatmapDrawn = (page, atLeast = 1, n = 0) => viewReady(page, 'heatmap', atLeast, n);
 
