@@ -2,6 +2,8 @@
 // Renderers only read it; changes go through the element's setState(patch), which re-renders and
 // (with sync-url) writes the URL, so a permalink reproduces the view exactly.
 
+import { headWidth, kvHeads } from './shape-math.js';
+
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
 
 export const VARIANTS = ['mha', 'mqa', 'gqa', 'mla'];
@@ -29,6 +31,7 @@ export const DEFAULTS = Object.freeze({
   dtype: 'bf16',
   batch: 1,
   presets: 'llama-3-70b,deepseek-v3,gpt2-small',
+  kvVariants: 'mha,mqa,gqa,mla', // the KV-cache chart's "this shape" series ('' hides them: real models only)
   // The configurator's form (views/configurator.js): what it asks the core's recommend for.
   cfgBudget: 8e9,    // total parameters
   cfgDModel: 0,      // cfgDModel / cfgLayers > 0: give dModel and layers instead of the budget
@@ -108,14 +111,8 @@ export function shapeSpec(state, variant = state.variant) {
   return spec;
 }
 
-/** K/V heads a variant has at this state (MLA: none cached; its latent replaces them). */
-export function kvHeadsOf(state, variant = state.variant) {
-  if (variant === 'mha') return state.nHeads;
-  if (variant === 'mqa') return 1;
-  if (variant === 'gqa') return state.nKvHeads;
-  return 0;
-}
+/** K/V heads a variant has at this state (MLA: none cached; its latent replaces them). shape-math.js. */
+export const kvHeadsOf = (state, variant = state.variant) => kvHeads(variant, state);
 
-export function dHeadOf(state) {
-  return state.dHead || state.dModel / state.nHeads;
-}
+/** The head width at this state (shape-math.js). */
+export const dHeadOf = (state) => headWidth(state);

@@ -9,6 +9,7 @@ import { shapeSpec, kvHeadsOf, dHeadOf } from '../state.js';
 import { drawMiniHeatmap, createMiniCanvas, cellAt, createLegend } from './mini-heatmap.js';
 import { VARIANT_IDS as VARIANTS, announce, createLatest, el, plural, setViewState, variantLabel, variantName } from '../kit.js';
 import { truncationNote } from '../tokens.js';
+import { cacheElementsPerToken } from '../shape-math.js';
 
 const NAME = Object.fromEntries(VARIANTS.map((v) => [v, variantName(v)]));
 // State fields this view reads: anything else changing does not recompute.
@@ -30,10 +31,10 @@ export function parseCompare(text) {
 export function cachePerToken(state, v) {
   if (v === 'mla') {
     const r = state.latentRank, dr = state.ropeDim || 0;
-    return { elems: r + dr, formula: `r + dr = ${r} + ${dr}`, what: 'latent c + RoPE key kr' };
+    return { elems: cacheElementsPerToken(v, state), formula: `r + dr = ${r} + ${dr}`, what: 'latent c + RoPE key kr' };
   }
   const G = kvHeadsOf(state, v), dh = dHeadOf(state);
-  return { elems: 2 * G * dh, formula: `2 · G · dh = 2 · ${G} · ${dh}`, what: `K and V of ${plural(G, 'KV head')}` };
+  return { elems: cacheElementsPerToken(v, state), formula: `2 · G · dh = 2 · ${G} · ${dh}`, what: `K and V of ${plural(G, 'KV head')}` };
 }
 
 /** Input rows for a variant: RoPE variants get positions inside attention, the others added to x. */
@@ -166,7 +167,7 @@ export function createCompareView(root, ctx) {
       const kv = v === 'mla' || v === 'mha' ? '' : ` → kv ${Math.floor(h / (H / G))}`;
       canvas.setAttribute('role', 'img');
       canvas.tabIndex = 0;  // keyboard: focus a map, arrow keys move the read-out cell
-      canvas.dataset.head = String(h);
+      canvas.dataset.cmpHead = String(h);
       canvas.setAttribute('aria-label', `${NAME[v]} head ${h}${kv}: attention weights, ${N} by ${N}; arrow keys read out cells`);
       canvas.title = `${NAME[v]} head ${h}${kv} — rows: queries, columns: keys`;
       drawMiniHeatmap(canvas, fw.weights, N, N, { offset: h * N * N, masked, maskColor });

@@ -12,6 +12,7 @@
 import { DTYPES, dtypeLabel } from '../state.js';
 import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, inPageWords, setViewState } from '../kit.js';
 import { createKvChartView } from './kv-chart.js';
+import { attentionParams } from '../shape-math.js';
 import { VARIANT_LONG, VARIANT_NAMES, fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens } from './formula.js';
 
 /** The state keys this view reads: a change of any of them asks the core again. */
@@ -47,11 +48,7 @@ let uid = 0;
 
 /** Attention weights of one layer from its dims (no biases), as paramCount counts them. */
 function attentionWeights(p) {
-  const D = p.dModel;
-  const qo = 2 * D * p.nHeads * p.dHead;
-  if (p.variant === 'mla') return qo + D * p.latentRank + 2 * p.latentRank * p.nHeads * p.dHead + D * (p.ropeDim ?? 0);
-  const G = p.variant === 'mha' ? p.nHeads : p.variant === 'mqa' ? 1 : p.nKvHeads;
-  return qo + 2 * D * G * p.dHead;
+  return attentionParams(p.variant, p).total;
 }
 
 /** A dense estimate of a preset's parameters: layers x (attention from its dims + an 8 D^2 MLP). MoE: active only. */

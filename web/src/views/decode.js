@@ -8,6 +8,7 @@ import { tokenize, embed } from '../tokens.js';
 import { shapeSpec, kvHeadsOf, dHeadOf } from '../state.js';
 import { drawMiniHeatmap, createMiniCanvas, cellAt, createLegend } from './mini-heatmap.js';
 import { announce, el, plural, setViewState, variantName } from '../kit.js';
+import { cacheElementsPerToken } from '../shape-math.js';
 
 const MAX_LEN = 64;
 const fmt = (n) => Number(n).toLocaleString('en-US');
@@ -30,7 +31,7 @@ function layoutOf(state) {
   if (v === 'mla') {
     const r = state.latentRank, dr = state.ropeDim || 0;
     return {
-      elems: r + dr,
+      elems: cacheElementsPerToken(v, state),
       what: `latent c (r = ${r} floats) + RoPE key kr (dr = ${dr} floats)`,
       formula: `r + dr = ${r} + ${dr}`,
       segments: [{ kind: 'c', label: 'c', size: r }, ...(dr ? [{ kind: 'kr', label: 'kr', size: dr }] : [])],
@@ -41,7 +42,7 @@ function layoutOf(state) {
   for (let g = 0; g < G; g++) segments.push({ kind: 'k', label: `K${g}`, size: dh, head: g });
   for (let g = 0; g < G; g++) segments.push({ kind: 'v', label: `V${g}`, size: dh, head: g });
   return {
-    elems: 2 * G * dh,
+    elems: cacheElementsPerToken(v, state),
     what: `K and V for G = ${G} KV head${G === 1 ? '' : 's'}`,
     formula: `2 · G · dh = 2 · ${G} · ${dh}`,
     segments,
@@ -255,7 +256,7 @@ export function createDecodeView(root, ctx) {
 
     // Facts with the formula filled in.
     const L = cached.length;
-    const mhaElems = 2 * s.nHeads * dHeadOf(s);
+    const mhaElems = cacheElementsPerToken('mha', s);
     facts.replaceChildren();
     const fact = (term, desc, cls) => {
       const dt = el('dt', null, term);

@@ -3,6 +3,7 @@
 // hover/tap read-outs, and a selected query row compared across all heads.
 import { embed, tokenize, truncationNote } from '../tokens.js';
 import { shapeSpec } from '../state.js';
+import { kvHeads } from '../shape-math.js';
 import { createLegend, drawMiniHeatmap, viridis } from './mini-heatmap.js';
 import { announce, createLatest, el, setViewState } from '../kit.js';
 
@@ -33,7 +34,7 @@ export function createHeatmapView(root, ctx) {
     // [{ label, heads: [h...] }]: query heads sharing a K/V head are drawn together.
     const v = state.variant;
     if (v === 'mla') return [{ label: `all ${H} heads read the shared latent c (rank ${state.latentRank})`, heads: [...Array(H).keys()] }];
-    const G = v === 'mha' ? H : v === 'mqa' ? 1 : state.nKvHeads;
+    const G = kvHeads(v, state);
     const per = H / G;
     return Array.from({ length: G }, (_, g) => ({
       label: v === 'mha' ? `K/V head ${g}` : `K/V head ${g} · query heads ${g * per}–${(g + 1) * per - 1}`,
