@@ -1,7 +1,9 @@
 // element.js — <attention-playground>: the whole playground, or one of its views, in a shadow root.
 //
-//   <attention-playground view="all|heatmap|compare|decode|kv-chart|params|configurator|lab-heads|lab-mqa|lab-rank|lab-induction" config="variant=mla&dModel=32"
+//   <attention-playground view="all|<a registry.js id>" config="variant=mla&dModel=32"
 //                         sync-url controls="off" playground-href="/attention/"></attention-playground>
+// Events (docs/embedding.md): `ready` once the core is loaded and the views are mounted, `statechange`
+// with the state after every change, `view-ready` (from each view, bubbling) when a view finished drawing.
 // Several elements on one page are independent: each owns its state and shadow root and shares
 // only the worker that runs the core.
 import css from './styles.css?inline';
@@ -9,7 +11,6 @@ import { DEFAULTS, fromParams, toParams } from './state.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
-import { setViewState } from './kit.js';
 
 let uidCounter = 0;
 
@@ -104,6 +105,8 @@ export class AttentionPlayground extends HTMLElement {
     this.#setBuild(ctx.info.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)');
     this.views = sections.map((s) => viewById(s).create(this.#slot(s), ctx));
     this.#render();
+    // For course pages: the core is loaded and every view is mounted (each then signals 'view-ready').
+    this.dispatchEvent(new CustomEvent('ready', { detail: { view, views: sections, info: { ...ctx.info } } }));
   }
 
   #unmount() {
