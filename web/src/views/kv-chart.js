@@ -130,7 +130,7 @@ export function createKvChartView(root, ctx) {
     <p class="kv-status error-text" data-role="status" role="status" hidden></p>
     <div class="kv-chart" data-role="chart" role="img" style="min-width:0;width:100%"></div>
     <p class="note kv-caption" data-role="caption"></p>
-    <details class="kv-table"><summary>Table of values</summary><div class="scroll" data-role="table"></div></details>`;
+    <details class="kv-table"><summary>Table of values</summary><div class="scroll" data-role="table" tabindex="0" role="region" aria-label="Table of values"></div></details>`;
   const $ = (r) => root.querySelector(`[data-role="${r}"]`);
   const chartBox = $('chart');
   const input = (name) => root.querySelector(`[name="${name}"]`);
