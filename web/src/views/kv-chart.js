@@ -12,6 +12,7 @@ import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
 import { DTYPES, dtypeLabel } from '../state.js';
 import { binaryTickExponents, spreadLabels } from './kv-axis.js';
+import { EXTRA_COLOURS } from './lab-common.js';
 import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, plural, setViewState } from '../kit.js';
 import {
   VARIANT_NAMES, dimsOf, fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens, kvConfigOf, kvFormula,
@@ -216,7 +217,7 @@ export function createKvChartView(root, ctx) {
   function draw() {
     if (!data) return;
     const theme = ctx.theme();
-    const palette = theme.series?.filter(Boolean).length ? theme.series.filter(Boolean) : FALLBACK_SERIES;
+    const palette = [...(theme.series?.filter(Boolean).length ? theme.series.filter(Boolean) : FALLBACK_SERIES), ...EXTRA_COLOURS];
     const drawn = data.defs.filter((d) => d.bytes);
     for (const d of data.defs) if (!d.preset) d.label = `${VARIANT_NAMES[d.variant]} · this shape${d.variant === state.variant ? ' (current)' : ''}`;
     let presetIndex = 0;

@@ -141,6 +141,7 @@ export function createLabInductionView(root, ctx) {
   const runner = createLabRunner($('.lab-controls'), root, ctx, {
     id: 'lab-induction',
     startLabel: 'Start',
+    idleText: (st) => `Not trained yet: press Start (${st.labISteps} steps, about ${Math.max(1, Math.round(st.labISteps * 0.02))} s).`,
     fields: [{ name: 'labISteps', ...STEPS, hint: `${TASK.seqLen} tokens, batch ${TASK.batchSize}`, parse: (t) => parseIntegerField(t, STEPS) }],
     inspectTokens: (vocab) => {
       const tokens = exampleSequence(vocab);

@@ -58,8 +58,9 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
   const inspectBtn = el('button', { type: 'button', dataset: { act: 'inspect' }, disabled: true, hidden: !ctx.canInspect?.() },
     'Inspect in the attention view');
   const fileInput = el('input', { type: 'file', name: 'import', id: `${spec.id}-import-${uid}`, accept: '.bin,application/octet-stream' });
+  const modelLabel = el('label', { for: modelSelect.id }, 'Trained model ');
   const tools = el('div', { className: 'lab-row lab-models' },
-    el('label', { for: modelSelect.id }, 'Trained model '), modelSelect, exportBtn, inspectBtn,
+    modelLabel, modelSelect, exportBtn, inspectBtn,
     el('label', { className: 'lab-import', for: fileInput.id }, 'Import model '), fileInput);
   controlsBox.append(el('div', { className: 'lab-row controls' }, ...fields.map((f) => f.ui.box), buttons, progress), tools, error);
   const vocab = new Map(); // key -> vocabSize
@@ -90,6 +91,9 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
     exportBtn.disabled = none;
     inspectBtn.disabled = none;
     modelSelect.disabled = none;
+    // Before any model exists only Import is offered.
+    for (const e of [modelLabel, modelSelect, exportBtn]) e.hidden = models.size === 0;
+    inspectBtn.hidden = models.size === 0 || !ctx.canInspect?.();
   }
 
   function setRunning(on) {
@@ -279,6 +283,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
       }
   }
 
+  renderModels();
   for (const f of fields) {
     f.ui.input.addEventListener('change', () => {
       const r = f.parse(f.ui.input.value);
