@@ -351,7 +351,8 @@ export function createKvChartView(root, ctx) {
     const other = [];
     for (const d of failed) {
       const m = d.error.message;
-      const f = /\bbatch\b/.test(m) ? 'batch' : (!d.preset && /\bnLayers\b/.test(m)) ? 'nLayers' : null;
+      const named = String(d.error.field ?? '');  // the core's error.field, never the message text
+      const f = named === 'batch' ? 'batch' : (!d.preset && named === 'nLayers') ? 'nLayers' : null;
       if (f) { if (!fieldErr[f].includes(m)) fieldErr[f].push(m); } else other.push(`${d.label} not drawn: ${m}`);
     }
     for (const f of ['batch', 'nLayers']) {
