@@ -197,18 +197,21 @@ export class AttentionPlayground extends HTMLElement {
       const before = slot.dataset.draws;
       first.update(this.state);
       if (rest.length) {
-        this.follow = () => {
+        const updateRest = () => { if (this.mounted) for (const v of rest) v.update(this.state); };
+        this.follow = (e) => {
           clearTimeout(this.followTimer);
           slot.removeEventListener('view-ready', this.follow);
           this.followSlot = null;
-          for (const v of rest) v.update(this.state);
+          // After the maps are painted: the next frame's callbacks run before its paint, a task after it.
+          if (e) requestAnimationFrame(() => setTimeout(updateRest, 0));
+          else updateRest();
         };
         if (slot.dataset.state === 'busy' || slot.dataset.draws !== before) {
           this.followSlot = slot;
           slot.addEventListener('view-ready', this.follow);
-          this.followTimer = setTimeout(this.follow, FOLLOW_MS);
+          this.followTimer = setTimeout(() => this.follow(null), FOLLOW_MS);
         } else {
-          this.follow();  // the first view had nothing to compute
+          this.follow(null);  // the first view had nothing to compute
         }
       }
     }
