@@ -307,8 +307,6 @@ export function createKvChartView(root, ctx) {
       hooks: {
         draw: [(u) => {
           drawMemoryLines(u);
-          root.dataset.series = String(u.series.length - 1);
-          root.dataset.points = String(u.data[0]?.length ?? 0);
         }],
       },
     }, aligned, chartBox);
@@ -448,8 +446,6 @@ export function createKvChartView(root, ctx) {
       plot = null;
       ctx.reportError('kv-chart', null);
       root.replaceChildren();
-      delete root.dataset.series;
-      delete root.dataset.points;
     },
   };
 }
