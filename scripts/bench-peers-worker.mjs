@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // One timed process of `npm run bench:peers` (scripts/bench-peers.mjs): a JS peer on one workload.
 //
-//   node scripts/bench-peers-worker.mjs simd|scalar|ort|copy DIR [BUDGET_MS]
+//   node scripts/bench-peers-worker.mjs simd|scalar|before|ort|copy DIR [BUDGET_MS]
 //
 // Reads DIR/meta.json and the float32 arrays of scripts/bench_peers.py, computes the workload once and
 // writes the output to DIR/out-<peer>.bin, warms up, then times calls for about BUDGET_MS and prints one
@@ -18,6 +18,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// 'before' = the SIMD build of another dist/lib (ATTN_BEFORE_LIB), e.g. the code before a change, timed in the same run.
+const LIB = peer === 'before' ? process.env.ATTN_BEFORE_LIB : path.join(REPO, 'dist/lib');
+const build = peer === 'before' ? 'simd' : peer;
 const [peer, dir, budgetArg] = process.argv.slice(2);
 const budget = Number(budgetArg ?? 1500);
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
@@ -66,18 +69,18 @@ const variant = meta.g === meta.h ? 'mha' : meta.g === 1 ? 'mqa' : 'gqa';
 const shape = { variant, dModel: meta.d, nHeads: meta.h, nKvHeads: meta.g, dHead: meta.dh };
 
 let result;
-if (peer === 'simd' || peer === 'scalar') {
-  const { loadAttention } = await import(pathToFileURL(path.join(REPO, 'dist/lib/attention.mjs')).href);
-  const attn = await loadAttention({ simd: peer === 'simd' });
+if (build === 'simd' || build === 'scalar') {
+  const { loadAttention } = await import(pathToFileURL(path.join(LIB, 'attention.mjs')).href);
+  const attn = await loadAttention({ simd: build === 'simd' });
   if (!meta.decode) {
     const spec = { ...shape, seqLen: meta.n, causal: meta.causal, x,
       weights: { wq: read('wq'), wk: read('wk'), wv: read('wv'), wo: read('wo') } };
     save(attn.forward(spec).output);
     result = timeIt(() => attn.forward(spec));
   } else {
-    const lib = path.join(REPO, 'dist/lib');
-    const factory = (await import(pathToFileURL(path.join(lib, `attention-${peer}.mjs`)).href)).default;
-    const M = await factory({ wasmBinary: fs.readFileSync(path.join(lib, `attention-${peer}.wasm`)) });
+    const lib = LIB;
+    const factory = (await import(pathToFileURL(path.join(lib, `attention-${build}.mjs`)).href)).default;
+    const M = await factory({ wasmBinary: fs.readFileSync(path.join(lib, `attention-${build}.wasm`)) });
     const s = M.createSession({ ...shape, maxLen: meta.cache + 1, seed: 0 });  // seeded weights = the files
     s.fillForBenchmark(meta.cache, 0);
     save(s.append(x).output);

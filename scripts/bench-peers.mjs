@@ -2,6 +2,7 @@
 // npm run bench:peers: our core against its peers on workloads A-E of bench/workloads.json, in one run.
 //
 //   node scripts/bench-peers.mjs [--only A,E8] [--rounds 3] [--skip ort,numpy,native,scalar] [--json out.json]
+//                                [--before DIR]   DIR: a copy of an earlier dist/lib, timed as 'before' (SIMD)
 //
 // Peers, each one process at a time, one thread each, in interleaved rounds (round r runs every peer on
 // a workload once, in an order rotated by r, then the next workload):
@@ -84,14 +85,15 @@ function prepare(w) {
 }
 
 // ---- one timed process per peer -------------------------------------------------------------------
-const PEERS = ['simd', 'scalar', 'native', 'ort', 'numpy'].filter((p) => !skip.has(p));
+const before = option('--before');
+const PEERS = ['simd', ...(before ? ['before'] : []), 'scalar', 'native', 'ort', 'numpy'].filter((p) => !skip.has(p));
 function timePeer(peer, w, dir) {
   if (peer === 'numpy') return lastJson(run(PY, ['scripts/bench_peers.py', 'numpy', dir, '1', w.decode ? '20' : '5'], { env: numpyEnv })).ms[0];
   if (peer === 'native') {
     const out = run(nativeBin, [`--benchmark_filter=^${w.id}/`, '--benchmark_format=json', '--benchmark_min_time=1']);
     return JSON.parse(out).benchmarks[0].real_time;  // ms (Unit(kMillisecond))
   }
-  const r = lastJson(run('node', ['scripts/bench-peers-worker.mjs', peer, dir, '1500']));
+  const r = lastJson(run('node', ['scripts/bench-peers-worker.mjs', peer, dir, '1500'], { env: { ...process.env, ATTN_BEFORE_LIB: before && path.resolve(before) } }));
   return r.skipped ? undefined : r.ms;
 }
 
@@ -101,7 +103,7 @@ function check(w, dir) {
   const ours = rd('simd');
   const res = {};
   const big = ours.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-  for (const p of ['scalar', 'ort', 'numpy']) {
+  for (const p of ['before', 'scalar', 'ort', 'numpy']) {
     const o = rd(p);
     if (!o) continue;
     if (o.length !== ours.length) throw new Error(`bench:peers: ${w.id}: ${p} output has ${o.length} values, ours ${ours.length}`);
@@ -118,7 +120,7 @@ const copyGbs = [];
 const t0 = Date.now();
 for (const w of workloads) {
   const dir = prepare(w);
-  for (const p of ['simd', 'scalar', 'ort', 'numpy']) fs.rmSync(path.join(dir, `out-${p}.bin`), { force: true });
+  for (const p of ['simd', 'before', 'scalar', 'ort', 'numpy']) fs.rmSync(path.join(dir, `out-${p}.bin`), { force: true });
   results[w.id] = { ms: Object.fromEntries(PEERS.map((p) => [p, []])), check: null };
   for (let r = 0; r < rounds; r++) {
     const order = PEERS.map((_, i) => PEERS[(i + r) % PEERS.length]);
@@ -141,7 +143,7 @@ for (const w of workloads) {
 const fmt = (x) => (x === undefined ? '-' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const spread = (xs) => (xs.length ? `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}` : '-');
 const copy = copyGbs.length ? median(copyGbs) : undefined;
-const label = { simd: 'ours WASM SIMD', scalar: 'ours WASM scalar', native: 'ours native', ort: 'ORT Web (wasm, 1T)', numpy: 'NumPy+OpenBLAS (1T)' };
+const label = { simd: 'ours WASM SIMD', before: 'ours SIMD before', scalar: 'ours WASM scalar', native: 'ours native', ort: 'ORT Web (wasm, 1T)', numpy: 'NumPy+OpenBLAS (1T)' };
 function streamedBytes(w) {  // decode: every weight once + the K/V cache once, float32
   const s = w.spec, d = s.dModel, h = s.nHeads, g = s.variant === 'mha' ? h : s.variant === 'mqa' ? 1 : s.nKvHeads;
   const dh = s.dHead ?? d / h;
