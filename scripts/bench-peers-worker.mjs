@@ -18,11 +18,11 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const [peer, dir, budgetArg] = process.argv.slice(2);
+const budget = Number(budgetArg ?? 1500);
 // 'before' = the SIMD build of another dist/lib (ATTN_BEFORE_LIB), e.g. the code before a change, timed in the same run.
 const LIB = peer === 'before' ? process.env.ATTN_BEFORE_LIB : path.join(REPO, 'dist/lib');
 const build = peer === 'before' ? 'simd' : peer;
-const [peer, dir, budgetArg] = process.argv.slice(2);
-const budget = Number(budgetArg ?? 1500);
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 function timeIt(fn) {
