@@ -11,7 +11,8 @@
 //                 module whose cache holds the seeded rows (the binding's benchmark-only fillForBenchmark:
 //                 appending 4095 tokens of D=4096 through the API would take minutes), then
 //                 append(x) + truncate(cacheLen) per step, the calls the public Session wraps one-to-one.
-//   ort           onnxruntime-web (wasm backend, 1 thread) on DIR/plain.onnx (bench_peers.py).
+//   ort, ortf     onnxruntime-web (wasm backend, 1 thread) on DIR/plain.onnx, or DIR/fused.onnx (its fused
+//                 com.microsoft.MultiHeadAttention op; MHA workloads only), both from bench_peers.py.
 //   copy          copy bandwidth: memory.copy of 64 MiB inside a tiny wasm module (bytes read per second).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,14 +89,15 @@ if (build === 'simd' || build === 'scalar') {
     result = timeIt(() => { s.append(x); s.truncate(meta.cache); });
     s.delete();
   }
-} else if (peer === 'ort') {
-  if (!meta.onnx) {
-    console.log(JSON.stringify({ skipped: meta.onnxMissing ?? 'no ONNX graph' }));
+} else if (peer === 'ort' || peer === 'ortf') {
+  const graph = peer === 'ort' ? meta.onnx : meta.fused;  // ortf: the fused MultiHeadAttention graph (MHA only)
+  if (!graph) {
+    console.log(JSON.stringify({ skipped: meta.onnxMissing ?? 'no ONNX graph for this workload' }));
     process.exit(0);
   }
   const ort = await import('onnxruntime-web');
   ort.env.wasm.numThreads = 1;
-  const session = await ort.InferenceSession.create(fs.readFileSync(path.join(dir, meta.onnx)), {
+  const session = await ort.InferenceSession.create(fs.readFileSync(path.join(dir, graph)), {
     executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
   const feeds = { x: new ort.Tensor('float32', x, [meta.n, meta.d]) };
   // ORT's run is async (a resolved promise in the wasm backend): time it awaited, call by call.

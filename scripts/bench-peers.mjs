@@ -9,7 +9,8 @@
 //   ours WASM SIMD and scalar  dist/lib (npm run build), through attention.forward / session calls
 //   ours native                build-bench/attn_bench (Google Benchmark, g++ -O3 -march=native)
 //   ONNX Runtime Web           onnxruntime-web (npm devDependency), wasm backend, 1 thread, in this Node,
-//                              on a plain MatMul/Softmax graph exported by torch.onnx.export
+//                              on a plain MatMul/Softmax graph exported by torch.onnx.export, and (MHA
+//                              workloads) on one with its fused com.microsoft.MultiHeadAttention op
 //   NumPy                      Debian's python3-numpy on OpenBLAS, OPENBLAS_NUM_THREADS=1
 //   copy                       a wasm memory.copy of 64 MiB: the bandwidth behind the decode floor
 // Data: scripts/bench_peers.py writes each workload's seeded weights, x and (decode) KV cache, and the
@@ -71,7 +72,7 @@ if (!skip.has('native')) {
 
 function prepare(w) {
   const dir = path.join(CACHE, w.id);
-  const stamp = JSON.stringify({ w, torch: hasTorch, v: 1 });
+  const stamp = JSON.stringify({ w, torch: hasTorch, v: w.decode ? 1 : 2 });
   const stampFile = path.join(dir, 'stamp.json');
   if (fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp) return dir;
   log(`  preparing ${w.id} (seeded data${hasTorch ? ', ONNX export' : ''}) in ${path.relative(REPO, dir)}`);
@@ -86,7 +87,7 @@ function prepare(w) {
 
 // ---- one timed process per peer -------------------------------------------------------------------
 const before = option('--before');
-const PEERS = ['simd', ...(before ? ['before'] : []), 'scalar', 'native', 'ort', 'numpy'].filter((p) => !skip.has(p));
+const PEERS = ['simd', ...(before ? ['before'] : []), 'scalar', 'native', 'ort', 'ortf', 'numpy'].filter((p) => !skip.has(p) && !(p === 'ortf' && skip.has('ort')));
 function timePeer(peer, w, dir) {
   if (peer === 'numpy') return lastJson(run(PY, ['scripts/bench_peers.py', 'numpy', dir, '1', w.decode ? '20' : '5'], { env: numpyEnv })).ms[0];
   if (peer === 'native') {
@@ -103,7 +104,7 @@ function check(w, dir) {
   const ours = rd('simd');
   const res = {};
   const big = ours.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-  for (const p of ['before', 'scalar', 'ort', 'numpy']) {
+  for (const p of ['before', 'scalar', 'ort', 'ortf', 'numpy']) {
     const o = rd(p);
     if (!o) continue;
     if (o.length !== ours.length) throw new Error(`bench:peers: ${w.id}: ${p} output has ${o.length} values, ours ${ours.length}`);
@@ -120,7 +121,7 @@ const copyGbs = [];
 const t0 = Date.now();
 for (const w of workloads) {
   const dir = prepare(w);
-  for (const p of ['simd', 'before', 'scalar', 'ort', 'numpy']) fs.rmSync(path.join(dir, `out-${p}.bin`), { force: true });
+  for (const p of ['simd', 'before', 'scalar', 'ort', 'ortf', 'numpy']) fs.rmSync(path.join(dir, `out-${p}.bin`), { force: true });
   results[w.id] = { ms: Object.fromEntries(PEERS.map((p) => [p, []])), check: null };
   for (let r = 0; r < rounds; r++) {
     const order = PEERS.map((_, i) => PEERS[(i + r) % PEERS.length]);
@@ -143,7 +144,7 @@ for (const w of workloads) {
 const fmt = (x) => (x === undefined ? '-' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const spread = (xs) => (xs.length ? `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}` : '-');
 const copy = copyGbs.length ? median(copyGbs) : undefined;
-const label = { simd: 'ours WASM SIMD', before: 'ours SIMD before', scalar: 'ours WASM scalar', native: 'ours native', ort: 'ORT Web (wasm, 1T)', numpy: 'NumPy+OpenBLAS (1T)' };
+const label = { simd: 'ours WASM SIMD', before: 'ours SIMD before', scalar: 'ours WASM scalar', native: 'ours native', ort: 'ORT Web plain graph', ortf: 'ORT Web fused MHA op', numpy: 'NumPy+OpenBLAS (1T)' };
 function streamedBytes(w) {  // decode: every weight once + the K/V cache once, float32
   const s = w.spec, d = s.dModel, h = s.nHeads, g = s.variant === 'mha' ? h : s.variant === 'mqa' ? 1 : s.nKvHeads;
   const dh = s.dHead ?? d / h;

@@ -80,6 +80,9 @@ def prepare(workload, out):
         import torch  # noqa: F401  (Debian's python3-torch; optional)
         export_onnx(meta, arrays, os.path.join(out, "plain.onnx"))
         meta["onnx"] = "plain.onnx"
+        if not decode and g == h:
+            export_fused_onnx(meta, arrays, os.path.join(out, "fused.onnx"))
+            meta["fused"] = "fused.onnx"
     except ImportError:
         meta["onnxMissing"] = "PyTorch is not installed (apt-get install python3-torch)"
     with open(os.path.join(out, "meta.json"), "w") as f:
@@ -203,6 +206,40 @@ def export_onnx(meta, arrays, path):
     with torch.no_grad():
         torch.onnx.export(model, (t["x"],), path, input_names=["x"], output_names=["y"], opset_version=17,
                           do_constant_folding=False)
+
+
+def export_fused_onnx(meta, arrays, path):
+    """MHA through ONNX Runtime's fused com.microsoft.MultiHeadAttention op (causal: unidirectional=1)."""
+    import torch
+
+    h, n, d, causal = meta["h"], meta["n"], meta["d"], meta["causal"]
+    t = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()}
+
+    class FusedMha(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q, k, v):  # only traced for shapes: the exported graph holds the fused op
+            return q.clone()
+
+        @staticmethod
+        def symbolic(g, q, k, v):
+            attrs = {"num_heads_i": h}
+            if causal:
+                attrs["unidirectional_i"] = 1
+            return g.op("com.microsoft::MultiHeadAttention", q, k, v, **attrs)
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            for k in ("wq", "wk", "wv", "wo"):
+                self.register_buffer(k, t[k])
+
+        def forward(self, x):  # x: (N, D) -> q, k, v: (1, N, D) -> (N, D)
+            q, k, v = [(x @ w).reshape(1, n, d) for w in (self.wq, self.wk, self.wv)]
+            return FusedMha.apply(q, k, v).reshape(n, d) @ self.wo
+
+    with torch.no_grad():
+        torch.onnx.export(Model(), (t["x"],), path, input_names=["x"], output_names=["y"], opset_version=17,
+                          do_constant_folding=False, custom_opsets={"com.microsoft": 1})
 
 
 if __name__ == "__main__":
