@@ -2,7 +2,7 @@
 // npm run bench:peers: our core against its peers on workloads A-E of bench/workloads.json, in one run.
 //
 //   node scripts/bench-peers.mjs [--only A,E8] [--rounds 3] [--skip ort,numpy,native,scalar] [--json out.json]
-//                                [--before DIR]   DIR: a copy of an earlier dist/lib, timed as 'before' (SIMD)
+//                                [--skip-pair D:scalar,...] [--before DIR]   DIR: a copy of an earlier dist/lib, timed as 'before' (SIMD)
 //
 // Peers, each one process at a time, one thread each, in interleaved rounds (round r runs every peer on
 // a workload once, in an order rotated by r, then the next workload):
@@ -32,6 +32,7 @@ const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i 
 const only = option('--only')?.split(',');
 const skip = new Set(option('--skip')?.split(',') ?? []);
 const rounds = Number(option('--rounds') ?? 3);
+const skipPairs = new Set(option('--skip-pair')?.split(',') ?? []);  // e.g. D:scalar (a minute per call)
 const { workloads: all } = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8'));
 const workloads = all.filter((w) => !only || only.includes(w.id));
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
@@ -72,7 +73,7 @@ if (!skip.has('native')) {
 
 function prepare(w) {
   const dir = path.join(CACHE, w.id);
-  const stamp = JSON.stringify({ w, torch: hasTorch, v: w.decode ? 1 : 2 });
+  const stamp = JSON.stringify({ w, torch: hasTorch, v: 3 });
   const stampFile = path.join(dir, 'stamp.json');
   if (fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp) return dir;
   log(`  preparing ${w.id} (seeded data${hasTorch ? ', ONNX export' : ''}) in ${path.relative(REPO, dir)}`);
@@ -127,6 +128,7 @@ for (const w of workloads) {
     const order = PEERS.map((_, i) => PEERS[(i + r) % PEERS.length]);
     if (r === 0) order.sort((a, b) => (a === 'simd' ? -1 : b === 'simd' ? 1 : 0));  // ours first: the reference
     for (const p of order) {
+      if (skipPairs.has(`${w.id}:${p}`)) continue;
       const ms = timePeer(p, w, dir);
       if (ms !== undefined) results[w.id].ms[p].push(ms);
       log(`  ${w.id} round ${r + 1}: ${p} ${ms === undefined ? 'skipped' : `${ms.toFixed(2)} ms`}`);

@@ -40,7 +40,7 @@ def uniform01(seed, ident, rows, cols):
     j = np.arange(cols, dtype=np.uint64)
     for i0 in range(0, rows, 256):  # blocks of rows keep the uint64 temporaries small
         i = np.arange(i0, min(rows, i0 + 256), dtype=np.uint64)[:, None]
-        h = splitmix64(splitmix64(splitmix64(a) ^ i) ^ j)
+        h = splitmix64(splitmix64(a ^ i) ^ j)
         out[i0:i0 + len(i)] = (h >> np.uint64(40)).astype(np.float32) * np.float32(1.0 / 16777216.0)
     return out
 
