@@ -27,7 +27,7 @@ inline int64_t visible_keys(const AttendArgs& a, int64_t i) {
 //   pass 2   p_h = softmax(scale * s_h)                                          (two-pass softmax)
 //   pass 3   o_h = sum_j p_h[j] v_j                                              (tiles of keys)
 // A tile of kKeyTile keys (K or V rows of one head) stays in L1 while every head of the group uses it.
-constexpr int64_t kKeyTile = 32;
+constexpr int64_t kKeyTile = 16;
 
 // p[hb][kb] = q[hb] . k_kb for HB heads and KB keys (rows k + kb*ldk), d floats each.
 // HB * KB accumulator vectors, one horizontal sum each at the end.
@@ -100,45 +100,46 @@ void pv_tile(int64_t d, const float* p, const float* v, int64_t ldv, float* o, i
   }
 }
 
-// Query row i, K/V head g, keys [0, len): fills p rows (group, >= len) and the group's outputs.
-void attend_row_group(const AttendArgs& a, int64_t i, int64_t g, int64_t len, float* const* p, int64_t p_total) {
+// Pass 1 for query row i, K/V head g, keys [j0, j1): scores of the group's heads into p[h0 ..].
+void scores_group(const AttendArgs& a, int64_t i, int64_t g, int64_t j0, int64_t j1, float* const* p) {
   const int64_t group = a.n_heads / a.n_kv_heads, h0 = g * group;
   const float* k = a.k + g * a.d_qk;  // (len, d_qk), row stride ldk
-  const float* v = a.v + g * a.d_v;   // (len, d_v),  row stride ldv
   const float* q[kMaxGroupBlock];
-  for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 1, tile by tile
-    const int64_t j1 = std::min(len, j0 + kKeyTile);
-    for (int64_t hb = 0; hb < group; hb += 2) {
-      q[0] = a.q + i * a.ldq + (h0 + hb) * a.d_qk;
-      if (hb + 1 < group) {
-        q[1] = q[0] + a.d_qk;
-        scores_tile<2>(a.d_qk, q, k, a.ldk, p + hb, j0, j1);
-      } else {
-        scores_tile<1>(a.d_qk, q, k, a.ldk, p + hb, j0, j1);
-      }
-    }
-  }
-  for (int64_t hb = 0; hb < group; ++hb) softmax_row(p[hb], len, p_total, a.scale);  // pass 2
-  for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 3
-    const int64_t j1 = std::min(len, j0 + kKeyTile);
-    for (int64_t hb = 0; hb < group; ++hb) {
-      pv_tile(a.d_v, p[hb], v, a.ldv, a.out + i * a.ldo + (h0 + hb) * a.d_v, j0, j1, j0 == 0);
+  for (int64_t hb = 0; hb < group; hb += 2) {
+    q[0] = a.q + i * a.ldq + (h0 + hb) * a.d_qk;
+    if (hb + 1 < group) {
+      q[1] = q[0] + a.d_qk;
+      scores_tile<2>(a.d_qk, q, k, a.ldk, p + h0 + hb, j0, j1);
+    } else {
+      scores_tile<1>(a.d_qk, q, k, a.ldk, p + h0 + hb, j0, j1);
     }
   }
 }
 
-// Few queries (decoding): per query row and K/V head, the grouped passes above. No packing.
+// Few queries (decoding): per query row, the three passes over all keys. Tiles of keys are the
+// outer loop and K/V heads the inner one, so the cache is read row after row, sequentially (a
+// loop over heads outside would jump a whole cache row, G*dh floats, from key to key: no hardware
+// prefetch, a TLB miss per key), and each head's tile is reused from L1 by all its query heads.
 void attend_direct(const AttendArgs& a) {
   const int64_t group = a.n_heads / a.n_kv_heads;
-  std::vector<float> scratch(a.weights ? 0 : static_cast<std::size_t>(group * a.n_k));
-  std::vector<float*> p(static_cast<std::size_t>(group));
+  std::vector<float> scratch(a.weights ? 0 : static_cast<std::size_t>(a.n_heads * a.n_k));
+  std::vector<float*> p(static_cast<std::size_t>(a.n_heads));  // (H, S): the weights rows, or scratch
   for (int64_t i = 0; i < a.n_q; ++i) {
     const int64_t len = visible_keys(a, i);
-    for (int64_t g = 0; g < a.n_kv_heads; ++g) {
-      for (int64_t hb = 0; hb < group; ++hb) {  // (group, S) rows: the weights of heads g*group + hb, or scratch
-        p[std::size_t(hb)] = a.weights ? a.weights + ((g * group + hb) * a.n_q + i) * a.n_k : scratch.data() + hb * a.n_k;
+    for (int64_t h = 0; h < a.n_heads; ++h) {
+      p[std::size_t(h)] = a.weights ? a.weights + (h * a.n_q + i) * a.n_k : scratch.data() + h * a.n_k;
+    }
+    for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 1
+      const int64_t j1 = std::min(len, j0 + kKeyTile);
+      for (int64_t g = 0; g < a.n_kv_heads; ++g) scores_group(a, i, g, j0, j1, p.data());
+    }
+    for (int64_t h = 0; h < a.n_heads; ++h) softmax_row(p[std::size_t(h)], len, a.weights ? a.n_k : len, a.scale);  // pass 2
+    for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 3
+      const int64_t j1 = std::min(len, j0 + kKeyTile);
+      for (int64_t h = 0; h < a.n_heads; ++h) {  // heads of one group are adjacent: their V tile stays in L1
+        const float* v = a.v + (h / group) * a.d_v;
+        pv_tile(a.d_v, p[std::size_t(h)], v, a.ldv, a.out + i * a.ldo + h * a.d_v, j0, j1, j0 == 0);
       }
-      attend_row_group(a, i, g, len, p.data(), a.weights ? a.n_k : len);
     }
   }
 }
