@@ -179,3 +179,21 @@ TEST(Attend, GroupedDecodePathMatchesNaiveForEveryGroupSize) {
     EXPECT_EQ(out, out2) << "the scratch path (no weights) must give the same output";
   }
 }
+
+TEST(Attend, GroupedDecodePathOnTheMlaLatentLayout) {
+  // Absorbed MLA decoding: one shared K/V "head" whose keys are the cache rows [c | kr] (r + dr
+  // floats) and whose values are the first r floats of the same rows; all H query heads in one group.
+  const int64_t r = 24, dr = 6, h = 10, nk = 77;
+  const Matrix q = random_matrix(1, h * (r + dr), 31), ckr = random_matrix(nk, r + dr, 32);
+  std::vector<float> out(static_cast<std::size_t>(h * r)), probs(static_cast<std::size_t>(h * nk));
+  AttendArgs a;
+  a.n_q = 1; a.n_k = nk; a.n_heads = h; a.n_kv_heads = 1; a.d_qk = r + dr; a.d_v = r;
+  a.q = q.data(); a.ldq = h * (r + dr); a.k = ckr.data(); a.ldk = r + dr; a.v = ckr.data(); a.ldv = r + dr;
+  a.scale = 0.2f; a.causal = true; a.q_offset = nk - 1;
+  a.out = out.data(); a.ldo = h * r; a.weights = probs.data();
+  attend(a);
+  std::vector<double> want_out, want_probs;
+  naive_attend(a, want_out, want_probs);
+  EXPECT_LT(rel_error(out, want_out), 1e-5);
+  EXPECT_LT(rel_error(probs, want_probs), 1e-5);
+}
