@@ -57,6 +57,11 @@ const lastJson = (out) => JSON.parse(out.trim().split('\n').pop());
 
 // ---- setup ------------------------------------------------------------------------------------------
 if (!fs.existsSync(path.join(REPO, 'dist/lib/attention.mjs'))) run('node', ['scripts/build.mjs'], { stdio: 'inherit' });
+if (spawnSync(PY, ['-c', 'import numpy'], { encoding: 'utf8' }).status !== 0) {
+  log(`bench:peers: ${PY} cannot import numpy, which makes every workload's data: install python3-numpy`);
+  log('  (`bash scripts/setup.sh --peers` installs it with OpenBLAS and PyTorch).');
+  process.exit(1);
+}
 const hasTorch = spawnSync(PY, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
 if (!hasTorch && !skip.has('ort')) {
   log('bench:peers: PyTorch is missing, so the ONNX graphs cannot be exported and ONNX Runtime Web is skipped.');
