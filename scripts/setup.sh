@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian/Ubuntu machine:
 #   1. Debian packages of the toolchain (skipped with ATTN_SKIP_APT=1); with --test also what the
-#      tests need (Debian's Chromium for the browser tests),
+#      tests need (Debian's Chromium for the browser tests); with --peers what `npm run bench:peers`
+#      compares against (NumPy on OpenBLAS, PyTorch to export the ONNX graphs: large, so opt-in),
 #   2. Node.js >= 20,
 #   3. npm ci when node_modules is missing or older than package-lock.json.
 # Quiet on success: one line per step. Safe to run again and again.
@@ -13,9 +14,12 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev cmake ninja-build clang-14 libclang-rt-14-dev
   nodejs npm g++
 )
-if [ "${1:-}" = "--test" ]; then
-  APT_PACKAGES+=(chromium)
-fi
+for arg in "$@"; do
+  case "$arg" in
+    --test) APT_PACKAGES+=(chromium) ;;
+    --peers) APT_PACKAGES+=(python3-numpy libopenblas0-pthread python3-torch) ;;
+  esac
+done
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }

@@ -111,6 +111,10 @@ class JsSession {
     });
   }
   double length() const { return double(session_->length()); }
+  // Benchmarks only (scripts/bench-peers.mjs): `tokens` seeded cache rows, as Session::fill_for_benchmark.
+  void fill_for_benchmark(double tokens, double seed) {
+    guarded([&] { session_->fill_for_benchmark(int64_t(tokens), uint64_t(seed)); return 0; });
+  }
   double cache_bytes() const { return session_->cache_bytes(); }
   double max_len() const { return double(session_->max_len()); }
 
@@ -355,7 +359,8 @@ EMSCRIPTEN_BINDINGS(attention) {
       .function("truncate", &JsSession::truncate)
       .function("length", &JsSession::length)
       .function("cacheBytes", &JsSession::cache_bytes)
-      .function("maxLen", &JsSession::max_len);
+      .function("maxLen", &JsSession::max_len)
+      .function("fillForBenchmark", &JsSession::fill_for_benchmark);
   emscripten::function("createSession", emscripten::optional_override([](val spec) { return new JsSession(spec); }),
                        emscripten::allow_raw_pointers());
 }

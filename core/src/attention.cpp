@@ -13,48 +13,133 @@ using simd::vf;
 
 namespace {
 
+constexpr int kMaxGroupBlock = 2;  // query heads per pass over a key block
+
 // Keys visible to query i (0-based within this call).
 inline int64_t visible_keys(const AttendArgs& a, int64_t i) {
   return a.causal ? std::min(a.n_k, a.q_offset + i + 1) : a.n_k;
 }
 
-float dot(const float* x, const float* y, int64_t n) {
-  vf acc0 = simd::splat(0.0f), acc1 = acc0;
-  int64_t i = 0;
-  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    acc0 += simd::load(x + i) * simd::load(y + i);
-    acc1 += simd::load(x + i + kLanes) * simd::load(y + i + kLanes);
+// ---- few queries (decoding): one query row against the keys of one K/V head, for all the query
+// heads of its group, so that each K and V row is read from memory once per group, not per head.
+//
+//   pass 1   s_h[j] = q_h . k_j            for the group's heads h, keys j < len   (tiles of keys)
+//   pass 2   p_h = softmax(scale * s_h)                                          (two-pass softmax)
+//   pass 3   o_h = sum_j p_h[j] v_j                                              (tiles of keys)
+// A tile of kKeyTile keys (K or V rows of one head) stays in L1 while every head of the group uses it.
+constexpr int64_t kKeyTile = 16;
+
+// p[hb][kb] = q[hb] . k_kb for HB heads and KB keys (rows k + kb*ldk), d floats each.
+// HB * KB accumulator vectors, one horizontal sum each at the end.
+template <int HB, int KB>
+inline void dot_block(int64_t d, const float* const* q, const float* k, int64_t ldk, float* const* p, int64_t j) {
+  vf acc[HB][KB];
+  ATTN_UNROLL
+  for (int hb = 0; hb < HB; ++hb) {
+    ATTN_UNROLL
+    for (int kb = 0; kb < KB; ++kb) acc[hb][kb] = simd::splat(0.0f);
   }
-  for (; i + kLanes <= n; i += kLanes) acc0 += simd::load(x + i) * simd::load(y + i);
-  float s = simd::hsum(acc0 + acc1);
-  for (; i < n; ++i) s += x[i] * y[i];
-  return s;
+  int64_t c = 0;
+  for (; c + kLanes <= d; c += kLanes) {
+    vf kv[KB];
+    ATTN_UNROLL
+    for (int kb = 0; kb < KB; ++kb) kv[kb] = simd::load(k + kb * ldk + c);
+    ATTN_UNROLL
+    for (int hb = 0; hb < HB; ++hb) {
+      const vf qv = simd::load(q[hb] + c);
+      ATTN_UNROLL
+      for (int kb = 0; kb < KB; ++kb) acc[hb][kb] += qv * kv[kb];
+    }
+  }
+  ATTN_UNROLL
+  for (int hb = 0; hb < HB; ++hb) {
+    ATTN_UNROLL
+    for (int kb = 0; kb < KB; ++kb) {
+      float s = simd::hsum(acc[hb][kb]);
+      for (int64_t t = c; t < d; ++t) s += q[hb][t] * k[kb * ldk + t];
+      p[hb][j + kb] = s;
+    }
+  }
 }
 
-// y[0:n] += alpha * x[0:n]
-void axpy(float alpha, const float* x, float* y, int64_t n) {
-  const vf av = simd::splat(alpha);
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) simd::store(y + i, simd::load(y + i) + av * simd::load(x + i));
-  for (; i < n; ++i) y[i] += alpha * x[i];
+// Scores of HB heads against keys [j0, j1) of one K/V head (rows k + j*ldk).
+template <int HB>
+void scores_tile(int64_t d, const float* const* q, const float* k, int64_t ldk, float* const* p, int64_t j0, int64_t j1) {
+  constexpr int KB = HB == 1 ? 4 : 2 * 4 / HB;  // HB * KB <= 8 accumulators: registers to spare in wasm
+  int64_t j = j0;
+  for (; j + KB <= j1; j += KB) dot_block<HB, KB>(d, q, k + j * ldk, ldk, p, j);
+  for (; j < j1; ++j) dot_block<HB, 1>(d, q, k + j * ldk, ldk, p, j);
 }
 
-// Few queries (decoding): for each query and head, dot products against the visible keys read in
-// place from K, softmax, then a weighted sum of V rows. No packing: each K/V row is read once per head.
+// o[0:NV*kLanes] (=|+=) sum_{j in [j0, j1)} p[j] v_j[0:NV*kLanes], rows v + j*ldv.
+template <int NV>
+inline void pv_block(const float* p, const float* v, int64_t ldv, float* o, int64_t j0, int64_t j1, bool first) {
+  vf acc[NV];
+  ATTN_UNROLL
+  for (int c = 0; c < NV; ++c) acc[c] = first ? simd::splat(0.0f) : simd::load(o + c * kLanes);
+  for (int64_t j = j0; j < j1; ++j) {
+    const vf pj = simd::splat(p[j]);
+    const float* vj = v + j * ldv;
+    ATTN_UNROLL
+    for (int c = 0; c < NV; ++c) acc[c] += pj * simd::load(vj + c * kLanes);
+  }
+  ATTN_UNROLL
+  for (int c = 0; c < NV; ++c) simd::store(o + c * kLanes, acc[c]);
+}
+
+// o[0:d] (=|+=) sum_{j in [j0, j1)} p[j] v_j[0:d]: column chunks of 8 vectors, then the rest.
+void pv_tile(int64_t d, const float* p, const float* v, int64_t ldv, float* o, int64_t j0, int64_t j1, bool first) {
+  constexpr int64_t kChunk = 8 * kLanes;
+  int64_t c = 0;
+  for (; c + kChunk <= d; c += kChunk) pv_block<8>(p, v + c, ldv, o + c, j0, j1, first);
+  for (; c + kLanes <= d; c += kLanes) pv_block<1>(p, v + c, ldv, o + c, j0, j1, first);
+  for (; c < d; ++c) {
+    float s = first ? 0.0f : o[c];
+    for (int64_t j = j0; j < j1; ++j) s += p[j] * v[j * ldv + c];
+    o[c] = s;
+  }
+}
+
+// Pass 1 for query row i, K/V head g, keys [j0, j1): scores of the group's heads into p[h0 ..].
+void scores_group(const AttendArgs& a, int64_t i, int64_t g, int64_t j0, int64_t j1, float* const* p) {
+  const int64_t group = a.n_heads / a.n_kv_heads, h0 = g * group;
+  const float* k = a.k + g * a.d_qk;  // (len, d_qk), row stride ldk
+  const float* q[kMaxGroupBlock];
+  for (int64_t hb = 0; hb < group; hb += 2) {
+    q[0] = a.q + i * a.ldq + (h0 + hb) * a.d_qk;
+    if (hb + 1 < group) {
+      q[1] = q[0] + a.d_qk;
+      scores_tile<2>(a.d_qk, q, k, a.ldk, p + h0 + hb, j0, j1);
+    } else {
+      scores_tile<1>(a.d_qk, q, k, a.ldk, p + h0 + hb, j0, j1);
+    }
+  }
+}
+
+// Few queries (decoding): per query row, the three passes over all keys. Tiles of keys are the
+// outer loop and K/V heads the inner one, so the cache is read row after row, sequentially (a
+// loop over heads outside would jump a whole cache row, G*dh floats, from key to key: no hardware
+// prefetch, a TLB miss per key), and each head's tile is reused from L1 by all its query heads.
 void attend_direct(const AttendArgs& a) {
   const int64_t group = a.n_heads / a.n_kv_heads;
-  std::vector<float> scratch(a.weights ? 0 : static_cast<std::size_t>(a.n_k));
+  std::vector<float> scratch(a.weights ? 0 : static_cast<std::size_t>(a.n_heads * a.n_k));
+  std::vector<float*> p(static_cast<std::size_t>(a.n_heads));  // (H, S): the weights rows, or scratch
   for (int64_t i = 0; i < a.n_q; ++i) {
     const int64_t len = visible_keys(a, i);
     for (int64_t h = 0; h < a.n_heads; ++h) {
-      const int64_t g = h / group;
-      float* p = a.weights ? a.weights + (h * a.n_q + i) * a.n_k : scratch.data();   // (S,)
-      const float* q = a.q + i * a.ldq + h * a.d_qk;                                   // (d_qk,)
-      for (int64_t j = 0; j < len; ++j) p[j] = dot(q, a.k + j * a.ldk + g * a.d_qk, a.d_qk);
-      softmax_row(p, len, a.n_k, a.scale);
-      float* o = a.out + i * a.ldo + h * a.d_v;                                        // (d_v,)
-      std::fill(o, o + a.d_v, 0.0f);
-      for (int64_t j = 0; j < len; ++j) axpy(p[j], a.v + j * a.ldv + g * a.d_v, o, a.d_v);
+      p[std::size_t(h)] = a.weights ? a.weights + (h * a.n_q + i) * a.n_k : scratch.data() + h * a.n_k;
+    }
+    for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 1
+      const int64_t j1 = std::min(len, j0 + kKeyTile);
+      for (int64_t g = 0; g < a.n_kv_heads; ++g) scores_group(a, i, g, j0, j1, p.data());
+    }
+    for (int64_t h = 0; h < a.n_heads; ++h) softmax_row(p[std::size_t(h)], len, a.weights ? a.n_k : len, a.scale);  // pass 2
+    for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 3
+      const int64_t j1 = std::min(len, j0 + kKeyTile);
+      for (int64_t h = 0; h < a.n_heads; ++h) {  // heads of one group are adjacent: their V tile stays in L1
+        const float* v = a.v + (h / group) * a.d_v;
+        pv_tile(a.d_v, p[std::size_t(h)], v, a.ldv, a.out + i * a.ldo + h * a.d_v, j0, j1, j0 == 0);
+      }
     }
   }
 }

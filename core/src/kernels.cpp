@@ -81,32 +81,62 @@ static void micro_kernel(int64_t kc, const float* a, int64_t lda, const float* p
   }
 }
 
-// One row at a time (matrix-vector, as in decoding): two accumulator sets over even and odd k,
-// so that the additions form 2 * kNV independent chains.
-static void micro_kernel_row(int64_t kc, const float* a, const float* panel, float* c, int64_t nr,
-                             bool accumulate) {
-  vf even[kNV], odd[kNV];
+// ---------------------------------------------------------------------------------------------
+// Matrix-vector: y[0:cols] (=|+=) x[0:k] @ P panels starting at `panel` (panel stride `pstride`).
+// P * kNV accumulator vectors; per k one broadcast of x[k] and P * kNV loads, multiplies and adds.
+// The P panels are P sequential streams through memory, each read once.
+template <int P>
+static void gemv_panels(int64_t k, const float* x, const float* panel, int64_t pstride, float* y, int64_t cols,
+                        bool accumulate) {
+  vf acc[P][kNV];
+  const float* src[P];
   ATTN_UNROLL
-  for (int v = 0; v < kNV; ++v) even[v] = odd[v] = simd::splat(0.0f);
-  int64_t k = 0;
-  for (; k + 1 < kc; k += 2, panel += 2 * kNR) {
-    const vf a0 = simd::splat(a[k]), a1 = simd::splat(a[k + 1]);
+  for (int p = 0; p < P; ++p) {
+    src[p] = panel + p * pstride;
     ATTN_UNROLL
-    for (int v = 0; v < kNV; ++v) {
-      even[v] += a0 * simd::load(panel + v * kLanes);
-      odd[v] += a1 * simd::load(panel + kNR + v * kLanes);
+    for (int v = 0; v < kNV; ++v) acc[p][v] = simd::splat(0.0f);
+  }
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const vf xs = simd::splat(x[kk]);
+    ATTN_UNROLL
+    for (int p = 0; p < P; ++p) {
+      ATTN_UNROLL
+      for (int v = 0; v < kNV; ++v) acc[p][v] += xs * simd::load(src[p] + kk * kNR + v * kLanes);
     }
   }
-  if (k < kc) {
-    const vf a0 = simd::splat(a[k]);
-    ATTN_UNROLL
-    for (int v = 0; v < kNV; ++v) even[v] += a0 * simd::load(panel + v * kLanes);
-  }
-  float tmp[kNR];
   ATTN_UNROLL
-  for (int v = 0; v < kNV; ++v) simd::store(tmp + v * kLanes, even[v] + odd[v]);
-  for (int64_t j = 0; j < nr; ++j) c[j] = accumulate ? c[j] + tmp[j] : tmp[j];
+  for (int p = 0; p < P; ++p) {
+    float* yp = y + p * kNR;
+    const int64_t nr = std::min(kNR, cols - p * kNR);
+    if (nr == kNR) {
+      ATTN_UNROLL
+      for (int v = 0; v < kNV; ++v) {
+        simd::store(yp + v * kLanes, accumulate ? simd::load(yp + v * kLanes) + acc[p][v] : acc[p][v]);
+      }
+    } else {
+      float tmp[kNR];
+      ATTN_UNROLL
+      for (int v = 0; v < kNV; ++v) simd::store(tmp + v * kLanes, acc[p][v]);
+      for (int64_t j = 0; j < nr; ++j) yp[j] = accumulate ? yp[j] + tmp[j] : tmp[j];
+    }
+  }
 }
+
+void gemv_packed(int64_t n, int64_t k, const float* x, const PackedB& b, float* y, bool accumulate) {
+  const int64_t panels = (n + kNR - 1) / kNR, pstride = b.k * kNR;
+  const float* base = b.data.data();
+  int64_t p = 0;
+  for (; p + kGemvPanels <= panels; p += kGemvPanels) {
+    gemv_panels<kGemvPanels>(k, x, base + p * pstride, pstride, y + p * kNR, n - p * kNR, accumulate);
+  }
+  switch (panels - p) {  // the last panels, fewer than kGemvPanels
+    case 3: gemv_panels<3>(k, x, base + p * pstride, pstride, y + p * kNR, n - p * kNR, accumulate); break;
+    case 2: gemv_panels<2>(k, x, base + p * pstride, pstride, y + p * kNR, n - p * kNR, accumulate); break;
+    case 1: gemv_panels<1>(k, x, base + p * pstride, pstride, y + p * kNR, n - p * kNR, accumulate); break;
+    default: break;
+  }
+}
+static_assert(kGemvPanels == 4, "gemv_packed's remainder switch handles up to 3 panels");
 
 // Cache blocking: a (kMC, kKC) block of A is reused across all panels of B; one panel's (kKC, kNR)
 // slice stays in L1 while the kMR-row tiles stream past it.
@@ -122,6 +152,10 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
     }
     return;
   }
+  if (m == 1) {  // one row (decoding): stream the panels once, no cache blocking needed
+    gemv_packed(n, k, a, b, c, accumulate);
+    return;
+  }
   for (int64_t k0 = 0; k0 < k; k0 += kKC) {
     const int64_t kc = std::min(kKC, k - k0);
     const bool acc = accumulate || k0 > 0;
@@ -132,10 +166,6 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
         const int64_t nr = std::min(kNR, n - p * kNR);
         float* cp = c + p * kNR;
         int64_t i = i0;
-        if (m == 1) {
-          micro_kernel_row(kc, a + k0, panel, cp, nr, acc);
-          continue;
-        }
         for (; i + kMR <= i0 + mc; i += kMR) {
           micro_kernel<kMR>(kc, a + i * lda + k0, lda, panel, cp + i * ldc, ldc, nr, acc);
         }

@@ -29,7 +29,9 @@ struct AttendArgs {
 };
 
 // Optimised: blocked over queries, K^T and V packed once per K/V head, scores and p @ v through
-// the register-blocked gemm; few queries (decoding) take a direct dot-product path instead.
+// the register-blocked gemm; few queries (decoding) take a direct path instead: per query row, key
+// tiles in cache-row order, each K/V tile read once for all the query heads of its group (scores,
+// a softmax per head, then p @ v), no packing.
 void attend(const AttendArgs& a);
 
 // Queries below this count take the direct path (no packing), as in decoding.

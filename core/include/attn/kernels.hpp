@@ -31,6 +31,12 @@ PackedB pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t
 void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const PackedB& b,
                  float* c, int64_t ldc, bool accumulate);
 
+// y[0:n] (=|+=) x[0:k] @ B[0:k, 0:n]: one row (decoding), the matrix-vector product. Streams the
+// packed panels once, kGemvPanels at a time (kGemvPanels * kNV accumulators, one broadcast of x[k]
+// per kGemvPanels * kNR columns), so it runs at memory speed; gemm_packed takes it when m == 1.
+constexpr int kGemvPanels = 4;
+void gemv_packed(int64_t n, int64_t k, const float* x, const PackedB& b, float* y, bool accumulate);
+
 // Y (M, N) = X (M, K) @ W (K, N).
 Matrix matmul(const Matrix& x, const Matrix& w);
 Matrix matmul(const Matrix& x, const PackedB& w);

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// One timed process of `npm run bench:peers` (scripts/bench-peers.mjs): a JS peer on one workload.
+//
+//   node scripts/bench-peers-worker.mjs simd|scalar|before|ort|copy DIR [BUDGET_MS]
+//
+// Reads DIR/meta.json and the float32 arrays of scripts/bench_peers.py, computes the workload once and
+// writes the output to DIR/out-<peer>.bin, warms up, then times calls for about BUDGET_MS and prints one
+// JSON line {"ms": median, "iters": n}.
+//   simd, scalar  our WASM builds. Prefill: attention.forward({... weights, x}) of dist/lib/attention.mjs
+//                 (weights and x passed on every call, as a page would). Decode: a session of the same
+//                 module whose cache holds the seeded rows (the binding's benchmark-only fillForBenchmark:
+//                 appending 4095 tokens of D=4096 through the API would take minutes), then
+//                 append(x) + truncate(cacheLen) per step, the calls the public Session wraps one-to-one.
+//   ort, ortf     onnxruntime-web (wasm backend, 1 thread) on DIR/plain.onnx, or DIR/fused.onnx (its fused
+//                 com.microsoft.MultiHeadAttention op; MHA workloads only), both from bench_peers.py.
+//   copy          copy bandwidth: memory.copy of 64 MiB inside a tiny wasm module (bytes read per second).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const [peer, dir, budgetArg] = process.argv.slice(2);
+const budget = Number(budgetArg ?? 1500);
+// 'before' = the SIMD build of another dist/lib (ATTN_BEFORE_LIB), e.g. the code before a change, timed in the same run.
+const LIB = peer === 'before' ? process.env.ATTN_BEFORE_LIB : path.join(REPO, 'dist/lib');
+const build = peer === 'before' ? 'simd' : peer;
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+
+function timeIt(fn) {
+  const t0 = performance.now();
+  fn();
+  const first = performance.now() - t0;
+  const warm = Math.max(1, Math.min(10, Math.ceil(300 / Math.max(first, 1e-3))));
+  for (let i = 0; i < warm; i++) fn();
+  const t1 = performance.now();
+  fn();
+  const per = performance.now() - t1;
+  const iters = Math.max(3, Math.min(200, Math.ceil(budget / Math.max(per, 1e-3))));
+  const ms = [];
+  for (let i = 0; i < iters; i++) {
+    const t = performance.now();
+    fn();
+    ms.push(performance.now() - t);
+  }
+  return { ms: median(ms), iters };
+}
+
+// ---- copy bandwidth: a wasm function copying 64 MiB with memory.copy, 128 MiB of traffic per call ----
+if (peer === 'copy') {
+  // (module (memory (export "m") 2048) (func (export "c") (param i32 i32 i32) local.get 0 local.get 1 local.get 2 memory.copy))
+  const bytes = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 7, 1, 96, 3, 127, 127, 127, 0, 3, 2, 1, 0, 5, 4, 1,
+    0, 128, 16, 7, 9, 2, 1, 109, 2, 0, 1, 99, 0, 0, 10, 14, 1, 12, 0, 32, 0, 32, 1, 32, 2, 252, 10, 0, 0, 11]);
+  const { instance } = await WebAssembly.instantiate(bytes);
+  const size = 64 << 20;
+  new Uint8Array(instance.exports.m.buffer).fill(1);
+  const r = timeIt(() => instance.exports.c(size, 0, size));
+  // GB/s counted like the decode floor: bytes read (a copy also writes as many).
+  console.log(JSON.stringify({ ...r, gbs: size / (r.ms * 1e6) }));
+  process.exit(0);
+}
+
+const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+const read = (name) => {
+  const b = fs.readFileSync(path.join(dir, `${name}.bin`));
+  return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+};
+const x = read('x');
+const save = (out) => fs.writeFileSync(path.join(dir, `out-${peer}.bin`), Buffer.from(out.buffer, out.byteOffset, out.byteLength));
+const variant = meta.g === meta.h ? 'mha' : meta.g === 1 ? 'mqa' : 'gqa';
+const shape = { variant, dModel: meta.d, nHeads: meta.h, nKvHeads: meta.g, dHead: meta.dh };
+
+let result;
+if (build === 'simd' || build === 'scalar') {
+  const { loadAttention } = await import(pathToFileURL(path.join(LIB, 'attention.mjs')).href);
+  const attn = await loadAttention({ simd: build === 'simd' });
+  if (!meta.decode) {
+    const spec = { ...shape, seqLen: meta.n, causal: meta.causal, x,
+      weights: { wq: read('wq'), wk: read('wk'), wv: read('wv'), wo: read('wo') } };
+    save(attn.forward(spec).output);
+    result = timeIt(() => attn.forward(spec));
+  } else {
+    const lib = LIB;
+    const factory = (await import(pathToFileURL(path.join(lib, `attention-${build}.mjs`)).href)).default;
+    const M = await factory({ wasmBinary: fs.readFileSync(path.join(lib, `attention-${build}.wasm`)) });
+    const s = M.createSession({ ...shape, maxLen: meta.cache + 1, seed: 0 });  // seeded weights = the files
+    s.fillForBenchmark(meta.cache, 0);
+    save(s.append(x).output);
+    s.truncate(meta.cache);
+    result = timeIt(() => { s.append(x); s.truncate(meta.cache); });
+    s.delete();
+  }
+} else if (peer === 'ort' || peer === 'ortf') {
+  const graph = peer === 'ort' ? meta.onnx : meta.fused;  // ortf: the fused MultiHeadAttention graph (MHA only)
+  if (!graph) {
+    console.log(JSON.stringify({ skipped: meta.onnxMissing ?? 'no ONNX graph for this workload' }));
+    process.exit(0);
+  }
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = 1;
+  const session = await ort.InferenceSession.create(fs.readFileSync(path.join(dir, graph)), {
+    executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const feeds = { x: new ort.Tensor('float32', x, [meta.n, meta.d]) };
+  // ORT's run is async (a resolved promise in the wasm backend): time it awaited, call by call.
+  const run = async () => (await session.run(feeds)).y.data;
+  save(await run());
+  const t0 = performance.now();
+  await run();
+  const first = performance.now() - t0;
+  for (let i = 0; i < Math.max(1, Math.min(10, Math.ceil(300 / first))); i++) await run();
+  const t1 = performance.now();
+  await run();
+  const iters = Math.max(3, Math.min(200, Math.ceil(budget / Math.max(performance.now() - t1, 1e-3))));
+  const ms = [];
+  for (let i = 0; i < iters; i++) {
+    const t = performance.now();
+    await run();
+    ms.push(performance.now() - t);
+  }
+  result = { ms: median(ms), iters };
+} else {
+  throw new Error(`bench-peers-worker: unknown peer ${peer}`);
+}
+console.log(JSON.stringify(result));

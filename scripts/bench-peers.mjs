@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+// npm run bench:peers: our core against its peers on workloads A-E of bench/workloads.json, in one run.
+//
+//   node scripts/bench-peers.mjs [--only A,E8] [--rounds 3] [--skip ort,numpy,native,scalar] [--json out.json]
+//                                [--skip-pair D:scalar,...] [--before DIR]   DIR: a copy of an earlier dist/lib, timed as 'before' (SIMD)
+//
+// Peers, each one process at a time, one thread each, in interleaved rounds (round r runs every peer on
+// a workload once, in an order rotated by r, then the next workload):
+//   ours WASM SIMD and scalar  dist/lib (npm run build), through attention.forward / session calls
+//   ours native                build-bench/attn_bench (Google Benchmark, g++ -O3 -march=native)
+//   ONNX Runtime Web           onnxruntime-web (npm devDependency), wasm backend, 1 thread, in this Node,
+//                              on a plain MatMul/Softmax graph exported by torch.onnx.export, and (MHA
+//                              workloads) on one with its fused com.microsoft.MultiHeadAttention op
+//   NumPy                      Debian's python3-numpy on OpenBLAS, OPENBLAS_NUM_THREADS=1
+//   copy                       a wasm memory.copy of 64 MiB: the bandwidth behind the decode floor
+// Data: scripts/bench_peers.py writes each workload's seeded weights, x and (decode) KV cache, and the
+// ONNX graph, into .bench-cache/ (gitignored), made on demand. Before anything is timed, every peer's
+// output is compared with ours (WASM SIMD): max |diff| / max |ours| must stay below 1e-3.
+// PyTorch (only to export the ONNX graphs) is large: without it the ONNX column is skipped and the
+// script says how to install it (`apt-get install python3-torch`; `bash scripts/setup.sh --peers`).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CACHE = path.join(REPO, '.bench-cache');
+const PY = '/usr/bin/python3';  // Debian's, with python3-numpy (a pyenv python3 may come first on PATH)
+const args = process.argv.slice(2);
+const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const only = option('--only')?.split(',');
+const skip = new Set(option('--skip')?.split(',') ?? []);
+const rounds = Number(option('--rounds') ?? 3);
+const skipPairs = new Set(option('--skip-pair')?.split(',') ?? []);  // e.g. D:scalar (a minute per call)
+const { workloads: all } = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8'));
+const workloads = all.filter((w) => !only || only.includes(w.id));
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const log = (s) => process.stderr.write(`${s}\n`);
+
+// NumPy: one OpenBLAS thread; the machine's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE overrides are dropped
+// for this command alone, and glibc keeps freed memory (page faults cost ~13 us per page in these VMs).
+const numpyEnv = { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1',
+  MALLOC_MMAP_THRESHOLD_: '4000000000', MALLOC_TRIM_THRESHOLD_: '100000000000' };
+delete numpyEnv.OPENBLAS_CORETYPE;
+delete numpyEnv.OPENBLAS_L2_SIZE;
+
+function run(cmd, argv, opts = {}) {
+  const r = spawnSync(cmd, argv, { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
+  if (r.status !== 0) {
+    process.stderr.write((r.stdout ?? '') + (r.stderr ?? ''));
+    throw new Error(`bench:peers: ${cmd} ${argv.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`})`);
+  }
+  return r.stdout;
+}
+const lastJson = (out) => JSON.parse(out.trim().split('\n').pop());
+
+// ---- setup ------------------------------------------------------------------------------------------
+if (!fs.existsSync(path.join(REPO, 'dist/lib/attention.mjs'))) run('node', ['scripts/build.mjs'], { stdio: 'inherit' });
+if (spawnSync(PY, ['-c', 'import numpy'], { encoding: 'utf8' }).status !== 0) {
+  log(`bench:peers: ${PY} cannot import numpy, which makes every workload's data: install python3-numpy`);
+  log('  (`bash scripts/setup.sh --peers` installs it with OpenBLAS and PyTorch).');
+  process.exit(1);
+}
+const hasTorch = spawnSync(PY, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
+if (!hasTorch && !skip.has('ort')) {
+  log('bench:peers: PyTorch is missing, so the ONNX graphs cannot be exported and ONNX Runtime Web is skipped.');
+  log('  Install it with `apt-get install python3-torch libopenblas0-pthread` (or `bash scripts/setup.sh --peers`).');
+  skip.add('ort');
+}
+const nativeBin = path.join(REPO, 'build-bench/attn_bench');
+if (!skip.has('native')) {
+  if (!fs.existsSync(path.join(REPO, 'build-bench/build.ninja'))) {
+    run('cmake', ['-S', '.', '-B', 'build-bench', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_NATIVE_ARCH=ON']);
+  }
+  run('cmake', ['--build', 'build-bench', '-j', process.env.BUILD_JOBS || '2', '--target', 'attn_bench']);
+}
+
+function prepare(w) {
+  const dir = path.join(CACHE, w.id);
+  const stamp = JSON.stringify({ w, torch: hasTorch, v: 3 });
+  const stampFile = path.join(dir, 'stamp.json');
+  if (fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp) return dir;
+  log(`  preparing ${w.id} (seeded data${hasTorch ? ', ONNX export' : ''}) in ${path.relative(REPO, dir)}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const wfile = path.join(dir, 'workload.json');
+  fs.writeFileSync(wfile, JSON.stringify(w));
+  run(PY, ['scripts/bench_peers.py', 'prepare', wfile, dir], { env: numpyEnv });
+  fs.writeFileSync(stampFile, stamp);
+  return dir;
+}
+
+// ---- one timed process per peer -------------------------------------------------------------------
+const before = option('--before');
+const PEERS = ['simd', ...(before ? ['before'] : []), 'scalar', 'native', 'ort', 'ortf', 'numpy'].filter((p) => !skip.has(p) && !(p === 'ortf' && skip.has('ort')));
+function timePeer(peer, w, dir) {
+  if (peer === 'numpy') return lastJson(run(PY, ['scripts/bench_peers.py', 'numpy', dir, '1', w.decode ? '20' : '5'], { env: numpyEnv })).ms[0];
+  if (peer === 'native') {
+    const out = run(nativeBin, [`--benchmark_filter=^${w.id}/`, '--benchmark_format=json', '--benchmark_min_time=1']);
+    return JSON.parse(out).benchmarks[0].real_time;  // ms (Unit(kMillisecond))
+  }
+  const r = lastJson(run('node', ['scripts/bench-peers-worker.mjs', peer, dir, '1500'], { env: { ...process.env, ATTN_BEFORE_LIB: before && path.resolve(before) } }));
+  return r.skipped ? undefined : r.ms;
+}
+
+// Output check before timing: every peer's output (written by its first run) against ours.
+function check(w, dir) {
+  const rd = (p) => { const f = path.join(dir, `out-${p}.bin`); if (!fs.existsSync(f)) return null; const b = fs.readFileSync(f); return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4); };
+  const ours = rd('simd');
+  const res = {};
+  const big = ours.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  for (const p of ['before', 'scalar', 'ort', 'ortf', 'numpy']) {
+    const o = rd(p);
+    if (!o) continue;
+    if (o.length !== ours.length) throw new Error(`bench:peers: ${w.id}: ${p} output has ${o.length} values, ours ${ours.length}`);
+    let d = 0;
+    for (let i = 0; i < o.length; i++) d = Math.max(d, Math.abs(o[i] - ours[i]));
+    if (!(d <= 1e-3 * big)) throw new Error(`bench:peers: ${w.id}: ${p} output differs from ours: max |diff| ${d} (max |ours| ${big})`);
+    res[p] = d / big;
+  }
+  return res;
+}
+
+const results = {};
+const copyGbs = [];
+const t0 = Date.now();
+for (const w of workloads) {
+  const dir = prepare(w);
+  for (const p of ['simd', 'before', 'scalar', 'ort', 'ortf', 'numpy']) fs.rmSync(path.join(dir, `out-${p}.bin`), { force: true });
+  results[w.id] = { ms: Object.fromEntries(PEERS.map((p) => [p, []])), check: null };
+  for (let r = 0; r < rounds; r++) {
+    const order = PEERS.map((_, i) => PEERS[(i + r) % PEERS.length]);
+    if (r === 0) order.sort((a, b) => (a === 'simd' ? -1 : b === 'simd' ? 1 : 0));  // ours first: the reference
+    for (const p of order) {
+      if (skipPairs.has(`${w.id}:${p}`)) continue;
+      const ms = timePeer(p, w, dir);
+      if (ms !== undefined) results[w.id].ms[p].push(ms);
+      log(`  ${w.id} round ${r + 1}: ${p} ${ms === undefined ? 'skipped' : `${ms.toFixed(2)} ms`}`);
+    }
+    if (r === 0) results[w.id].check = check(w, dir);
+    if (w.decode) {
+      const c = lastJson(run('node', ['scripts/bench-peers-worker.mjs', 'copy', dir, '800']));
+      copyGbs.push(c.gbs);
+      log(`  copy bandwidth: ${c.gbs.toFixed(1)} GB/s`);
+    }
+  }
+}
+
+// ---- table ---------------------------------------------------------------------------------------------
+const fmt = (x) => (x === undefined ? '-' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const spread = (xs) => (xs.length ? `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}` : '-');
+const copy = copyGbs.length ? median(copyGbs) : undefined;
+const label = { simd: 'ours WASM SIMD', before: 'ours SIMD before', scalar: 'ours WASM scalar', native: 'ours native', ort: 'ORT Web plain graph', ortf: 'ORT Web fused MHA op', numpy: 'NumPy+OpenBLAS (1T)' };
+function streamedBytes(w) {  // decode: every weight once + the K/V cache once, float32
+  const s = w.spec, d = s.dModel, h = s.nHeads, g = s.variant === 'mha' ? h : s.variant === 'mqa' ? 1 : s.nKvHeads;
+  const dh = s.dHead ?? d / h;
+  return 4 * (d * h * dh * 2 + d * g * dh * 2 + 2 * g * dh * w.decode.cacheLen);
+}
+const lines = [];
+const say = (s) => { lines.push(s); console.log(s); };
+say(`\nbench:peers ${new Date().toISOString().slice(0, 16)}Z: ${os.cpus()[0]?.model}, ${os.cpus().length} cores, node ${process.version}, ${rounds} rounds, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+say('median over rounds of each round\'s median ms (min-max over rounds); ratio = peer ms / ours SIMD ms (> 1: ours faster)\n');
+const head = ['workload', ...PEERS.map((p) => label[p]), ...PEERS.filter((p) => p !== 'simd').map((p) => `${p} / SIMD`), 'check (max rel diff)'];
+if (copy) head.push('SIMD / floor (copy = bytes read / read+written)');
+say(`| ${head.join(' | ')} |`);
+say(`|${head.map((_, i) => (i === 0 ? '---' : '--:')).join('|')}|`);
+for (const w of workloads) {
+  const r = results[w.id];
+  const med = Object.fromEntries(PEERS.map((p) => [p, r.ms[p].length ? median(r.ms[p]) : undefined]));
+  const cells = [`${w.id} ${w.label}`, ...PEERS.map((p) => `${fmt(med[p])} (${spread(r.ms[p])})`)];
+  for (const p of PEERS.filter((q) => q !== 'simd')) {
+    const ratios = r.ms[p].map((ms, i) => ms / r.ms.simd[i]).filter(Number.isFinite);
+    cells.push(med[p] && med.simd ? `${(med[p] / med.simd).toFixed(2)}x (${ratios.length ? `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}` : '-'})` : '-');
+  }
+  cells.push(Object.entries(r.check ?? {}).map(([p, d]) => `${p} ${d.toExponential(0)}`).join(', ') || '-');
+  if (copy) {
+    if (w.decode) {
+      const floorMs = streamedBytes(w) / (copy * 1e6);
+      // Two conventions: a copy of n bytes in t counted as n / t (bytes read) or 2n / t (read + written).
+      cells.push(`${(med.simd / floorMs).toFixed(2)}x / ${(med.simd / (floorMs / 2)).toFixed(2)}x (floor ${fmt(floorMs)} / ${fmt(floorMs / 2)} ms = ${(streamedBytes(w) / 1e6).toFixed(0)} MB at ${copy.toFixed(1)} / ${(2 * copy).toFixed(1)} GB/s)`);
+    } else cells.push('');
+  }
+  say(`| ${cells.join(' | ')} |`);
+}
+if (copy) say(`\ncopy bandwidth (wasm memory.copy, 64 MiB, bytes read per s): median ${copy.toFixed(1)} GB/s, ${Math.min(...copyGbs).toFixed(1)}-${Math.max(...copyGbs).toFixed(1)} over ${copyGbs.length} runs`);
+if (option('--json')) fs.writeFileSync(option('--json'), JSON.stringify({ results, copyGbs, lines }, null, 2));
