@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian/Ubuntu machine:
 #   1. Debian packages of the toolchain (skipped with ATTN_SKIP_APT=1); with --test also what the
-#      tests need (Debian's Chromium for the browser tests),
+#      tests need (Debian's Chromium for the browser tests, python3-torch for the PyTorch twin test),
 #   2. Node.js >= 20,
 #   3. npm ci when node_modules is missing or older than package-lock.json.
 # Quiet on success: one line per step. Safe to run again and again.
@@ -14,7 +14,7 @@ APT_PACKAGES=(
   nodejs npm g++
 )
 if [ "${1:-}" = "--test" ]; then
-  APT_PACKAGES+=(chromium)
+  APT_PACKAGES+=(chromium python3-torch python3-numpy)
 fi
 
 say() { printf 'setup: %s\n' "$*"; }

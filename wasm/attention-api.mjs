@@ -220,6 +220,9 @@ export function makeAttention(M, build) {
     deploymentTargets() {
       return call(() => M.deploymentTargets());
     },
+    sizeTable() {
+      return call(() => M.sizeTable());
+    },
     createTrainer(spec) {
       requireObject('createTrainer', spec);
       return new Trainer(call(() => new M.RawTrainer(spec)));

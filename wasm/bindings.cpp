@@ -311,6 +311,23 @@ val recommend_js(val cfg) {
   });
 }
 
+// The configurator's size table: the lesson's rule of thumb (rows marked lesson) and real models between.
+val size_table_js() {
+  val list = val::array();
+  for (const auto& r : attn::size_table()) {
+    val o = val::object();
+    o.set("params", r.params);
+    o.set("dModel", double(r.d_model));
+    o.set("nHeads", double(r.n_heads));
+    o.set("dHead", double(r.d_head));
+    o.set("nLayers", double(r.n_layers));
+    o.set("source", std::string(r.source));
+    o.set("lesson", std::string(r.source).rfind("lesson:", 0) == 0);
+    list.call<void>("push", o);
+  }
+  return list;
+}
+
 val deployment_targets_js() {
   val list = val::array();
   for (const auto& t : attn::deployment_targets()) {
@@ -396,6 +413,7 @@ EMSCRIPTEN_BINDINGS(attention) {
   emscripten::function("presets", &presets_js);
   emscripten::function("recommend", &recommend_js);
   emscripten::function("deploymentTargets", &deployment_targets_js);
+  emscripten::function("sizeTable", &size_table_js);
   emscripten::function("buildInfo", &build_info_js);
   emscripten::function("benchmarkForward", &benchmark_forward_js);
   emscripten::function("benchmarkDecode", &benchmark_decode_js);

@@ -73,6 +73,7 @@ describe('PyTorch twin round trip (python3-torch)', () => {
       const diff = Number(m[1]);
       assert.ok(Number.isFinite(diff) && diff < 1e-4, `${name}: max abs diff ${m[1]}`);
 
+      if (name !== 'gqa causal') return;
       // The check can fail: the same program on a file whose output was nudged reports the nudge.
       const nudged = r.output.slice();
       nudged[0] += 0.01;
