@@ -59,13 +59,37 @@ export async function startBrowser() {
 /** The first <attention-playground>'s shadow root, via a locator. */
 export const app = (page, n = 0) => page.locator('attention-playground').nth(n);
 
-/** Waits until the heatmap view of element n has drawn `count` times in total (or at least once). */
-export async function heatmapDrawn(page, atLeast = 1, n = 0) {
-  await page.waitForFunction(([k, m]) => {
-    const el = document.querySelectorAll('attention-playground')[m];
-    const v = el?.shadowRoot?.querySelector('[data-slot="heatmap"]');
-    return v && Number(v.dataset.drawn || 0) >= k;
-  }, [atLeast, n], { timeout: 20000 });
+/**
+ * The one "view finished drawing" signal (web/src/kit.js setViewState): each view root
+ * ([data-slot="<id>"]) has data-state="busy|ready|error" and data-draws counting finished draws.
+ * Waits until view `slot` of element n has finished `atLeast` draws and is not busy.
+ */
+export async function viewReady(page, slot, atLeast = 1, n = 0, timeout = 20000) {
+  await page.waitForFunction(([s, k, m]) => {
+    const v = document.querySelectorAll('attention-playground')[m]?.shadowRoot?.querySelector(`[data-slot="${s}"]`);
+    return v && Number(v.dataset.draws || 0) >= k && v.dataset.state !== 'busy';
+  }, [slot, atLeast, n], { timeout });
 }
+
+/** How many draws view `slot` of element n has finished (data-draws). */
+export const draws = (page, slot, n = 0) => page.evaluate(([s, m]) => Number(document.querySelectorAll('attention-playground')[m]
+  .shadowRoot.querySelector(`[data-slot="${s}"]`)?.dataset.draws || 0), [slot, n]);
+
+/** What view `slot` last drew (root.result, also the view-ready event's detail.result). */
+export const viewResult = (page, slot, n = 0) => page.evaluate(([s, m]) => document.querySelectorAll('attention-playground')[m]
+  .shadowRoot.querySelector(`[data-slot="${s}"]`)?.result ?? null, [slot, n]);
+
+/** The view's state attribute: 'busy' | 'ready' | 'error' | null. */
+export const viewState = (page, slot, n = 0) => page.evaluate(([s, m]) => document.querySelectorAll('attention-playground')[m]
+  .shadowRoot.querySelector(`[data-slot="${s}"]`)?.dataset.state ?? null, [slot, n]);
+
+/** Waits until a lab's result (the signal's result) has one of the `wanted` statuses, e.g. ['done']. */
+export const labStatus = (page, slot, wanted, timeout = 30000, n = 0) => page.waitForFunction(([s, w, m]) => {
+  const v = document.querySelectorAll('attention-playground')[m]?.shadowRoot?.querySelector(`[data-slot="${s}"]`);
+  return v && w.includes(v.result?.status);
+}, [slot, wanted, n], { timeout });
+
+/** Waits until the heatmap view of element n has drawn `atLeast` times. */
+export const heatmapDrawn = (page, atLeast = 1, n = 0) => viewReady(page, 'heatmap', atLeast, n);
 
 export const shot = (page, name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });

@@ -4,16 +4,13 @@
 // (induction); Stop stops a longer run; no console errors. Steps are set small through the URL.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { app, shot, startBrowser } from './browser.mjs';
+import { app, labStatus, shot, startBrowser, viewResult } from './browser.mjs';
 
 let b;
 before(async () => { b = await startBrowser(); });
 after(async () => { await b?.close(); });
 
-const status = (page, slot, wanted, timeout) => page.waitForFunction(([s, w]) => {
-  const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector(`[data-slot="${s}"]`);
-  return w.includes(v?.dataset.status);
-}, [slot, wanted], { timeout });
+const status = labStatus;
 
 test('lab-heads: five head counts trained together, table and a summary from the measured losses', async () => {
   const page = await b.open('embed.html?view=lab-heads&labHSteps=30');
@@ -27,8 +24,9 @@ test('lab-heads: five head counts trained together, table and a summary from the
   await page.waitForFunction(() => /h=\d+: step \d+ \/ 30/.test(document.querySelector('attention-playground')
     .shadowRoot.querySelector('[data-slot="lab-heads"] .lab-progress').textContent), null, { timeout: 20000 });
   await status(page, 'lab-heads', ['done'], 30000);
-  console.log(`lab-heads: 5 x 30 steps (seqLen 64) in ${Date.now() - t0} ms (view: ${await view.getAttribute('data-seconds')} s training)`);
-  assert.equal(Number(await view.getAttribute('data-points')), 6, 'six chunks of 5 steps plotted');
+  const res = await viewResult(page, 'lab-heads');
+  console.log(`lab-heads: 5 x 30 steps (seqLen 64) in ${Date.now() - t0} ms (view: ${res.trainingSeconds.toFixed(2)} s training)`);
+  assert.equal(res.points, 6, 'six chunks of 5 steps plotted');
   const rows = view.locator('.lab-table tbody tr');
   assert.equal(await rows.count(), 5);
   const cells = await rows.evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
@@ -57,8 +55,9 @@ test('lab-induction: a short run plots loss and accuracy, scores every head and 
   await page.waitForFunction(() => /Step \d+ \/ 60/.test(document.querySelector('attention-playground')
     .shadowRoot.querySelector('[data-slot="lab-induction"] .lab-progress').textContent), null, { timeout: 20000 });
   await status(page, 'lab-induction', ['done'], 30000);
-  console.log(`lab-induction: 60 steps in ${Date.now() - t0} ms (view: ${await view.getAttribute('data-seconds')} s)`);
-  assert.equal(Number(await view.getAttribute('data-points')), 6);
+  const res = await viewResult(page, 'lab-induction');
+  console.log(`lab-induction: 60 steps in ${Date.now() - t0} ms (view: ${res.seconds.toFixed(2)} s)`);
+  assert.equal(res.points, 6);
   assert.equal(await view.locator('.lab-heads-scores tbody tr').count(), 8, '2 layers x 4 heads');
   assert.equal(await view.locator('.lab-map-grid canvas').count(), 8);
   assert.match(await view.locator('.lab-milestone').innerText(), /accuracy \d+\.\d % at step 60/);
@@ -84,15 +83,15 @@ test('lab-induction: Stop ends a longer run between chunks', async () => {
   const page = await b.open('embed.html?view=lab-induction&labISteps=2000');
   const view = app(page).locator('[data-slot="lab-induction"]');
   await view.locator('[data-act="start"]').click();
-  await page.waitForFunction(() => Number(document.querySelector('attention-playground')
-    .shadowRoot.querySelector('[data-slot="lab-induction"]').dataset.step || 0) >= 30, null, { timeout: 20000 });
+  await page.waitForFunction(() => (document.querySelector('attention-playground')
+    .shadowRoot.querySelector('[data-slot="lab-induction"]').result?.step ?? 0) >= 30, null, { timeout: 20000 });
   await view.locator('[data-act="stop"]').click();
   await status(page, 'lab-induction', ['stopped'], 10000);
-  const step = Number(await view.getAttribute('data-step'));
+  const step = (await viewResult(page, 'lab-induction')).step;
   assert.ok(step < 2000, `stopped at ${step}`);
   assert.match(await view.locator('.lab-progress').innerText(), /Stopped at step \d+ \/ 2000/);
   await page.waitForTimeout(500);
-  assert.equal(Number(await view.getAttribute('data-step')), step, 'no more steps after stopping');
+  assert.equal((await viewResult(page, 'lab-induction')).step, step, 'no more steps after stopping');
   assert.equal(await view.locator('[data-act="start"]').isEnabled(), true);
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -109,7 +108,7 @@ test('the full page mounts both labs without training anything', async () => {
   }
   await page.waitForTimeout(500);
   assert.deepEqual(await page.evaluate(() => ['lab-heads', 'lab-induction'].map((s) => document
-    .querySelector('attention-playground').shadowRoot.querySelector(`[data-slot="${s}"]`).dataset.status ?? null)), [null, null]);
+    .querySelector('attention-playground').shadowRoot.querySelector(`[data-slot="${s}"]`).result?.status ?? null)), ['idle', 'idle']);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -118,8 +117,7 @@ test('a trained model can be inspected in the attention view, and back', async (
   const page = await b.open('?labISteps=30');
   const lab = app(page).locator('[data-slot="lab-induction"]');
   await lab.locator('[data-act="start"]').click();
-  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
-    .querySelector('[data-slot="lab-induction"]').dataset.status === 'done', null, { timeout: 60000 });
+  await status(page, 'lab-induction', ['done'], 60000);
   const inspect = lab.locator('[data-act="inspect"]');
   assert.equal(await inspect.isDisabled(), false);
   await inspect.click();

@@ -3,16 +3,13 @@
 // the computed summary, no console errors. Steps are set small through the URL.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { app, shot, startBrowser } from './browser.mjs';
+import { app, labStatus, shot, startBrowser, viewResult } from './browser.mjs';
 
 let b;
 before(async () => { b = await startBrowser(); });
 after(async () => { await b?.close(); });
 
-const waitDone = (page, slot, timeout) => page.waitForFunction((s) => {
-  const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector(`[data-slot="${s}"]`);
-  return v?.dataset.done === '1';
-}, slot, { timeout });
+const waitDone = (page, slot, timeout) => labStatus(page, slot, ['done'], timeout);
 
 test('lab-mqa: parameter and cache numbers at once, then a short run of all three variants', async () => {
   const page = await b.open('embed.html?view=lab-mqa&labMSteps=60');
@@ -23,7 +20,7 @@ test('lab-mqa: parameter and cache numbers at once, then a short run of all thre
   assert.equal(await view.locator('[data-role="params-mqa"]').innerText(), '9,216');
   assert.match(await view.locator('[data-role="change-mqa"]').innerText(), /43\.75 %/);
   assert.match(await view.locator('[data-role="budget-summary"]').innerText(), /8× smaller/);
-  assert.equal(await view.locator('[data-role="steps"]').inputValue(), '60');
+  assert.equal(await view.locator('input[name="labMSteps"]').inputValue(), '60');
   assert.equal(await view.locator('[data-role="results"]').isHidden(), true, 'no training before a click');
   const t0 = Date.now();
   await view.locator('[data-role="start"]').click();
@@ -49,7 +46,7 @@ test('lab-rank: MHA and MLA at two ranks, table, chart and the computed answer',
   const el = app(page);
   const view = el.locator('[data-slot="lab-rank"]');
   await view.locator('[data-role="start"]').waitFor();
-  assert.equal(await view.locator('[data-role="ranks"]').inputValue(), '4, 16');
+  assert.equal(await view.locator('input[name="labRRanks"]').inputValue(), '4, 16');
   assert.match(await view.locator('[data-role="progress"]').innerText(), /Not trained yet: 3 models × 30 steps/);
   const t0 = Date.now();
   await view.locator('[data-role="start"]').click();
@@ -72,4 +69,45 @@ test('lab-rank: MHA and MLA at two ranks, table, chart and the computed answer',
   await shot(page, 'lab-rank');
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+test('lab-rank: "Train again" trains the ranks the field shows, not the previous ones (regression)', async () => {
+  const page = await b.open('embed.html?view=lab-rank&labRSteps=5&labRRanks=4,8');
+  const view = app(page).locator('[data-slot="lab-rank"]');
+  await view.locator('[data-role="start"]').click();
+  await waitDone(page, 'lab-rank', 30000);
+  assert.deepEqual(await view.locator('[data-role="rows"] tr').evaluateAll((trs) => trs.map((t) => t.dataset.rank)), ['mha', '4', '8']);
+  const before = await page.evaluate(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="lab-rank"]').dataset.draws);
+  await view.locator('input[name="labRRanks"]').fill('16');
+  await view.locator('[data-role="start"]').click();  // at once: the field's change and the click in one go
+  await page.waitForFunction((d) => {
+    const v = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="lab-rank"]');
+    return v.dataset.draws !== d && v.result?.status === 'done';
+  }, before, { timeout: 30000 });
+  assert.deepEqual(await view.locator('[data-role="rows"] tr').evaluateAll((trs) => trs.map((t) => t.dataset.rank)), ['mha', '16']);
+  assert.deepEqual((await viewResult(page, 'lab-rank')).models.map((m) => m.name), ['MHA', 'MLA r = 16']);
+  assert.equal(await view.locator('input[name="labRRanks"]').inputValue(), '16');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a lab steps value out of range is explained next to the field and nothing starts (regression)', async () => {
+  for (const [view, name] of [['lab-mqa', 'labMSteps'], ['lab-rank', 'labRSteps'], ['lab-heads', 'labHSteps'], ['lab-induction', 'labISteps']]) {
+    const page = await b.open(`embed.html?view=${view}`);
+    const v = app(page).locator(`[data-slot="${view}"]`);
+    await labStatus(page, view, ['idle'], 20000);
+    const input = v.locator(`input[name="${name}"]`);
+    await input.fill('20020');
+    await v.locator('[data-act="start"]').click();
+    const err = v.locator(`[data-field="${name}"] .field-error`);
+    await err.waitFor({ state: 'visible' });
+    assert.match(await err.innerText(), /whole number from 1 to [\d,]+ \(not “20020”\)/, view);
+    assert.equal(await input.getAttribute('aria-invalid'), '', `${view}: the field is marked invalid`);
+    await page.waitForTimeout(300);
+    assert.equal((await viewResult(page, view)).status, 'idle', `${view}: nothing started`);
+    assert.equal(await v.locator('[data-act="stop"]').isDisabled(), true);
+    assert.equal(await input.inputValue(), '20020', `${view}: the value is not silently replaced`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
 });

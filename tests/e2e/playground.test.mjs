@@ -2,14 +2,13 @@
 // served from a sub-path under the strict CSP with every outside request refused (see browser.mjs).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { app, heatmapDrawn, shot, startBrowser } from './browser.mjs';
+import { app, draws, heatmapDrawn, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 
 let b;
 before(async () => { b = await startBrowser(); });
 after(async () => { await b?.close(); });
 
-const drawnCount = (page, n = 0) => page.evaluate((m) =>
-  Number(document.querySelectorAll('attention-playground')[m].shadowRoot.querySelector('[data-slot="heatmap"]').dataset.drawn || 0), n);
+const drawnCount = (page, n = 0) => draws(page, 'heatmap', n);
 
 test('the playground boots with no console errors, draws one map per head, and runs the SIMD build', async () => {
   const page = await b.open();
@@ -28,13 +27,15 @@ test('changing the variant or nKvHeads redraws the maps and updates the chart', 
   const page = await b.open();
   await heatmapDrawn(page);
   const el = app(page);
-  const chartBefore = await page.evaluate(() => JSON.stringify(document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="kv-chart"]').kvData));
+  await viewReady(page, 'kv-chart');
+  const chartBefore = JSON.stringify(await viewResult(page, 'kv-chart'));
+  const chartDraws = await draws(page, 'kv-chart');
   const before = await drawnCount(page);
   await el.locator('input[name="nKvHeads"]').fill('4');
   await heatmapDrawn(page, before + 1);
   assert.equal(await el.locator('.kv-group').count(), 4);
-  await page.waitForFunction((prev) => JSON.stringify(document.querySelector('attention-playground').shadowRoot
-    .querySelector('[data-slot="kv-chart"]').kvData) !== prev, chartBefore, { timeout: 10000 });
+  await viewReady(page, 'kv-chart', chartDraws + 1);
+  assert.notEqual(JSON.stringify(await viewResult(page, 'kv-chart')), chartBefore, 'the chart has new numbers');
   const n = await drawnCount(page);
   await el.locator('select[name="variant"]').selectOption('mqa');
   await heatmapDrawn(page, n + 1);
@@ -85,14 +86,14 @@ test('a permalink restores the state exactly', async () => {
 test('the decode stepper grows the cache by the right number of bytes', async () => {
   const page = await b.open('?variant=gqa&nHeads=8&nKvHeads=2&dModel=64');
   const decode = app(page).locator('[data-slot="decode"]');
-  await decode.locator('button[data-action="step"]').waitFor();
-  const bytes = () => page.evaluate(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="decode"]').dataset);
+  await viewReady(page, 'decode');
   for (let k = 1; k <= 3; k++) {
+    const seen = await draws(page, 'decode');
     await decode.locator('button[data-action="step"]').click();
-    await page.waitForFunction((n) => document.querySelector('attention-playground').shadowRoot
-      .querySelector('[data-slot="decode"]').dataset.length === String(n), k);
-    const d = await bytes();
-    assert.equal(Number(d.cacheBytes), 2 * 2 * 8 * k * 4, `after ${k} tokens: 2 * G * dh * length * 4`);
+    await viewReady(page, 'decode', seen + 1);
+    const d = await viewResult(page, 'decode');
+    assert.equal(d.length, k);
+    assert.equal(d.cacheBytes, 2 * 2 * 8 * k * 4, `after ${k} tokens: 2 * G * dh * length * 4`);
   }
   await page.close();
 });
@@ -101,11 +102,8 @@ test('embed.html renders each view alone', async () => {
   for (const view of ['heatmap', 'kv-chart', 'compare', 'decode', 'params']) {
     const page = await b.open(`embed.html?view=${view}&variant=gqa`, { viewport: { width: 720, height: 600 } });
     const el = app(page);
-    await el.locator(`[data-slot="${view}"]`).waitFor();
-    await page.waitForFunction((v) => {
-      const s = document.querySelector('attention-playground').shadowRoot.querySelector(`[data-slot="${v}"]`);
-      return s && s.childElementCount > 0 && s.innerText.length > 0;
-    }, view, { timeout: 20000 });
+    await viewReady(page, view);
+    assert.equal(await el.locator(`[data-slot="${view}"]`).getAttribute('data-state'), 'ready', `${view}: drawn without an error`);
     assert.equal(await el.locator('section[data-section]').count(), 1, `${view}: one view only`);
     await shot(page, `embed-${view}`);
     assert.deepEqual(page.errors, [], `${view}: no console errors`);

@@ -4,7 +4,7 @@
 
 import { createWorker } from 'attn-worker-factory';
 
-const ERROR_CLASSES = { RangeError, TypeError, Error };
+import { rebuildError } from './core-errors.js';
 
 export class CoreClient {
   /** @param {{ simd?: 'auto' | boolean }} options */
@@ -22,7 +22,7 @@ export class CoreClient {
       if (!p) return;
       this.pending.delete(data.id);
       if (data.ok) p.resolve(data.result);
-      else p.reject(new (ERROR_CLASSES[data.error.name] ?? Error)(data.error.message));
+      else p.reject(rebuildError(data.error));
     };
     this.worker.onerror = (e) => {
       const err = new Error(`the core worker failed: ${e.message || 'could not load'}`);

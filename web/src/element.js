@@ -1,47 +1,16 @@
 // element.js — <attention-playground>: the whole playground, or one of its views, in a shadow root.
 //
-//   <attention-playground view="all|heatmap|compare|decode|kv-chart|params|configurator|lab-heads|lab-mqa|lab-rank|lab-induction" config="variant=mla&dModel=32"
+//   <attention-playground view="all|<a registry.js id>" config="variant=mla&dModel=32"
 //                         sync-url controls="off" playground-href="/attention/"></attention-playground>
+// Events (docs/embedding.md): `ready` once the core is loaded and the views are mounted, `statechange`
+// with the state after every change, `view-ready` (from each view, bubbling) when a view finished drawing.
 // Several elements on one page are independent: each owns its state and shadow root and shares
 // only the worker that runs the core.
 import css from './styles.css?inline';
-import { DEFAULTS, fromParams, toParams, VIEWS } from './state.js';
+import { DEFAULTS, fromParams, toParams } from './state.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
-import { createHeatmapView } from './views/heatmap.js';
-import { createCompareView } from './views/compare.js';
-import { createDecodeView } from './views/decode.js';
-import { createKvChartView } from './views/kv-chart.js';
-import { createParamsView } from './views/params.js';
-import { createConfiguratorView } from './views/configurator.js';
-import { createLabHeadsView } from './views/lab-heads.js';
-import { createLabInductionView } from './views/lab-induction.js';
-import { createLabMqaView } from './views/lab-mqa.js';
-import { createLabRankView } from './views/lab-rank.js';
-
-const SECTIONS = {
-  heatmap: { title: 'Attention maps, one per head', create: createHeatmapView,
-    intro: 'softmax(Q<sub>h</sub> K<sub>g</sub><sup>T</sup> / √d<sub>head</sub>) for every query head h; query heads that share a K/V head g are boxed together.' },
-  compare: { title: 'Variants side by side', create: createCompareView,
-    intro: 'The same sentence, seed and query/output projections through different variants.' },
-  decode: { title: 'Decoding with a KV cache', create: createDecodeView, intro: '' },  // the view explains itself
-  params: { title: 'Parameters and KV cache per token', create: createParamsView, intro: '' },
-  'kv-chart': { title: 'KV-cache size against context length', create: createKvChartView, intro: '' },
-  configurator: { title: 'Configurator: a new model\'s attention', create: createConfiguratorView,
-    intro: 'From a parameter budget, a context length and a device: the variant, the head counts and the KV cache they cost.' },
-  'lab-heads': { title: 'Lab 1 · Do more heads help? (heads sweep)', create: createLabHeadsView,
-    intro: 'One-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads, trained on the copy task in your browser.' },
-  'lab-mqa': { title: 'Lab 2 · What does MQA save, and what does it cost?', create: createLabMqaView,
-    intro: 'MHA, GQA and MQA at the same dModel: parameters, KV cache at N = 2048, and trained quality on the same task.' },
-  'lab-rank': { title: 'Lab 3 · How small can the MLA latent be?', create: createLabRankView,
-    intro: 'Character-level models of Shakespeare: MHA against MLA at several latent ranks, validation bits per character against KV cache.' },
-  'lab-induction': { title: 'Lab 4 · Watch induction heads form', create: createLabInductionView,
-    intro: 'A two-layer attention-only model on sequences with repeated segments (A B … A → B): loss, accuracy and every head\'s role, live.' }
-};
-const ALL = ['heatmap', 'compare', 'decode', 'params', 'kv-chart', 'configurator',
-  'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
-/** Single views whose settings are their own: the shape form is not shown with them. */
-const NO_CONTROLS = ['kv-chart', 'params', 'configurator', 'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
+import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 
 let uidCounter = 0;
 
@@ -66,9 +35,9 @@ export class AttentionPlayground extends HTMLElement {
   #readState() {
     const params = new URLSearchParams(this.getAttribute('config') || '');
     if (this.hasAttribute('sync-url')) for (const [k, v] of new URLSearchParams(location.search)) params.set(k, v);
-    const s = fromParams(params);
-    if (this.hasAttribute('view') && VIEWS.includes(this.getAttribute('view'))) s.view = this.getAttribute('view');
-    if (s.view === 'all' && VIEWS.includes(this.getAttribute('default-view'))) s.view = this.getAttribute('default-view');
+    const s = fromParams(params, { views: VIEW_IDS });
+    if (this.hasAttribute('view') && VIEW_IDS.includes(this.getAttribute('view'))) s.view = this.getAttribute('view');
+    if (s.view === 'all' && VIEW_IDS.includes(this.getAttribute('default-view'))) s.view = this.getAttribute('default-view');
     return s;
   }
 
@@ -78,8 +47,8 @@ export class AttentionPlayground extends HTMLElement {
     this.state = this.#readState();
     const view = this.state.view;
     const single = view !== 'all';
-    const showControls = !single || (this.getAttribute('controls') !== 'off' && !NO_CONTROLS.includes(view));
-    const sections = single ? [view] : ALL;
+    const showControls = !single || (this.getAttribute('controls') !== 'off' && !viewById(view).ownControls);
+    const sections = single ? [view] : REGISTRY.map((v) => v.id);
     const simdParam = new URLSearchParams(location.search).get('simd');
     this.client = sharedClient(simdParam === '0' ? false : 'auto');
 
@@ -96,8 +65,8 @@ export class AttentionPlayground extends HTMLElement {
           </div></header>`}
         ${showControls ? '<section class="panel controls-panel" aria-label="Controls" data-slot="controls"></section>' : ''}
         ${sections.map((s) => `<section class="panel" data-section="${s}" aria-labelledby="${this.uid}-${s}">
-            ${single ? '' : `<h2 id="${this.uid}-${s}">${SECTIONS[s].title}</h2>`}
-            ${SECTIONS[s].intro && !single ? `<p class="intro">${SECTIONS[s].intro}</p>` : ''}
+            ${single ? '' : `<h2 id="${this.uid}-${s}">${viewById(s).title}</h2>`}
+            ${viewById(s).intro && !single ? `<p class="intro">${viewById(s).intro}</p>` : ''}
             <div class="view" data-slot="${s}"></div></section>`).join('')}
         ${single ? `<p class="foot">${this.#playgroundLink()}<span data-role="build"></span></p>` : ''}
       </div>`;
@@ -134,8 +103,10 @@ export class AttentionPlayground extends HTMLElement {
     }
     if (!this.mounted) return;
     this.#setBuild(ctx.info.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)');
-    this.views = sections.map((s) => SECTIONS[s].create(this.#slot(s), ctx));
+    this.views = sections.map((s) => viewById(s).create(this.#slot(s), ctx));
     this.#render();
+    // For course pages: the core is loaded and every view is mounted (each then signals 'view-ready').
+    this.dispatchEvent(new CustomEvent('ready', { detail: { view, views: sections, info: { ...ctx.info } } }));
   }
 
   #unmount() {
@@ -212,9 +183,9 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   #reportError(source, error) {
-    if (error) this.errors.set(source, error.message);
+    if (error) this.errors.set(source, error);
     else this.errors.delete(source);
-    this.controls?.showErrors([...new Set(this.errors.values())]);
+    this.controls?.showErrors([...this.errors.values()]);
   }
 
   #theme() {

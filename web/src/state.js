@@ -2,12 +2,15 @@
 // Renderers only read it; changes go through the element's setState(patch), which re-renders and
 // (with sync-url) writes the URL, so a permalink reproduces the view exactly.
 
+import { headWidth, kvHeads } from './shape-math.js';
+
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
 
-export const VIEWS = ['all', 'heatmap', 'compare', 'decode', 'kv-chart', 'params', 'configurator',
-  'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
 export const VARIANTS = ['mha', 'mqa', 'gqa', 'mla'];
 export const DTYPES = { fp32: 4, bf16: 2, fp8: 1, int4: 0.5 };
+/** What the page calls each data type (the 2-byte one is fp16 or bf16: the lesson says fp16). */
+export const DTYPE_LABELS = { fp32: 'fp32', bf16: 'fp16 / bf16', fp8: 'fp8', int4: 'int4' };
+export const dtypeLabel = (k) => DTYPE_LABELS[k] ?? String(k);
 
 export const DEFAULTS = Object.freeze({
   view: 'all',
@@ -28,6 +31,7 @@ export const DEFAULTS = Object.freeze({
   dtype: 'bf16',
   batch: 1,
   presets: 'llama-3-70b,deepseek-v3,gpt2-small',
+  kvVariants: 'mha,mqa,gqa,mla', // the KV-cache chart's "this shape" series ('' hides them: real models only)
   // The configurator's form (views/configurator.js): what it asks the core's recommend for.
   cfgBudget: 8e9,    // total parameters
   cfgDModel: 0,      // cfgDModel / cfgLayers > 0: give dModel and layers instead of the budget
@@ -55,8 +59,9 @@ const BOOLS = ['rope', 'causal', 'cfgBenchmark'];
  * Reads a state from URL parameters; unknown or malformed values fall back to the defaults
  * (semantic checks are the core's job: it explains invalid combinations next to the controls).
  * @param {URLSearchParams} params
+ * @param {{ views?: string[] }} [options] the view ids that exist (registry.js)
  */
-export function fromParams(params) {
+export function fromParams(params, { views = null } = {}) {
   const s = { ...DEFAULTS };
   for (const [key, value] of params) {
     if (!(key in DEFAULTS)) continue;
@@ -69,7 +74,7 @@ export function fromParams(params) {
     } else if (BOOLS.includes(key)) {
       s[key] = value === '1' || value === 'true';
     } else if (key === 'view') {
-      if (VIEWS.includes(value)) s.view = value;
+      if (!views || views.includes(value)) s.view = value;  // views: registry.js VIEW_IDS
     } else if (key === 'variant') {
       if (VARIANTS.includes(value)) s.variant = value;
     } else if (key === 'dtype' || key === 'cfgDtype') {
@@ -106,14 +111,8 @@ export function shapeSpec(state, variant = state.variant) {
   return spec;
 }
 
-/** K/V heads a variant has at this state (MLA: none cached; its latent replaces them). */
-export function kvHeadsOf(state, variant = state.variant) {
-  if (variant === 'mha') return state.nHeads;
-  if (variant === 'mqa') return 1;
-  if (variant === 'gqa') return state.nKvHeads;
-  return 0;
-}
+/** K/V heads a variant has at this state (MLA: none cached; its latent replaces them). shape-math.js. */
+export const kvHeadsOf = (state, variant = state.variant) => kvHeads(variant, state);
 
-export function dHeadOf(state) {
-  return state.dHead || state.dModel / state.nHeads;
-}
+/** The head width at this state (shape-math.js). */
+export const dHeadOf = (state) => headWidth(state);

@@ -10,9 +10,23 @@
 
 const TOKEN_RE = /[\p{L}\p{N}'’]+|[^\s\p{L}\p{N}]/gu;
 
-/** @param {string} text */
+/** The most tokens any view computes with; the views say so when a sentence is longer (tokenCount). */
+export const MAX_TOKENS = 100;
+
+/** The first MAX_TOKENS tokens of `text`. @param {string} text */
 export function tokenize(text) {
-  return (text.match(TOKEN_RE) ?? []).slice(0, 256);
+  return (String(text).match(TOKEN_RE) ?? []).slice(0, MAX_TOKENS);
+}
+
+/** How many tokens `text` has in full (may exceed MAX_TOKENS). */
+export function tokenCount(text) {
+  return (String(text).match(TOKEN_RE) ?? []).length;
+}
+
+/** '' or the sentence saying the text was cut to MAX_TOKENS tokens. */
+export function truncationNote(text) {
+  const n = tokenCount(text);
+  return n > MAX_TOKENS ? `Your sentence has ${n} tokens: only the first ${MAX_TOKENS} are used (${n - MAX_TOKENS} left out).` : '';
 }
 
 // FNV-1a over the token, mixed with the seed, then a splitmix-style 32-bit generator.

@@ -1,5 +1,7 @@
 // worker-methods.js — what the core worker can be asked to do (shared by the module worker of the
 // served page and the classic worker of standalone.html). Each method gets the Attention object.
+import { serializeError } from './core-errors.js';
+
 const sessions = new Map(); // key -> Session
 const trainers = new Map(); // key -> Trainer (the lab)
 const trainer = (key) => {
@@ -81,7 +83,7 @@ export function serve(load) {
       const result = methods[method](attn, ...args);
       self.postMessage({ id, ok: true, result }, transferables(result));
     } catch (e) {
-      self.postMessage({ id, ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+      self.postMessage({ id, ok: false, error: serializeError(e) });  // keeps error.field
     }
   };
 }

@@ -5,11 +5,13 @@
 // Columns 2 and 3 are also compared against column 1: output difference, per-head attention
 // difference and the cache-size ratio.
 import { tokenize, embed } from '../tokens.js';
-import { shapeSpec, kvHeadsOf, dHeadOf, VARIANTS } from '../state.js';
+import { shapeSpec, kvHeadsOf, dHeadOf } from '../state.js';
 import { drawMiniHeatmap, createMiniCanvas, cellAt, createLegend } from './mini-heatmap.js';
+import { VARIANT_IDS as VARIANTS, announce, createLatest, el, plural, setViewState, variantLabel, variantName } from '../kit.js';
+import { truncationNote } from '../tokens.js';
+import { cacheElementsPerToken } from '../shape-math.js';
 
-const NAME = { mha: 'MHA', mqa: 'MQA', gqa: 'GQA', mla: 'MLA' };
-const LONG = { mha: 'multi-head', mqa: 'multi-query', gqa: 'grouped-query', mla: 'multi-head latent' };
+const NAME = Object.fromEntries(VARIANTS.map((v) => [v, variantName(v)]));
 // State fields this view reads: anything else changing does not recompute.
 const FIELDS = ['text', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope',
   'causal', 'seed', 'compare'];
@@ -29,10 +31,10 @@ export function parseCompare(text) {
 export function cachePerToken(state, v) {
   if (v === 'mla') {
     const r = state.latentRank, dr = state.ropeDim || 0;
-    return { elems: r + dr, formula: `r + dr = ${r} + ${dr}`, what: 'latent c + RoPE key kr' };
+    return { elems: cacheElementsPerToken(v, state), formula: `r + dr = ${r} + ${dr}`, what: 'latent c + RoPE key kr' };
   }
   const G = kvHeadsOf(state, v), dh = dHeadOf(state);
-  return { elems: 2 * G * dh, formula: `2 · G · dh = 2 · ${G} · ${dh}`, what: `K and V of ${G} KV head${G === 1 ? '' : 's'}` };
+  return { elems: cacheElementsPerToken(v, state), formula: `2 · G · dh = 2 · ${G} · ${dh}`, what: `K and V of ${plural(G, 'KV head')}` };
 }
 
 /** Input rows for a variant: RoPE variants get positions inside attention, the others added to x. */
@@ -54,12 +56,6 @@ function addFact(dl, term, desc, cls) {
   dl.append(dt, dd);
 }
 
-function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text != null) e.textContent = text;
-  return e;
-}
 
 export function createCompareView(root, ctx) {
   root.classList.add('cmp');
@@ -81,7 +77,7 @@ export function createCompareView(root, ctx) {
 
   let state = null;
   let lastKey = '';
-  let run = 0; // bumps on every recompute; late answers of earlier runs are dropped
+  const latest = createLatest(root); // late answers of earlier states are dropped
   let variants = [];
   /** @type {{ box: HTMLElement, select: HTMLSelectElement, body: HTMLElement }[]} */
   const columns = [];
@@ -103,7 +99,7 @@ export function createCompareView(root, ctx) {
       const select = el('select', 'cmp-select');
       select.dataset.col = String(idx);
       for (const v of VARIANTS) {
-        const o = el('option', null, `${NAME[v]} (${LONG[v]})`);
+        const o = el('option', null, variantLabel(v));
         o.value = v;
         select.append(o);
       }
@@ -153,7 +149,7 @@ export function createCompareView(root, ctx) {
     const shape = el('p', 'cmp-shape',
       v === 'mla'
         ? `H = ${H} heads, dh = ${dHeadOf(state)}, latent r = ${state.latentRank}, RoPE dr = ${state.ropeDim}`
-        : `H = ${H} query heads, G = ${G} KV head${G === 1 ? '' : 's'}, dh = ${dHeadOf(state)}`);
+        : `H = ${H} query heads, G = ${plural(G, 'KV head')}, dh = ${dHeadOf(state)}`);
     shape.style.cssText = 'margin:.3rem 0;color:var(--muted);font-size:.9em';
 
     // Per-head heatmaps.
@@ -170,19 +166,31 @@ export function createCompareView(root, ctx) {
       canvas.style.border = '1px solid var(--border)';
       const kv = v === 'mla' || v === 'mha' ? '' : ` → kv ${Math.floor(h / (H / G))}`;
       canvas.setAttribute('role', 'img');
-      canvas.setAttribute('aria-label', `${NAME[v]} head ${h}${kv}: attention weights, ${N} by ${N}`);
+      canvas.tabIndex = 0;  // keyboard: focus a map, arrow keys move the read-out cell
+      canvas.dataset.cmpHead = String(h);
+      canvas.setAttribute('aria-label', `${NAME[v]} head ${h}${kv}: attention weights, ${N} by ${N}; arrow keys read out cells`);
       canvas.title = `${NAME[v]} head ${h}${kv} — rows: queries, columns: keys`;
       drawMiniHeatmap(canvas, fw.weights, N, N, { offset: h * N * N, masked, maskColor });
-      const show = (e) => {
-        const c = cellAt(canvas, e);
-        if (!c) return;
+      const showCell = (c) => {
         const w = fw.weights[h * N * N + c.i * N + c.j];
-        const text = `head ${h}${kv}: “${tokens[c.i]}” (#${c.i}) → “${tokens[c.j]}” (#${c.j}) = ${w.toFixed(3)}`;
+        const text = `${NAME[v]} head ${h}${kv}: “${tokens[c.i]}” (#${c.i}) → “${tokens[c.j]}” (#${c.j}) = ${w.toFixed(3)}`;
         readout.textContent = text;
         canvas.title = text;
+        announce(root, text);
       };
+      const show = (e) => { const c = cellAt(canvas, e); if (c) showCell(c); };
+      let cursor = { i: 0, j: 0 };
       canvas.addEventListener('pointermove', show);
       canvas.addEventListener('pointerdown', show);
+      canvas.addEventListener('focus', () => showCell(cursor));
+      canvas.addEventListener('keydown', (e) => {
+        const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+        const m = moves[e.key];
+        if (!m) return;
+        e.preventDefault();
+        cursor = { i: Math.min(N - 1, Math.max(0, cursor.i + m[0])), j: Math.min(N - 1, Math.max(0, cursor.j + m[1])) };
+        showCell(cursor);
+      });
       const cap = el('figcaption', 'cmp-caption', `h${h}${kv.replace(' → kv ', '→kv')}`);
       cap.style.cssText = 'font-size:.75em;color:var(--muted);text-align:center';
       fig.append(canvas, cap);
@@ -282,8 +290,7 @@ export function createCompareView(root, ctx) {
   }
 
   // ---- recompute ------------------------------------------------------------------------
-  async function recompute() {
-    const my = ++run;
+  function recompute() {
     const s = state;
     const tokens = tokenize(s.text);
     variants = parseCompare(s.compare);
@@ -292,35 +299,40 @@ export function createCompareView(root, ctx) {
     colButton.textContent = variants.length < 3 ? 'Add a third column' : 'Remove the third column';
     colButton.dataset.action = variants.length < 3 ? 'add-column' : 'remove-column';
     renderNote(tokens);
+    const cut = truncationNote(s.text);
+    if (cut) note.textContent += ` ${cut}`;
 
     if (tokens.length === 0) {
+      latest.cancel();
       status.textContent = '';
       for (const c of columns) c.body.replaceChildren(el('p', 'cmp-empty', 'Type some text to compare the variants.'));
+      setViewState(root, 'ready', { variants, tokens: 0 });
       return;
     }
     status.textContent = 'Computing…';
-    root.setAttribute('aria-busy', 'true');
     for (const c of columns) c.box.classList.add('cmp-busy');
-
-    const results = await Promise.allSettled(variants.map(async (v) => {
-      const x = inputFor(s, v, tokens);
-      const spec = { ...shapeSpec(s, v), seqLen: tokens.length, causal: s.causal, returnWeights: true, x };
-      const [fw, pc] = await Promise.all([
-        ctx.client.call('forward', spec),
-        ctx.client.call('paramCount', shapeSpec(s, v)),
-      ]);
-      return { fw, pc };
-    }));
-    if (my !== run) return; // a newer state is being computed
-
-    root.removeAttribute('aria-busy');
-    status.textContent = '';
-    variants.forEach((v, i) => {
-      columns[i].box.classList.remove('cmp-busy');
-      renderColumn(columns[i], i, v, results[i], results[0], tokens);
-    });
-    const failed = results.find((r) => r.status === 'rejected');
-    ctx.reportError?.('compare', failed ? failed.reason : null);
+    const list = variants.slice();
+    latest.run(
+      () => Promise.allSettled(list.map(async (v) => {
+        const x = inputFor(s, v, tokens);
+        const spec = { ...shapeSpec(s, v), seqLen: tokens.length, causal: s.causal, returnWeights: true, x };
+        const [fw, pc] = await Promise.all([
+          ctx.client.call('forward', spec),
+          ctx.client.call('paramCount', shapeSpec(s, v)),
+        ]);
+        return { fw, pc };
+      })),
+      (results) => {
+        status.textContent = '';
+        list.forEach((v, i) => {
+          columns[i].box.classList.remove('cmp-busy');
+          renderColumn(columns[i], i, v, results[i], results[0], tokens);
+        });
+        const failed = results.find((r) => r.status === 'rejected');
+        ctx.reportError?.('compare', failed ? failed.reason : null);
+        return { variants: list, tokens: tokens.length, failed: results.filter((r) => r.status === 'rejected').length };
+      },
+      (e) => { status.textContent = `Error: ${e?.message ?? e}`; });
   }
 
   return {
@@ -329,16 +341,13 @@ export function createCompareView(root, ctx) {
       const key = JSON.stringify(FIELDS.map((f) => next[f]));
       if (key === lastKey) return;
       lastKey = key;
-      recompute().catch((e) => {
-        status.textContent = `Error: ${e?.message ?? e}`;
-      });
+      recompute();
     },
     destroy() {
-      run++; // drop anything still in flight
+      latest.cancel(); // drop anything still in flight
       ctx.reportError?.('compare', null);
       root.innerHTML = '';
       root.classList.remove('cmp');
-      root.removeAttribute('aria-busy');
     },
   };
 }

@@ -9,8 +9,10 @@
 //
 // CSS classes (styles.css): the page's .controls / .field / .field-error / .note / table, and the
 // cfg-* classes under "configurator" (the answer's layout, the fit line, warnings, rule chips).
-import { DTYPES, VARIANTS } from '../state.js';
+import { DTYPES, dtypeLabel } from '../state.js';
+import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, inPageWords, setViewState } from '../kit.js';
 import { createKvChartView } from './kv-chart.js';
+import { attentionParams } from '../shape-math.js';
 import { VARIANT_LONG, VARIANT_NAMES, fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens } from './formula.js';
 
 /** The state keys this view reads: a change of any of them asks the core again. */
@@ -23,7 +25,7 @@ const PRIORITIES = [
   ['memory', 'memory (smallest cache)'],
 ];
 const DTYPE_NOTES = { fp32: '4 B', bf16: '2 B', fp8: '1 B', int4: '0.5 B' };
-/** Which form field a core error belongs to: the request field its message names -> the state key. */
+/** Which form field a core error belongs to: the request field (error.field) -> the state key. */
 const ERROR_FIELDS = [
   ['paramBudget', 'cfgBudget'], ['dModel', 'cfgDModel'], ['nLayers', 'cfgLayers'], ['seqLen', 'cfgSeqLen'],
   ['batch', 'cfgBatch'], ['memoryBytes', 'cfgMemoryGB'], ['target', 'cfgTarget'], ['bytesPerElement', 'cfgDtype'],
@@ -36,7 +38,6 @@ const PLAY_MAX_LATENT = 32;
 const PLAY_MAX_ROPE = 8;
 const DEBOUNCE_MS = 150;
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** For table cells: binary units, decimal below (devices are sold in GB), the exact count on hover. */
 const bytesCell = (b) => `<span title="${esc(fmtInt(b))} bytes">${esc(fmtBinary(b))}</span><small>${esc(fmtDecimal(b))}</small>`;
 /** Memory sizes the way devices are sold (GB = 10^9 B), binary and exact on hover. */
@@ -47,11 +48,7 @@ let uid = 0;
 
 /** Attention weights of one layer from its dims (no biases), as paramCount counts them. */
 function attentionWeights(p) {
-  const D = p.dModel;
-  const qo = 2 * D * p.nHeads * p.dHead;
-  if (p.variant === 'mla') return qo + D * p.latentRank + 2 * p.latentRank * p.nHeads * p.dHead + D * (p.ropeDim ?? 0);
-  const G = p.variant === 'mha' ? p.nHeads : p.variant === 'mqa' ? 1 : p.nKvHeads;
-  return qo + 2 * D * G * p.dHead;
+  return attentionParams(p.variant, p).total;
 }
 
 /** A dense estimate of a preset's parameters: layers x (attention from its dims + an 8 D^2 MLP). MoE: active only. */
@@ -128,13 +125,12 @@ export function playgroundShape(rec) {
 export function createConfiguratorView(root, ctx) {
   const id = `cfg${++uid}`;
   let state = null;
-  let seq = 0;
+  const latest = createLatest(root, { busyDelay: DEBOUNCE_MS });
   let queryKey = '';
   let rec = null;               // the latest recommendation shown
   let targets = null;           // deploymentTargets(), once
   let targetsError = '';
   let targetsHtml = '';
-  let busyTimer = 0;
   let unit = null;              // the budget's unit as the user chose it ('M' | 'B')
   const pending = new Map();    // number fields typed but not applied yet (debounced): key -> value
   let pendingTimer = 0;
@@ -176,7 +172,7 @@ export function createConfiguratorView(root, ctx) {
       ${numberField('cfgBatch', 'Batch', 'sequences cached at once', 'min="1" step="1" inputmode="numeric"')}
       ${selectField('cfgTarget', 'Deployment target', '', 'memory for weights + KV cache')}
       ${numberField('cfgMemoryGB', 'Custom memory (GB)', 'GB = 10<sup>9</sup> bytes', 'min="0" step="any" inputmode="decimal"').replace('class="field"', 'class="field" data-custom')}
-      ${selectField('cfgDtype', 'KV-cache data type', opts(Object.keys(DTYPES).map((k) => [k, `${k} (${DTYPE_NOTES[k]} / element)`])), 'weights: 2 bytes / parameter')}
+      ${selectField('cfgDtype', 'KV-cache data type', opts(Object.keys(DTYPES).map((k) => [k, `${dtypeLabel(k)} (${DTYPE_NOTES[k]} / element)`])), 'weights: 2 bytes / parameter')}
       ${selectField('cfgPriority', 'Priority', opts(PRIORITIES), '')}
       ${selectField('cfgVariant', 'Force variant', opts([['', 'auto (recommend)'], ...VARIANTS.map((v) => [v, `${VARIANT_NAMES[v]} (${VARIANT_LONG[v]})`])]), 'priced and warned about')}
       <div class="field field-check" data-field="cfgBenchmark">
@@ -292,14 +288,16 @@ export function createConfiguratorView(root, ctx) {
     return q;
   }
 
-  /** Shows a core error next to every field it names; returns whether any field took it. */
-  function showFieldErrors(message, s) {
+  /** Shows a core error next to the field it names (error.field); returns whether a field took it. */
+  function showFieldErrors(error, s) {
+    const message = error ? inPageWords(error.message) : '';
     const hits = new Set();
     const dims = s.cfgDModel > 0 || s.cfgLayers > 0;
     const shown = (key) => (key === 'cfgBudget' ? !dims : key === 'cfgDModel' || key === 'cfgLayers' ? dims : true);
     if (message) {
+      const named = String(error.field ?? '').split('.')[0];
       for (const [field, key] of ERROR_FIELDS) {
-        if (!new RegExp(`\\b${field}\\b`).test(message)) continue;
+        if (field !== named) continue;
         // A custom memory error belongs to the custom field, a named target's to the target select;
         // fields of the other size mode are hidden (a budget error may mention dModel in passing).
         const k = key === 'cfgMemoryGB' && s.cfgTarget !== 'custom' ? 'cfgTarget' : key;
@@ -318,63 +316,40 @@ export function createConfiguratorView(root, ctx) {
     return hits.size > 0;
   }
 
-  function setBusy(on) {
-    clearTimeout(busyTimer);
-    if (on) {
-      root.setAttribute('aria-busy', 'true');
-      busyTimer = setTimeout(() => {
-        root.classList.add('busy');
-        $('status').textContent = 'Asking the core for a recommendation…';
-      }, DEBOUNCE_MS);
-    } else {
-      root.removeAttribute('aria-busy');
-      root.classList.remove('busy');
-    }
-  }
-
-  async function compute(s) {
-    const my = ++seq;
+  function compute(s) {
     const q = queryOf(s);
-    setBusy(true);
-    let result;
-    try {
-      if (!targets && !targetsError) {
-        try {
-          targets = await ctx.client.call('deploymentTargets');
-        } catch (e) {
-          targetsError = `deployment targets unavailable: ${e.message}`;
+    latest.run(
+      async (isCurrent) => {
+        if (!targets && !targetsError) {
+          try {
+            targets = await ctx.client.call('deploymentTargets');
+          } catch (e) {
+            targetsError = `deployment targets unavailable: ${e.message}`;
+          }
+          if (isCurrent()) renderTargets(state);
         }
-        if (my !== seq) return;
-        renderTargets(state);
-      }
-      result = await ctx.client.call('recommend', q);
-    } catch (e) {
-      if (my !== seq) return;
-      setBusy(false);
-      rec = null;
-      root.dataset.state = 'error';
-      delete root.recommendation;
-      const onField = showFieldErrors(e.message, s);
-      $('status').className = 'cfg-status error-text';
-      $('status').textContent = onField ? 'No recommendation: see the highlighted field.' : `No recommendation: ${e.message}`;
-      $('result').hidden = true;
-      root.dataset.computed = String(Number(root.dataset.computed || 0) + 1);
-      return;
-    }
-    if (my !== seq) return;
-    setBusy(false);
-    showFieldErrors('', s);
-    rec = result;
-    root.recommendation = result;
-    root.dataset.state = 'ok';
-    root.dataset.variant = result.variant;
-    $('status').className = 'note cfg-status';
-    $('status').textContent = targetsError;
-    $('open-status').textContent = '';
-    $('result').hidden = false;
-    renderAnswer(result, s);
-    renderChart(result, s);
-    root.dataset.computed = String(Number(root.dataset.computed || 0) + 1);
+        return ctx.client.call('recommend', q);
+      },
+      (result) => {
+        showFieldErrors(null, s);
+        rec = result;
+        root.dataset.variant = result.variant;
+        $('status').className = 'note cfg-status';
+        $('status').textContent = targetsError;
+        $('open-status').textContent = '';
+        $('result').hidden = false;
+        renderAnswer(result, s);
+        renderChart(result, s);
+        return { recommendation: result };
+      },
+      (e) => {
+        rec = null;
+        const onField = showFieldErrors(e, s);
+        $('status').className = 'cfg-status error-text';
+        $('status').textContent = onField ? 'No recommendation: see the highlighted field.' : `No recommendation: ${inPageWords(e.message)}`;
+        $('result').hidden = true;
+        return { error: e.message, field: e.field ?? null };
+      });
   }
 
   // ---- the answer -------------------------------------------------------------------------------
@@ -427,7 +402,7 @@ export function createConfiguratorView(root, ctx) {
       ['weights + KV cache', bytesCell(r.weightBytes + r.kvBytesTotal)],
     ];
     if (r.memoryBytes !== null && r.memoryBytes !== undefined) rows.push(['device memory', bytesCell(r.memoryBytes)]);
-    return `<table class="cfg-memory"><caption>Memory (${esc(s.cfgDtype)} KV cache)</caption><tbody>
+    return `<table class="cfg-memory"><caption>Memory (${esc(dtypeLabel(s.cfgDtype))} KV cache)</caption><tbody>
       ${rows.map(([k, v]) => `<tr><th scope="row">${esc(k)}</th><td>${v}</td></tr>`).join('')}</tbody></table>`;
   }
 
@@ -553,13 +528,11 @@ export function createConfiguratorView(root, ctx) {
       }
     },
     destroy() {
-      seq++;
+      latest.cancel();
       clearTimeout(pendingTimer);
-      setBusy(false);
       chart?.destroy();
       chart = null;
       root.replaceChildren();
-      delete root.recommendation;
     },
   };
 }

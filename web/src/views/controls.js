@@ -1,10 +1,11 @@
-// controls.js — the form that edits the state. Every control has a label; invalid combinations are
-// explained next to the controls they involve, in the core's own words (never silently changed).
-import { VARIANTS } from '../state.js';
+// controls.js — the form that edits the shared shape state. Every control has a label; invalid
+// combinations are explained next to the control the core's error names (error.field), in the
+// core's own words (never silently changed); an error about no field of this form shows under it.
+import { VARIANT_IDS, el, field, inPageWords, variantLabel } from '../kit.js';
 
 const FIELDS = [
-  // [field, label, kind, help]
-  ['text', 'Sentence', 'text', 'words and punctuation become tokens'],
+  // [field, label, kind, hint]
+  ['text', 'Sentence', 'text', 'words and punctuation become tokens (the first 100 are used)'],
   ['variant', 'Variant', 'select', ''],
   ['dModel', 'dModel (D)', 'number', 'model width'],
   ['nHeads', 'nHeads (H)', 'number', 'query heads'],
@@ -16,28 +17,21 @@ const FIELDS = [
   ['causal', 'Causal mask', 'checkbox', 'queries see only earlier keys'],
   ['seed', 'Seed', 'number', 'seeded weights and token vectors'],
 ];
-const NAMES = { mha: 'MHA (multi-head)', mqa: 'MQA (multi-query)', gqa: 'GQA (grouped-query)', mla: 'MLA (latent)' };
 
 export function createControlsView(root, ctx, { uid }) {
-  root.innerHTML = `<form class="controls" novalidate>${FIELDS.map(([f, label, kind, help]) => {
-    const id = `${uid}-${f}`;
-    const err = `<p class="field-error" id="${id}-err" role="alert" hidden></p>`;
-    const hint = help ? `<small id="${id}-help">${help}</small>` : '';
-    const described = `aria-describedby="${id}-err${help ? ` ${id}-help` : ''}"`;
-    if (kind === 'select') {
-      return `<div class="field" data-field="${f}"><label for="${id}">${label}</label>
-        <select id="${id}" name="${f}" ${described}>${VARIANTS.map((v) => `<option value="${v}">${NAMES[v]}</option>`).join('')}</select>${hint}${err}</div>`;
-    }
-    if (kind === 'checkbox') {
-      return `<div class="field field-check" data-field="${f}"><input type="checkbox" id="${id}" name="${f}" ${described}>
-        <label for="${id}">${label}</label>${hint}${err}</div>`;
-    }
-    const attrs = kind === 'number' ? 'inputmode="numeric" step="1"' : 'maxlength="400" spellcheck="false"';
-    return `<div class="field${kind === 'text' ? ' field-wide' : ''}" data-field="${f}"><label for="${id}">${label}</label>
-      <input type="${kind}" id="${id}" name="${f}" ${attrs} ${described}>${hint}${err}</div>`;
-  }).join('')}</form>`;
-  const form = root.querySelector('form');
-  const input = (f) => form.elements.namedItem(f);
+  const fields = new Map();
+  const form = el('form', { className: 'controls', novalidate: true });
+  for (const [name, label, kind, hint] of FIELDS) {
+    const attrs = kind === 'number' ? { inputmode: 'numeric', step: '1' }
+      : kind === 'text' ? { spellcheck: 'false', maxlength: '4000' } : {};
+    const f = field({ id: `${uid}-${name}`, name, label, kind, hint, attrs, wide: kind === 'text',
+      options: kind === 'select' ? VARIANT_IDS.map((v) => [v, variantLabel(v)]) : [] });
+    fields.set(name, f);
+    form.append(f.box);
+  }
+  const general = el('p', { className: 'field-error form-error', role: 'alert', hidden: true });
+  root.replaceChildren(form, general);
+  const input = (f) => fields.get(f).input;
   let textTimer = 0;
   let pendingText = null; // typed but not yet applied (debounced): update() must not overwrite it
   const flushText = () => {
@@ -50,20 +44,20 @@ export function createControlsView(root, ctx, { uid }) {
   };
 
   form.addEventListener('input', (e) => {
-    const el = e.target;
-    const f = el.name;
-    if (el.type === 'checkbox') return ctx.setState({ [f]: el.checked });
-    if (el.type === 'number') {
-      if (el.value === '') return;  // mid-edit: wait for a number
-      return ctx.setState({ [f]: Number(el.value) });
+    const t = e.target;
+    const f = t.name;
+    if (t.type === 'checkbox') return ctx.setState({ [f]: t.checked });
+    if (t.type === 'number') {
+      if (t.value === '') return;  // mid-edit: wait for a number
+      return ctx.setState({ [f]: Number(t.value) });
     }
-    if (f === 'text') {
+    if (f === 'text') {  // typing: redraw once the keys pause
       clearTimeout(textTimer);
-      pendingText = el.value;
-      textTimer = setTimeout(flushText, 150);
+      pendingText = t.value;
+      textTimer = setTimeout(flushText, 60);
       return;
     }
-    ctx.setState({ [f]: el.value });
+    ctx.setState({ [f]: t.value });
   });
   form.addEventListener('submit', (e) => { e.preventDefault(); flushText(); });
   form.addEventListener('change', (e) => { if (e.target.name === 'text') flushText(); });
@@ -71,33 +65,35 @@ export function createControlsView(root, ctx, { uid }) {
   return {
     update(state) {
       for (const [f, , kind] of FIELDS) {
-        const el = input(f);
-        if (el === root.getRootNode().activeElement || (f === 'text' && pendingText !== null)) continue;
-        if (kind === 'checkbox') el.checked = Boolean(state[f]);
-        else if (el.value !== String(state[f])) el.value = String(state[f]);  // untouched fields stay as they are
+        const i = input(f);
+        if (i === root.getRootNode().activeElement || (f === 'text' && pendingText !== null)) continue;
+        if (kind === 'checkbox') i.checked = Boolean(state[f]);
+        else if (i.value !== String(state[f])) i.value = String(state[f]);  // untouched fields stay as they are
       }
-      // Which fields apply to the variant: the others are disabled, with the value the variant implies.
+      // Which fields apply to the variant: the others are hidden or disabled, with the value the variant implies.
       const v = state.variant;
-      const show = (f, on) => { root.querySelector(`[data-field="${f}"]`).hidden = !on; };
-      show('latentRank', v === 'mla');
-      show('ropeDim', v === 'mla');
-      show('rope', v !== 'mla');
+      fields.get('latentRank').box.hidden = v !== 'mla';
+      fields.get('ropeDim').box.hidden = v !== 'mla';
+      fields.get('rope').box.hidden = v === 'mla';
       const kv = input('nKvHeads');
       kv.disabled = v !== 'gqa';
       if (v === 'mha') kv.value = String(state.nHeads);
       if (v === 'mqa') kv.value = '1';
       if (v === 'mla') { kv.value = ''; kv.placeholder = 'n/a'; }
     },
-    /** @param {string[]} messages the core's current error messages */
-    showErrors(messages) {
-      for (const [f] of FIELDS) {
-        const el = input(f);
-        const box = root.querySelector(`#${CSS.escape(el.id)}-err`);
-        const mine = messages.filter((m) => new RegExp(`\\b${f}\\b`).test(m));
-        box.hidden = mine.length === 0;
-        box.textContent = mine.join(' ');
-        el.toggleAttribute('aria-invalid', mine.length > 0);
+    /** @param {Error[]} errors the core's current errors; each goes next to error.field when the form has it */
+    showErrors(errors) {
+      const byField = new Map();
+      const other = [];
+      for (const e of errors) {
+        const f = String(e.field ?? '').split('.')[0];
+        const text = inPageWords(e.message);
+        if (fields.has(f)) byField.set(f, [...new Set([...(byField.get(f) ?? []), text])]);
+        else if (!other.includes(text)) other.push(text);
       }
+      for (const [f, fl] of fields) fl.setError((byField.get(f) ?? []).join(' '));
+      general.hidden = other.length === 0;
+      general.textContent = other.join(' ');
     },
     destroy() { clearTimeout(textTimer); root.replaceChildren(); },
   };

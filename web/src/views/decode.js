@@ -2,24 +2,19 @@
 // as one chunk), and the view shows what the cache stores per token, how it grows, and how the
 // newest token attends to everything cached so far.
 //
-// For tests: root.dataset.length / root.dataset.cacheBytes follow the core after every append and
-// reset; root.dataset.busy is '1' while work is queued; buttons carry data-action="step|all|reset".
+// Finished drawing (kit.js setViewState): data-state="ready" once the queue is empty, with the result
+// { length, cacheBytes } as the core reports them; buttons carry data-action="step|all|reset|word".
 import { tokenize, embed } from '../tokens.js';
 import { shapeSpec, kvHeadsOf, dHeadOf } from '../state.js';
 import { drawMiniHeatmap, createMiniCanvas, cellAt, createLegend } from './mini-heatmap.js';
+import { announce, el, plural, setViewState, variantName } from '../kit.js';
+import { cacheElementsPerToken } from '../shape-math.js';
 
 const MAX_LEN = 64;
-const NAME = { mha: 'MHA', mqa: 'MQA', gqa: 'GQA', mla: 'MLA' };
 const fmt = (n) => Number(n).toLocaleString('en-US');
 const ratioText = (r) => (Number.isInteger(r) ? String(r) : r.toFixed(2).replace(/0+$/, '').replace(/\.$/, ''));
 const FALLBACK_SERIES = ['#4c78a8', '#f58518', '#54a24b', '#e45756'];
 
-function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text != null) e.textContent = text;
-  return e;
-}
 
 function button(action, label, title) {
   const b = el('button', `dec-button dec-${action}`, label);
@@ -36,7 +31,7 @@ function layoutOf(state) {
   if (v === 'mla') {
     const r = state.latentRank, dr = state.ropeDim || 0;
     return {
-      elems: r + dr,
+      elems: cacheElementsPerToken(v, state),
       what: `latent c (r = ${r} floats) + RoPE key kr (dr = ${dr} floats)`,
       formula: `r + dr = ${r} + ${dr}`,
       segments: [{ kind: 'c', label: 'c', size: r }, ...(dr ? [{ kind: 'kr', label: 'kr', size: dr }] : [])],
@@ -47,7 +42,7 @@ function layoutOf(state) {
   for (let g = 0; g < G; g++) segments.push({ kind: 'k', label: `K${g}`, size: dh, head: g });
   for (let g = 0; g < G; g++) segments.push({ kind: 'v', label: `V${g}`, size: dh, head: g });
   return {
-    elems: 2 * G * dh,
+    elems: cacheElementsPerToken(v, state),
     what: `K and V for G = ${G} KV head${G === 1 ? '' : 's'}`,
     formula: `2 · G · dh = 2 · ${G} · ${dh}`,
     segments,
@@ -136,7 +131,7 @@ export function createDecodeView(root, ctx) {
   function enqueue(task) {
     const g = gen;
     pending++;
-    root.dataset.busy = '1';
+    setViewState(root, 'busy');
     queue = queue
       .then(() => (g === gen ? task(g) : undefined))
       .catch((e) => {
@@ -145,8 +140,8 @@ export function createDecodeView(root, ctx) {
         render();
       })
       .finally(() => {
-        if (--pending === 0) root.dataset.busy = '0';
         renderButtons();
+        if (--pending === 0) setViewState(root, error.hidden ? 'ready' : 'error', { length: cached.length, cacheBytes });
       });
     return queue;
   }
@@ -163,10 +158,6 @@ export function createDecodeView(root, ctx) {
     ctx.reportError?.('decode', null);
   }
 
-  function publish() {
-    root.dataset.length = String(cached.length);
-    root.dataset.cacheBytes = String(cacheBytes);
-  }
 
   /** A fresh, empty session for the current state (also Reset). */
   function restart() {
@@ -176,7 +167,6 @@ export function createDecodeView(root, ctx) {
     nextIdx = 0;
     cacheBytes = 0;
     newest = null;
-    publish();
     render();
     const s = state;
     enqueue(async (g) => {
@@ -186,7 +176,6 @@ export function createDecodeView(root, ctx) {
       cached = [];
       cacheBytes = info.cacheBytes;
       clearError();
-      publish();
       render();
     });
   }
@@ -207,7 +196,6 @@ export function createDecodeView(root, ctx) {
       cacheBytes = r.cacheBytes;
       newest = { weights: r.weights, k: toks.length, length: r.length };
       clearError();
-      publish();
       render();
       live.textContent = `${toks.length === 1 ? `“${toks[0]}”` : `${toks.length} tokens`} appended; ${r.length} in the cache, ${fmt(r.cacheBytes)} bytes.`;
     });
@@ -250,7 +238,7 @@ export function createDecodeView(root, ctx) {
     const bytes = lay.elems * 4;
 
     intro.textContent =
-      `${NAME[v]} decoding with a KV cache (one layer, float32, at most ${MAX_LEN} tokens). Each step appends one token: ` +
+      `${variantName(v)} decoding with a KV cache (one layer, float32, at most ${MAX_LEN} tokens). Each step appends one token: ` +
       'its keys and values are computed once and stored, and its query attends to everything cached so far.' +
       (v === 'mla' ? ' MLA stores only the latent and a small RoPE key, and decodes in the absorbed form, never rebuilding K or V.' : '');
 
@@ -268,7 +256,7 @@ export function createDecodeView(root, ctx) {
 
     // Facts with the formula filled in.
     const L = cached.length;
-    const mhaElems = 2 * s.nHeads * dHeadOf(s);
+    const mhaElems = cacheElementsPerToken('mha', s);
     facts.replaceChildren();
     const fact = (term, desc, cls) => {
       const dt = el('dt', null, term);
@@ -284,7 +272,7 @@ export function createDecodeView(root, ctx) {
     if (v !== 'mha' && Number.isFinite(mhaElems) && mhaElems > 0) {
       const ratio = mhaElems / lay.elems;
       fact('Against MHA', `MHA at this shape stores 2 · H · dh = ${fmt(mhaElems)} floats per token: ` +
-        (ratio >= 1 ? `${ratioText(ratio)}× more than ${NAME[v]}` : `${ratioText(1 / ratio)}× less than ${NAME[v]}`));
+        (ratio >= 1 ? `${ratioText(ratio)}× more than ${variantName(v)}` : `${ratioText(1 / ratio)}× less than ${variantName(v)}`));
     }
 
     renderStrip(s, lay, mhaElems);
@@ -339,8 +327,8 @@ export function createDecodeView(root, ctx) {
         ...(s.ropeDim ? [sw(colour.kr, `kr: RoPE key (dr = ${s.ropeDim}), shared by all heads`)] : []));
     } else {
       const G = kvHeadsOf(s);
-      stripLegend.replaceChildren(sw(colour.k, `K: ${G} KV head${G === 1 ? '' : 's'} × dh = ${dHeadOf(s)}`),
-        sw(colour.v, `V: ${G} KV head${G === 1 ? '' : 's'} × dh = ${dHeadOf(s)}`),
+      stripLegend.replaceChildren(sw(colour.k, `K: ${plural(G, 'KV head')} × dh = ${dHeadOf(s)}`),
+        sw(colour.v, `V: ${plural(G, 'KV head')} × dh = ${dHeadOf(s)}`),
         ...(G > 1 ? [el('span', null, 'alternating shades: KV heads')] : []));
     }
   }
@@ -396,6 +384,7 @@ export function createDecodeView(root, ctx) {
         const text = `head ${h}${kv}: “${cached[cached.length - 1]}” → “${cached[c.j]}” (#${c.j}) = ${row0[c.j].toFixed(3)}`;
         readout.textContent = text;
         canvas.title = text;
+        announce(root, text);
       };
       canvas.addEventListener('pointermove', show);
       canvas.addEventListener('pointerdown', show);
@@ -421,9 +410,6 @@ export function createDecodeView(root, ctx) {
       ctx.reportError?.('decode', null);
       root.innerHTML = '';
       root.classList.remove('dec');
-      delete root.dataset.length;
-      delete root.dataset.cacheBytes;
-      delete root.dataset.busy;
     },
   };
 }

@@ -6,10 +6,12 @@
 // dh = head width, r = MLA latent rank, dr = MLA decoupled RoPE key width, l = layers.
 import { shapeSpec } from '../state.js';
 
-export const VARIANT_NAMES = { mha: 'MHA', mqa: 'MQA', gqa: 'GQA', mla: 'MLA' };
-export const VARIANT_LONG = {
-  mha: 'multi-head', mqa: 'multi-query', gqa: 'grouped-query', mla: 'multi-head latent',
-};
+import { VARIANT_INFO } from '../kit.js';
+import { attentionParams, cacheElementsPerToken } from '../shape-math.js';
+
+/** 'gqa' -> 'GQA' / 'grouped-query' (views of kit.js's one variant table). */
+export const VARIANT_NAMES = Object.fromEntries(Object.entries(VARIANT_INFO).map(([k, v]) => [k, v.name]));
+export const VARIANT_LONG = Object.fromEntries(Object.entries(VARIANT_INFO).map(([k, v]) => [k, v.long]));
 
 const EN = 'en-US';
 const groupFmt = new Intl.NumberFormat(EN, { maximumFractionDigits: 2 });
@@ -100,13 +102,14 @@ export function kvFormula(variant, { H, G, dh, r, dr, l }, { layers = false } = 
   const L = layers ? ' · l' : '';
   const lv = layers ? l : 1;
   const lf = layers ? ` · ${num(l)}` : '';
+  const perToken = () => cacheElementsPerToken(variant, { nHeads: H, nKvHeads: G, dHead: dh, latentRank: r, ropeDim: dr });
   switch (variant) {
-    case 'mha': return { symbolic: `2 · H · dh${L}`, filled: `2 · ${num(H)} · ${num(dh)}${lf}`, value: prod(2, H, dh, lv) };
-    case 'mqa': return { symbolic: `2 · dh${L}`, filled: `2 · ${num(dh)}${lf}`, value: prod(2, dh, lv) };
-    case 'gqa': return { symbolic: `2 · G · dh${L}`, filled: `2 · ${num(G)} · ${num(dh)}${lf}`, value: prod(2, G, dh, lv) };
+    case 'mha': return { symbolic: `2 · H · dh${L}`, filled: `2 · ${num(H)} · ${num(dh)}${lf}`, value: perToken() * lv };
+    case 'mqa': return { symbolic: `2 · dh${L}`, filled: `2 · ${num(dh)}${lf}`, value: perToken() * lv };
+    case 'gqa': return { symbolic: `2 · G · dh${L}`, filled: `2 · ${num(G)} · ${num(dh)}${lf}`, value: perToken() * lv };
     case 'mla': return layers
-      ? { symbolic: '(r + dr) · l', filled: `(${num(r)} + ${num(dr)})${lf}`, value: (r + dr) * lv }
-      : { symbolic: 'r + dr', filled: `${num(r)} + ${num(dr)}`, value: r + dr };
+      ? { symbolic: '(r + dr) · l', filled: `(${num(r)} + ${num(dr)})${lf}`, value: perToken() * lv }
+      : { symbolic: 'r + dr', filled: `${num(r)} + ${num(dr)}`, value: perToken() };
     default: throw new TypeError(`unknown variant '${variant}'`);
   }
 }
@@ -142,7 +145,7 @@ export function paramFormula(variant, { D, H, G, dh, r, dr }) {
   return {
     symbolic: terms.map((t) => t[1]).join(' + '),
     filled: terms.map((t) => t[2]).join(' + '),
-    value: terms.reduce((a, t) => a + t[3], 0),
+    value: attentionParams(variant, { dModel: D, nHeads: H, nKvHeads: G, dHead: dh, latentRank: r, ropeDim: dr }).total,
     terms,
   };
 }

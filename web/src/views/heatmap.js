@@ -1,15 +1,17 @@
 // heatmap.js — the attention view: one heatmap per head (query rows x key columns, tokens on both
 // axes), query heads grouped by the K/V head they share, a viridis colour scale with a legend,
 // hover/tap read-outs, and a selected query row compared across all heads.
-import { embed, tokenize } from '../tokens.js';
+import { embed, tokenize, truncationNote } from '../tokens.js';
 import { shapeSpec } from '../state.js';
+import { kvHeads } from '../shape-math.js';
 import { createLegend, drawMiniHeatmap, viridis } from './mini-heatmap.js';
+import { announce, createLatest, el, setViewState } from '../kit.js';
 
 const LABEL_W = 64; // px for row labels
 
 export function createHeatmapView(root, ctx) {
-  let seq = 0;
-  let last = null; // { state, tokens, weights, H, N }
+  const latest = createLatest(root);
+  let last = null; // { state, tokens, weights: (H, N, N), H, N }
   root.innerHTML = `
     <div class="view-head">
       <p class="note" data-role="summary">Loading the WebAssembly core…</p>
@@ -32,7 +34,7 @@ export function createHeatmapView(root, ctx) {
     // [{ label, heads: [h...] }]: query heads sharing a K/V head are drawn together.
     const v = state.variant;
     if (v === 'mla') return [{ label: `all ${H} heads read the shared latent c (rank ${state.latentRank})`, heads: [...Array(H).keys()] }];
-    const G = v === 'mha' ? H : v === 'mqa' ? 1 : state.nKvHeads;
+    const G = kvHeads(v, state);
     const per = H / G;
     return Array.from({ length: G }, (_, g) => ({
       label: v === 'mha' ? `K/V head ${g}` : `K/V head ${g} · query heads ${g * per}–${(g + 1) * per - 1}`,
@@ -82,7 +84,6 @@ export function createHeatmapView(root, ctx) {
     renderSelected(sel);
     root.dataset.heads = String(H);
     root.dataset.tokens = String(N);
-    root.dataset.drawn = String(Number(root.dataset.drawn || 0) + 1);
     // For the page benchmark (scripts/bench-page.mjs): when the first maps of this page appeared.
     if (!performance.getEntriesByName('attention-playground:first-heatmap').length) {
       performance.mark('attention-playground:first-heatmap');
@@ -150,6 +151,7 @@ export function createHeatmapView(root, ctx) {
     const w = weights[h * N * N + i * N + j];
     tooltip.textContent = `${headLabel(h)} · query “${tokens[i]}” (${i}) → key “${tokens[j]}” (${j}): ${w.toFixed(3)}`;
     tooltip.hidden = false;
+    announce(root, tooltip.textContent);
     const r = canvas.getBoundingClientRect(), base = root.getBoundingClientRect();
     tooltip.style.left = `${Math.max(0, r.left - base.left + (j + 1) * (r.width / N))}px`;
     tooltip.style.top = `${r.top - base.top + i * (r.height / N) - 28}px`;
@@ -226,70 +228,69 @@ export function createHeatmapView(root, ctx) {
   }
 
   // "Inspect this model": the maps of a model trained in the lab, on the lab's example tokens.
-  async function showTrained(id, state, model) {
-    try {
-      const att = await ctx.client.call('trainerAttention', model.key, model.tokens);  // (layers, H, N, N)
-      if (id !== seq) return;
-      let vmax = 0;
-      for (const w of att.weights) vmax = Math.max(vmax, w);
-      last = { state: { ...state, causal: true }, tokens: model.labels, weights: att.weights, H: att.layers * att.heads,
-        N: att.n, vmax: vmax || 1, inspected: { layers: att.layers, heads: att.heads } };
-      render();
-      $('summary').textContent = `Trained model: ${model.title}. ${att.layers} layers × ${att.heads} heads on ${att.n} tokens ` +
-        `(token ids). Rows are queries, columns keys (grey: masked). The controls above apply again after "Back to the random-weight model".`;
-      const back = document.createElement('button');
-      back.type = 'button';
-      back.dataset.action = 'uninspect';
-      back.textContent = 'Back to the random-weight model';
-      back.addEventListener('click', () => ctx.inspectModel(null));
-      $('summary').append(' ', back);
-    } catch (e) {
-      if (id !== seq) return;
-      $('summary').textContent = `Cannot show the trained model: ${e.message}`;
-    }
+  function showTrained(state, model) {
+    return latest.run(
+      () => ctx.client.call('trainerAttention', model.key, model.tokens),  // weights: (layers, H, N, N)
+      (att) => {
+        let vmax = 0;
+        for (const w of att.weights) vmax = Math.max(vmax, w);
+        last = { state: { ...state, causal: true }, tokens: model.labels, weights: att.weights, H: att.layers * att.heads,
+          N: att.n, vmax: vmax || 1, inspected: { layers: att.layers, heads: att.heads } };
+        render();
+        $('summary').textContent = `Trained model: ${model.title}. ${att.layers} layers × ${att.heads} heads on ${att.n} tokens ` +
+          `(token ids). Rows are queries, columns keys (grey: masked). The controls above apply again after "Back to the random-weight model".`;
+        const back = document.createElement('button');
+        back.type = 'button';
+        back.dataset.action = 'uninspect';
+        back.textContent = 'Back to the random-weight model';
+        back.addEventListener('click', () => ctx.inspectModel(null));
+        $('summary').append(' ', back);
+        return { heads: att.layers * att.heads, tokens: att.n, inspected: true };
+      },
+      (e) => { $('summary').textContent = `Cannot show the trained model: ${e.message}`; });
   }
 
   return {
-    async update(state) {
-      const id = ++seq;
+    update(state) {
       const model = ctx.inspected?.();
-      if (model) return showTrained(id, state, model);
+      if (model) return showTrained(state, model);
       const tokens = tokenize(state.text);
       if (tokens.length === 0) {
+        latest.cancel();
         $('summary').textContent = 'Type a sentence to see its attention maps.';
         $('heads').replaceChildren();
         layoutKey = '';
-        return;
+        setViewState(root, 'ready', { heads: 0, tokens: 0 });
+        return undefined;
       }
+      const cut = truncationNote(state.text);
       const N = tokens.length;
       const positions = !(state.variant !== 'mla' && state.rope);
       const x = embed(tokens, state.dModel, { seed: state.seed, positions });
       const spec = { ...shapeSpec(state), seqLen: N, causal: state.causal, returnWeights: true, x };
-      const busyTimer = setTimeout(() => root.classList.add('busy'), 150);  // only for slow work
-      try {
-        const t0 = performance.now();
-        const r = await ctx.client.call('forward', spec);
-        if (id !== seq) return; // a newer update owns the view
-        ctx.reportError('heatmap', null);
-        const H = state.nHeads;
-        let vmax = 0;
-        for (const w of r.weights) vmax = Math.max(vmax, w);
-        last = { state, tokens, weights: r.weights, H, N, vmax: vmax || 1, inspected: null };
-        render();
-        $('summary').textContent = `${N} tokens · ${H} query heads · ${positions ? 'sinusoidal positions' : 'RoPE'} · ` +
-          `${state.causal ? 'causal' : 'bidirectional'} · computed in ${(performance.now() - t0).toFixed(1)} ms by the ` +
-          `${ctx.info?.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly scalar'} core. Rows are queries, columns keys${state.causal ? ' (grey: masked)' : ''}. Hover or tap a cell; click a row to compare heads.`;
-      } catch (e) {
-        if (id !== seq) return;
-        ctx.reportError('heatmap', e);
-        $('summary').textContent = `Cannot compute: ${e.message}`;
-        $('heads').replaceChildren();
-        layoutKey = '';
-      } finally {
-        clearTimeout(busyTimer);
-        if (id === seq) root.classList.remove('busy');
-      }
+      let t0 = 0;
+      return latest.run(
+        () => { t0 = performance.now(); return ctx.client.call('forward', spec); },
+        (r) => {
+          ctx.reportError('heatmap', null);
+          const H = state.nHeads;
+          let vmax = 0;
+          for (const w of r.weights) vmax = Math.max(vmax, w);
+          last = { state, tokens, weights: r.weights, H, N, vmax: vmax || 1, inspected: null };
+          render();
+          $('summary').textContent = `${N} tokens · ${H} query heads · ${positions ? 'sinusoidal positions' : 'RoPE'} · ` +
+            `${state.causal ? 'causal' : 'bidirectional'} · computed in ${(performance.now() - t0).toFixed(1)} ms by the ` +
+            `${ctx.info?.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly scalar'} core. Rows are queries, columns keys${state.causal ? ' (grey: masked)' : ''}. Hover or tap a cell; click a row to compare heads.`;
+          if (cut) $('summary').append(' ', el('strong', { dataset: { role: 'truncated' } }, cut));
+          return { heads: H, tokens: N, truncated: Boolean(cut) };
+        },
+        (e) => {
+          ctx.reportError('heatmap', e);
+          $('summary').textContent = `Cannot compute: ${e.message}`;
+          $('heads').replaceChildren();
+          layoutKey = '';
+        });
     },
-    destroy() { seq++; root.replaceChildren(); },
+    destroy() { latest.cancel(); root.replaceChildren(); },
   };
 }

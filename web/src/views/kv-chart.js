@@ -10,7 +10,9 @@
 // uPlot's own CSS is injected into the view, since document CSS does not reach the shadow root.
 import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
-import { DTYPES, VARIANTS } from '../state.js';
+import { DTYPES, dtypeLabel } from '../state.js';
+import { binaryTickExponents, spreadLabels } from './kv-axis.js';
+import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, plural, setViewState } from '../kit.js';
 import {
   VARIANT_NAMES, dimsOf, fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens, kvConfigOf, kvFormula,
 } from './formula.js';
@@ -25,19 +27,14 @@ export const LENGTHS = (() => {
   return out;
 })();
 
-/** Memory sizes drawn as horizontal lines (GB = 1e9 bytes). */
-export const MEMORY_LINES = [
-  { bytes: 16e9, label: '16 GB laptop', short: '16 GB' },
-  { bytes: 24e9, label: '24 GB GPU (RTX 4090)', short: '24 GB' },
-  { bytes: 80e9, label: '80 GB GPU (A100 / H100)', short: '80 GB' },
-];
+/** The core's deployment targets as horizontal lines (GB = 1e9 bytes): { bytes, label, short }. */
+const memoryLinesOf = (targets) => targets.map((t) => ({ bytes: t.memoryBytes, label: t.name, short: `${t.memoryBytes / 1e9} GB` }));
 
 /** Lengths shown in the table of values under the chart. */
 const TABLE_LENGTHS = [4096, 32768, 131072, 1048576];
-const DATA_FIELDS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'nLayers', 'dtype', 'batch', 'presets'];
+const DATA_FIELDS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'nLayers', 'dtype', 'batch', 'presets', 'kvVariants'];
 const DASHES = [[7, 4], [2, 3], [10, 3, 2, 3]];
 const FALLBACK_SERIES = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#8c564b', '#e377c2'];
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** uPlot's legend is a table: undo the page's table borders inside it, keep its text readable. */
 const LOCAL_CSS = `
@@ -56,7 +53,8 @@ let uid = 0;
 function seriesDefs(state, presets) {
   const bytesPerElement = DTYPES[state.dtype] ?? 2;
   const common = { batch: state.batch, bytesPerElement };
-  const defs = VARIANTS.map((v) => ({
+  const shown = String(state.kvVariants ?? 'mha,mqa,gqa,mla').split(',').map((x) => x.trim());
+  const defs = VARIANTS.filter((v) => shown.includes(v)).map((v) => ({
     id: v,
     variant: v,
     preset: false,
@@ -78,12 +76,13 @@ function seriesDefs(state, presets) {
   return defs;
 }
 
-/** A y-axis filter for a log-2 scale: keep powers of two whose exponent is a multiple of 1, 2, 5, 10 or 20. */
+/** A y-axis filter for a log-2 scale: the powers of two kv-axis.js picks (the top one always). */
 function binaryFilter(u, splits, axisIdx) {
   const key = u.axes[axisIdx].scale;
   const perPower = Math.abs(u.valToPos(1, key) - u.valToPos(2, key));
-  const k = [1, 2, 5, 10, 20].find((n) => n * perPower >= 26) ?? 40;
-  return splits.map((v) => (v > 0 && Math.round(Math.log2(v)) % k === 0 ? v : null));
+  const { min, max } = u.scales[key];
+  const keep = new Set(binaryTickExponents(Math.ceil(Math.log2(min)), Math.floor(Math.log2(max) + 1e-9), perPower));
+  return splits.map((v) => (v > 0 && Number.isInteger(Math.log2(v)) && keep.has(Math.log2(v)) ? v : null));
 }
 
 /** "10 GiB (10.74 GB) · 5.369 billion elements" */
@@ -94,17 +93,17 @@ function describeBytes(bytes, bpe) {
 export function createKvChartView(root, ctx) {
   const id = `kvchart${++uid}`;
   let state = null;
-  let seq = 0;
+  const latest = createLatest(root);
   let dataKey = '';
   let styleKey = '';
   let data = null;       // { defs, lengths, bpe, state }
   let plot = null;
   let plotSig = '';
   let raf = 0;
-  let busyTimer = 0;
+  let memoryLines = [];   // from the core's deploymentTargets(), once
 
   const dtypeOptions = Object.entries(DTYPES)
-    .map(([k, b]) => `<option value="${k}">${k} (${b} B / element)</option>`).join('');
+    .map(([k, b]) => `<option value="${k}">${esc(dtypeLabel(k))} (${b} B / element)</option>`).join('');
   root.innerHTML = `<style>${uplotCss}${LOCAL_CSS}</style>
     <div class="controls" role="group" aria-label="KV-cache chart settings">
       <div class="field"><label for="${id}-dtype">Cache data type</label>
@@ -143,7 +142,7 @@ export function createKvChartView(root, ctx) {
     const title = [p.source, p.notes].filter(Boolean).join('; ');
     const shape = p.variant === 'mla'
       ? `${p.nLayers} layers, r + dr = ${p.latentRank} + ${p.ropeDim ?? 0}`
-      : `${p.nLayers} layers, ${p.nHeads} heads, ${p.variant === 'mha' ? p.nHeads : p.nKvHeads} KV heads of ${p.dHead}`;
+      : `${p.nLayers} layers, ${p.nHeads} heads, ${plural(p.variant === 'mha' ? p.nHeads : p.nKvHeads, 'KV head')} of ${p.dHead}`;
     return `<label title="${esc(title)}" style="display:flex;gap:6px;align-items:flex-start">
       <input type="checkbox" name="preset" value="${esc(p.id)}" style="flex:none;width:auto;min-height:0;margin:0.3em 0 0;padding:0">
       <span style="flex:1;min-width:0">${esc(p.name)} <small style="display:inline">${VARIANT_NAMES[p.variant] ?? esc(p.variant)} · ${esc(shape)}</small></span></label>`;
@@ -183,51 +182,34 @@ export function createKvChartView(root, ctx) {
     return { width, height: width < 520 ? 240 : 320 };
   }
 
-  /** Reference lines with labels; labels that would overlap move left of the one they hit. */
+  /** Reference lines across the plot; their labels in the gutter right of it (never on the data). */
   function drawMemoryLines(u) {
     const theme = ctx.theme();
     const g = u.ctx;
     const { left, top, width, height } = u.bbox;
     const px = uPlot.pxRatio;
-    const placed = [];
-    g.save();
-    g.beginPath();
-    g.rect(left, top, width, height);
-    g.clip();
-    g.font = `${Math.round(11 * px)}px system-ui, sans-serif`;
-    g.textBaseline = 'bottom';
+    const { min, max } = u.scales.y;
+    const lines = memoryLines.filter((m) => m.bytes >= min && m.bytes <= max);
     const narrow = width / px < 420;
-    for (const line of [...MEMORY_LINES].sort((a, b) => b.bytes - a.bytes)) {
-      const text = narrow ? line.short : line.label;
-      const { min, max } = u.scales.y;
-      if (line.bytes < min || line.bytes > max) continue;
-      const y = Math.round(u.valToPos(line.bytes, 'y', true)) + 0.5;
+    const ys = lines.map((m) => Math.round(u.valToPos(m.bytes, 'y', true)) + 0.5);
+    const h = 13 * px;
+    const at = spreadLabels(ys, h, top, top + height);
+    g.save();
+    g.font = `${Math.round(11 * px)}px system-ui, sans-serif`;
+    g.textBaseline = 'middle';
+    g.textAlign = 'left';
+    lines.forEach((line, i) => {
       g.strokeStyle = theme.muted || '#888';
       g.lineWidth = px;
       g.setLineDash([4 * px, 4 * px]);
       g.beginPath();
-      g.moveTo(left, y);
-      g.lineTo(left + width, y);
+      g.moveTo(left, ys[i]);
+      g.lineTo(left + width + 3 * px, ys[i]);
       g.stroke();
-      const w = g.measureText(text).width + 6 * px;
-      const h = 14 * px;
-      let right = left + width - 4 * px;
-      for (let guard = 0; guard < 8; guard++) {
-        const hit = placed.find((r) => right > r.x && right - w < r.x + r.w && y - h < r.y + r.h && y > r.y);
-        if (!hit) break;
-        right = hit.x - 8 * px;
-      }
-      const rect = { x: right - w, y: y - h - 1 * px, w, h };
-      placed.push(rect);
       g.setLineDash([]);
-      g.globalAlpha = 0.85;
-      g.fillStyle = theme.bg || '#fff';
-      g.fillRect(rect.x, rect.y, rect.w, rect.h);
-      g.globalAlpha = 1;
       g.fillStyle = theme.fg || '#000';
-      g.textAlign = 'right';
-      g.fillText(text, right - 3 * px, y - 2 * px);
-    }
+      g.fillText(narrow ? line.short : line.label, left + width + 6 * px, at[i]);
+    });
     g.restore();
   }
 
@@ -267,10 +249,12 @@ export function createKvChartView(root, ctx) {
       ticks: { stroke: theme.grid || '#ddd', width: 1, size: 4 },
       border: { show: true, stroke: theme.border || theme.grid || '#ccc', width: 1 },
     };
+    const narrow = width < 520;
     plot = new uPlot({
       width,
       height,
       pxAlign: 0,
+      padding: [12, narrow ? 52 : 172, 0, 0],  // right: the memory lines' labels
       scales: {
         x: { time: false, distr: 3, log: 2, range: () => [data.lengths[0], data.lengths.at(-1)] },
         y: {
@@ -278,7 +262,7 @@ export function createKvChartView(root, ctx) {
           log: 2,
           range: (u, min, max) => {
             if (min == null || max == null || !(min > 0)) return [1024, 2 ** 40];
-            const hi = Math.max(max, MEMORY_LINES.at(-1).bytes * 1.1);
+            const hi = Math.max(max, (memoryLines.at(-1)?.bytes ?? 0) * 1.1);
             return uPlot.rangeLog(min, hi, 2, true);
           },
         },
@@ -294,7 +278,7 @@ export function createKvChartView(root, ctx) {
         },
         {
           ...axisCommon,
-          label: 'KV cache, whole model (KiB = 1,024 B)',
+          label: narrow ? 'KV cache, whole model' : 'KV cache, whole model (KiB = 1,024 B)',  // fits a phone's 240 px
           size: 72,
           filter: binaryFilter,
           grid: { ...axisCommon.grid, filter: binaryFilter },
@@ -348,8 +332,8 @@ export function createKvChartView(root, ctx) {
       token (DeepSeek-V2 report, Table 1) MHA 2·H·dh·l, GQA 2·G·dh·l, MQA 2·dh·l, MLA (r + dr)·l.
       MHA baseline: the paper's 2·H·dh per layer (every one of the H query heads caches its own key and value).
       This shape (l = ${esc(d.l)}, H = ${esc(d.H)}, dh = ${esc(d.dh)}, G = ${esc(d.G)}, r = ${esc(d.r)}, dr = ${esc(d.dr)}),
-      per token: ${perToken.join('; ')}; × ${esc(s.batch)} sequence${s.batch === 1 ? '' : 's'} × ${bpe} B (${esc(s.dtype)}).${at}
-      Reference lines: ${MEMORY_LINES.map((m) => esc(m.label)).join(', ')}, with GB = 10<sup>9</sup> B; the axis
+      per token: ${perToken.join('; ')}; × ${esc(s.batch)} sequence${s.batch === 1 ? '' : 's'} × ${bpe} B (${esc(dtypeLabel(s.dtype))}).${at}
+      Reference lines (the core's deployment targets): ${memoryLines.map((m) => esc(m.label)).join(', ')}, with GB = 10<sup>9</sup> B; the axis
       ticks are binary units (1 GiB = 2<sup>30</sup> B ≈ 1.074 GB).`;
   }
 
@@ -383,52 +367,43 @@ export function createKvChartView(root, ctx) {
     ctx.reportError('kv-chart', mine?.error ?? null);
   }
 
-  function setBusy(on) {
-    clearTimeout(busyTimer);
-    if (on) {
-      root.setAttribute('aria-busy', 'true');
-      busyTimer = setTimeout(() => root.classList.add('busy'), 150);
-    } else {
-      root.removeAttribute('aria-busy');
-      root.classList.remove('busy');
-    }
-  }
-
-  async function compute(s) {
-    const my = ++seq;
+  function compute(s) {
     const defs = seriesDefs(s, presets());
     const configs = (def) => LENGTHS.map((n) => ({ ...def.config, seqLen: n }));
-    setBusy(true);
-    try {
-      const flat = await ctx.client.call('kvCacheBytesMany', defs.flatMap(configs));
-      if (my !== seq) return;
-      defs.forEach((d, i) => { d.bytes = flat.slice(i * LENGTHS.length, (i + 1) * LENGTHS.length); });
-    } catch {
-      if (my !== seq) return;
-      // Some series are invalid (e.g. GQA with nHeads not divisible by nKvHeads): find which, one call each.
-      const settled = await Promise.allSettled(defs.map((d) => ctx.client.call('kvCacheBytesMany', configs(d))));
-      if (my !== seq) return;
-      defs.forEach((d, i) => {
-        if (settled[i].status === 'fulfilled') d.bytes = settled[i].value;
-        else d.error = settled[i].reason instanceof Error ? settled[i].reason : new Error(String(settled[i].reason));
+    latest.run(
+      async (isCurrent) => {
+        if (!memoryLines.length) memoryLines = memoryLinesOf(await ctx.client.call('deploymentTargets'));
+        try {
+          const flat = await ctx.client.call('kvCacheBytesMany', defs.flatMap(configs));
+          defs.forEach((d, i) => { d.bytes = flat.slice(i * LENGTHS.length, (i + 1) * LENGTHS.length); });
+        } catch {
+          if (!isCurrent()) return;
+          // Some series are invalid (e.g. GQA with nHeads not divisible by nKvHeads): find which, one call each.
+          const settled = await Promise.allSettled(defs.map((d) => ctx.client.call('kvCacheBytesMany', configs(d))));
+          defs.forEach((d, i) => {
+            if (settled[i].status === 'fulfilled') d.bytes = settled[i].value;
+            else d.error = settled[i].reason instanceof Error ? settled[i].reason : new Error(String(settled[i].reason));
+          });
+        }
+      },
+      () => {
+        data = { defs, lengths: LENGTHS.slice(), bpe: DTYPES[s.dtype] ?? 2, state: s };
+        return refresh();
       });
-    }
-    setBusy(false);
-    data = { defs, lengths: LENGTHS.slice(), bpe: DTYPES[s.dtype] ?? 2, state: s };
-    refresh();
   }
 
   /** Draws the chart and its caption, table and errors from `data`, highlighting the latest state's variant. */
   function refresh() {
     draw();
-    root.kvData = {
+    const result = {
       lengths: data.lengths.slice(),
       series: data.defs.filter((d) => d.bytes).map((d) => ({ id: d.id, label: d.label, bytes: d.bytes.slice() })),
     };
-    chartBox.setAttribute('aria-label', `KV-cache bytes against sequence length (log scales) for ${root.kvData.series.map((x) => x.label).join(', ')}; the table of values below lists them.`);
+    chartBox.setAttribute('aria-label', `KV-cache bytes against sequence length (log scales) for ${result.series.map((x) => x.label).join(', ')}; the table of values below lists them.`);
     renderCaption();
     renderTable();
     renderErrors();
+    return result;
   }
 
   // ---- resizing and theme ---------------------------------------------------------------------
@@ -459,12 +434,11 @@ export function createKvChartView(root, ctx) {
       } else if (s.variant !== styleKey) {
         // Only the highlighted variant changed: restyle, no new numbers needed.
         styleKey = s.variant;
-        if (data) refresh();
+        if (data) setViewState(root, 'ready', refresh());
       }
     },
     destroy() {
-      seq++;
-      setBusy(false);
+      latest.cancel();
       cancelAnimationFrame(raf);
       ro.disconnect();
       media?.removeEventListener?.('change', onScheme);
@@ -472,7 +446,6 @@ export function createKvChartView(root, ctx) {
       plot = null;
       ctx.reportError('kv-chart', null);
       root.replaceChildren();
-      delete root.kvData;
       delete root.dataset.series;
       delete root.dataset.points;
     },

@@ -1,7 +1,8 @@
 // lab-heads.js — experiment 1, "heads sweep": one-layer models at dModel 64 with 1, 2, 4, 8 and 16
 // heads, trained on the copy task interleaved chunk by chunk (all curves grow together), then
 // evaluated; the summary sentence is computed from the measured final losses.
-import { alignCurves, createLineChart, trainerKey } from './lab-common.js';
+import { alignCurves, createLineChart } from './lab-common.js';
+import { createLabRunner, parseIntegerField } from './lab-runner.js';
 
 const HEADS = [1, 2, 4, 8, 16];
 const D_MODEL = 64;
@@ -16,10 +17,7 @@ const REL = 0.1, ABS = 0.02;
 const FAST = 0.1; // "steps to reach loss < 0.1"
 
 const fmt = (v, d = 3) => (v == null || !Number.isFinite(v) ? '—' : v.toFixed(d));
-const stepsOf = (state) => {
-  const n = Math.round(Number(state.labHSteps ?? LAB_HEADS_DEFAULT_STEPS));
-  return Number.isFinite(n) && n >= 1 ? Math.min(n, 20000) : LAB_HEADS_DEFAULT_STEPS;
-};
+export const STEPS = { label: 'Steps per model', min: 1, max: 20000 };
 
 /** Verdict between consecutive head counts from their final losses (lower is better). */
 export function summarise(heads, losses) {
@@ -50,12 +48,7 @@ export function createLabHeadsView(root, ctx) {
     <p class="lab-what">Task: copy a random sequence of ${TASK.seqLen} tokens (vocabulary ${TASK.vocabSize});
       one attention layer, d<sub>model</sub> = ${D_MODEL}, so d<sub>head</sub> = 64 / h.
       Batch ${TASK.batchSize}, AdamW with cosine decay over the run.</p>
-    <div class="lab-controls" style="display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:center;margin:.5em 0">
-      <label>Steps per model <input type="number" name="labHSteps" min="10" max="20000" step="10"></label>
-      <button type="button" data-act="start">Start</button>
-      <button type="button" data-act="stop" disabled>Stop</button>
-      <span class="lab-progress" role="status" aria-live="polite"></span>
-    </div>
+    <div class="lab-controls"></div>
     <div class="lab-chart-slot"></div>
     <div class="lab-result" hidden>
       <div class="lab-table-wrap" style="overflow-x:auto;max-width:100%"><table class="lab-table">
@@ -67,123 +60,79 @@ export function createLabHeadsView(root, ctx) {
       <p class="lab-summary"></p>
     </div>`;
   const $ = (s) => root.querySelector(s);
-  const input = $('input[name="labHSteps"]');
-  const startBtn = $('[data-act="start"]');
-  const stopBtn = $('[data-act="stop"]');
-  const progress = $('.lab-progress');
   const chart = createLineChart($('.lab-chart-slot'), { yLabel: 'training loss (nats/token)', logY: true });
-  let state = null, run = 0, stopped = false, keys = [], destroyed = false;
 
-  const dispose = () => {
-    for (const k of keys) ctx.client.call('trainerDispose', k).catch(() => {});
-    keys = [];
-  };
-
-  input.addEventListener('change', () => {
-    const n = Math.round(Number(input.value));
-    if (Number.isFinite(n) && n >= 1) ctx.setState({ labHSteps: n });
-  });
-  stopBtn.addEventListener('click', () => {
-    stopped = true;
-    stopBtn.disabled = true;
-    progress.textContent += ' — stopping after this chunk…';
-  });
-  startBtn.addEventListener('click', () => start().catch((e) => {
-    if (destroyed) return;
-    progress.textContent = `Error: ${e.message}`;
-    ctx.reportError?.('lab-heads', e);
-    startBtn.disabled = false;
-    stopBtn.disabled = true;
-  }));
-
-  async function start() {
-    const my = ++run;
-    const alive = () => my === run && !destroyed;
-    const steps = stepsOf(state);
-    stopped = false;
-    dispose();
-    startBtn.disabled = true;
-    stopBtn.disabled = false;
-    $('.lab-result').hidden = true;
-    root.dataset.status = 'running';
-    const runs = HEADS.map((h) => ({ h, key: trainerKey(`heads${h}`), points: [], last: null, done: 0 }));
-    keys = runs.map((r) => r.key);
-    const redraw = () => {
-      const { xs, ys, labels } = alignCurves(runs.map((r) => ({ label: `h=${r.h}`, points: r.points })));
-      chart.setData(labels, xs, ys);
-      root.dataset.points = String(xs.length);
-    };
-    progress.textContent = 'Creating models…';
-    for (const r of runs) {
-      await ctx.client.call('trainerCreate', r.key, {
-        task: 'copy', ...TASK, seed: 0, totalSteps: steps,
-        model: { variant: 'mha', dModel: D_MODEL, nHeads: r.h, nLayers: 1, layerNorm: true },
-      });
-      if (!alive()) return;
-    }
-    const t0 = performance.now();
-    // Interleaved: one chunk of each model in turn, so all curves grow together.
-    while (runs.some((r) => r.done < steps)) {
+  const runner = createLabRunner($('.lab-controls'), root, ctx, {
+    id: 'lab-heads',
+    startLabel: 'Start',
+    fields: [{ name: 'labHSteps', ...STEPS, hint: `copy task, ${TASK.seqLen} tokens`, parse: (t) => parseIntegerField(t, STEPS) }],
+    async run(api) {
+      const steps = api.values.labHSteps;
+      $('.lab-result').hidden = true;
+      const runs = HEADS.map((h) => ({ h, key: null, points: [], last: null, done: 0 }));
+      const redraw = () => {
+        const { xs, ys, labels } = alignCurves(runs.map((r) => ({ label: `h=${r.h}`, points: r.points })));
+        chart.setData(labels, xs, ys);
+        return xs.length;
+      };
+      api.progress('Creating models…');
       for (const r of runs) {
-        if (r.done >= steps) continue;
-        if (stopped || !alive()) break;
-        progress.textContent = `h=${r.h}: step ${r.done} / ${steps}`;
-        r.last = await ctx.client.call('trainerStep', r.key, Math.min(CHUNK, steps - r.done));
-        if (!alive()) return;
-        r.done = r.last.step;
-        r.points.push([r.done, r.last.loss]);
+        r.key = await api.createModel(`${r.h} head${r.h > 1 ? 's' : ''}`, {
+          task: 'copy', ...TASK, seed: 0, totalSteps: steps,
+          model: { variant: 'mha', dModel: D_MODEL, nHeads: r.h, nLayers: 1, layerNorm: true },
+        });
       }
-      if (!alive()) return;
-      redraw();
-      if (stopped) break;
-    }
-    const secs = (performance.now() - t0) / 1000;
-    progress.textContent = `${stopped ? 'Stopped' : 'Done'}: ${runs.map((r) => r.done).join(' / ')} steps in ${secs.toFixed(1)} s; evaluating…`;
-    const evals = [];
-    for (const r of runs) {
-      evals.push(r.done > 0 ? await ctx.client.call('trainerEvaluate', r.key) : null);
-      if (!alive()) return;
-    }
-    const tbody = $('.lab-table tbody');
-    tbody.replaceChildren(...runs.map((r, i) => {
-      const tr = document.createElement('tr');
-      const fast = r.points.find((p) => p[1] < FAST);
-      const e = evals[i];
-      for (const v of [r.h, D_MODEL / r.h, r.done, fmt(r.last?.loss), fast ? fast[0] : `> ${r.done}`,
-        fmt(e?.loss), e ? `${(e.accuracy * 100).toFixed(1)} %` : '—']) {
-        const td = document.createElement('td');
-        td.textContent = String(v);
-        tr.append(td);
+      const t0 = performance.now();
+      let points = 0;
+      // Interleaved: one chunk of each model in turn, so all curves grow together.
+      while (runs.some((r) => r.done < steps) && !api.isStopped()) {
+        for (const r of runs) {
+          if (r.done >= steps || api.isStopped()) continue;
+          api.progress(`h=${r.h}: step ${r.done} / ${steps}`, r.done);
+          r.last = await api.step(r.key, Math.min(CHUNK, steps - r.done));
+          r.done = r.last.step;
+          r.points.push([r.done, r.last.loss]);
+        }
+        points = redraw();
       }
-      return tr;
-    }));
-    const trained = runs.filter((r) => r.last);
-    const summary = trained.length >= 2
-      ? summarise(trained.map((r) => r.h), trained.map((r) => r.last.loss))
-      : { sentence: 'Train at least two models to compare.', verdicts: [] };
-    const speed = trained.filter((r) => r.points.some((p) => p[1] < FAST))
-      .map((r) => `h=${r.h} at step ${r.points.find((p) => p[1] < FAST)[0]}`);
-    $('.lab-summary').textContent = summary.sentence +
-      (speed.length ? ` Loss first below ${FAST}: ${speed.join(', ')} (chunks of ${CHUNK} steps).` : '') +
-      (stopped ? ' (Stopped early: the runs are not finished.)' : '');
-    $('.lab-result').hidden = false;
-    progress.textContent = `${stopped ? 'Stopped' : 'Done'}: ${runs.map((r) => r.done).join(' / ')} steps in ${secs.toFixed(1)} s.`;
-    root.dataset.status = stopped ? 'stopped' : 'done';
-    root.dataset.seconds = secs.toFixed(2);
-    startBtn.disabled = false;
-    stopBtn.disabled = true;
-  }
+      const stopped = api.isStopped();
+      const secs = (performance.now() - t0) / 1000;
+      api.progress(`${stopped ? 'Stopped' : 'Done'}: ${runs.map((r) => r.done).join(' / ')} steps in ${secs.toFixed(1)} s; evaluating…`);
+      const evals = [];
+      for (const r of runs) evals.push(r.done > 0 ? await api.evaluate(r.key) : null);
+      const tbody = $('.lab-table tbody');
+      tbody.replaceChildren(...runs.map((r, i) => {
+        const tr = document.createElement('tr');
+        const fast = r.points.find((p) => p[1] < FAST);
+        const e = evals[i];
+        for (const v of [r.h, D_MODEL / r.h, r.done, fmt(r.last?.loss), fast ? fast[0] : `> ${r.done}`,
+          fmt(e?.loss), e ? `${(e.accuracy * 100).toFixed(1)} %` : '—']) {
+          const td = document.createElement('td');
+          td.textContent = String(v);
+          tr.append(td);
+        }
+        return tr;
+      }));
+      const trained = runs.filter((r) => r.last);
+      const summary = trained.length >= 2
+        ? summarise(trained.map((r) => r.h), trained.map((r) => r.last.loss))
+        : { sentence: 'Train at least two models to compare.', verdicts: [] };
+      const speed = trained.filter((r) => r.points.some((p) => p[1] < FAST))
+        .map((r) => `h=${r.h} at step ${r.points.find((p) => p[1] < FAST)[0]}`);
+      $('.lab-summary').textContent = summary.sentence +
+        (speed.length ? ` Loss first below ${FAST}: ${speed.join(', ')} (chunks of ${CHUNK} steps).` : '') +
+        (stopped ? ' (Stopped early: the runs are not finished.)' : '');
+      $('.lab-result').hidden = false;
+      api.progress(`${stopped ? 'Stopped' : 'Done'}: ${runs.map((r) => r.done).join(' / ')} steps in ${secs.toFixed(1)} s.`);
+      return { points, steps: runs.map((r) => r.done), trainingSeconds: secs };
+    },
+  });
 
   return {
-    update(s) {
-      state = s;
-      if (document.activeElement !== input && root.getRootNode().activeElement !== input) input.value = String(stepsOf(s));
-    },
+    update(s) { runner.update(s); },
     destroy() {
-      destroyed = true;
-      run++;
+      runner.destroy();
       chart.destroy();
-      dispose();
     },
   };
 }

@@ -2,7 +2,8 @@
 // with repeated random segments (A B … A → B). Live: training loss, held-out accuracy on the
 // predictable positions, every head's four scores with a role once one is clear, and the heads'
 // attention maps on an example sequence. Models can be exported and imported as .bin files.
-import { alignCurves, createLineChart, trainerKey } from './lab-common.js';
+import { alignCurves, createLineChart } from './lab-common.js';
+import { createLabRunner, parseIntegerField } from './lab-runner.js';
 import { createLegend, createMiniCanvas, drawMiniHeatmap } from './mini-heatmap.js';
 
 const MODEL = { variant: 'mha', dModel: 64, nHeads: 4, nLayers: 2, mlp: false, layerNorm: true, rope: true };
@@ -21,10 +22,7 @@ const SCORES = [
   ['diagonal', 'diagonal', 'self (diagonal) head'],
 ];
 
-const stepsOf = (state) => {
-  const n = Math.round(Number(state.labISteps ?? LAB_INDUCTION_DEFAULT_STEPS));
-  return Number.isFinite(n) && n >= 1 ? Math.min(n, 20000) : LAB_INDUCTION_DEFAULT_STEPS;
-};
+export const STEPS = { label: 'Steps', min: 1, max: 20000 };
 
 /** A seeded example: n / 2 distinct random tokens, then the same tokens again (every second-half token is A B … A → B). */
 export function exampleSequence(vocabSize, n = TASK.seqLen, seed = 7) {
@@ -54,15 +52,7 @@ export function createLabInductionView(root, ctx) {
     <p class="lab-what">Task: sequences of ${TASK.seqLen} tokens with a repeated random segment; on the repeat the
       next token is predictable (A B … A → B). Model: 2 layers × ${MODEL.nHeads} heads, attention only (no MLP),
       d<sub>model</sub> = ${MODEL.dModel}, RoPE, LayerNorm; batch ${TASK.batchSize}.</p>
-    <div class="lab-controls" style="display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:center;margin:.5em 0">
-      <label>Steps <input type="number" name="labISteps" min="10" max="20000" step="10"></label>
-      <button type="button" data-act="start">Start</button>
-      <button type="button" data-act="stop" disabled>Stop</button>
-      <button type="button" data-act="export" disabled>Export model</button>
-      <button type="button" data-act="inspect" disabled hidden>Inspect in the attention view</button>
-      <label class="lab-import">Import model <input type="file" name="import" accept=".bin,application/octet-stream"></label>
-      <span class="lab-progress" role="status" aria-live="polite"></span>
-    </div>
+    <div class="lab-controls"></div>
     <div class="lab-charts">
       <div class="lab-chart-loss" style="min-width:0"></div>
       <div class="lab-chart-acc" style="min-width:0"></div>
@@ -80,55 +70,13 @@ export function createLabInductionView(root, ctx) {
       <div class="lab-map-grid"></div>
     </div>`;
   const $ = (s) => root.querySelector(s);
-  const input = $('input[name="labISteps"]');
-  const fileInput = $('input[name="import"]');
-  fileInput.id = `lab-import-${uid}`;
-  const startBtn = $('[data-act="start"]');
-  const stopBtn = $('[data-act="stop"]');
-  const exportBtn = $('[data-act="export"]');
-  const inspectBtn = $('[data-act="inspect"]');
-  inspectBtn.hidden = !ctx.canInspect?.();  // only where the page shows the attention view too
-  const progress = $('.lab-progress');
   const milestone = $('.lab-milestone');
   const lossChart = createLineChart($('.lab-chart-loss'), { yLabel: 'training loss (nats)', height: 220 });
-  const accChart = createLineChart($('.lab-chart-acc'), { yLabel: 'accuracy (A…A → B)', height: 220 });
+  // Percent on a fixed 0–100 axis: a flat line near chance is not zoomed into a "collapse".
+  const accChart = createLineChart($('.lab-chart-acc'), { yLabel: 'accuracy (%, A…A → B)', height: 220, yRange: [0, 100] });
   $('.lab-maps').prepend(createLegend('lab-legend'));
   $('.lab-charts').style.cssText = 'display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,22em),1fr));gap:.5em 1em';
-  let state = null, run = 0, stopped = false, key = null, vocabSize = 32, steps = 0, destroyed = false;
-
-  const disposeKey = () => {
-    if (key && ctx.inspected?.()?.key === key) ctx.inspectModel(null);  // the attention view showed it
-    if (key) ctx.client.call('trainerDispose', key).catch(() => {});
-    key = null;
-    inspectBtn.disabled = true;
-  };
-  const fail = (e) => {
-    if (destroyed) return;
-    progress.textContent = `Error: ${e.message}`;
-    ctx.reportError?.('lab-induction', e);
-    startBtn.disabled = false;
-    stopBtn.disabled = true;
-    root.dataset.status = 'error';
-  };
-
-  input.addEventListener('change', () => {
-    const n = Math.round(Number(input.value));
-    if (Number.isFinite(n) && n >= 1) ctx.setState({ labISteps: n });
-  });
-  stopBtn.addEventListener('click', () => {
-    stopped = true;
-    stopBtn.disabled = true;
-    progress.textContent += ' — stopping after this chunk…';
-  });
-  startBtn.addEventListener('click', () => start().catch(fail));
-  exportBtn.addEventListener('click', () => exportModel().catch(fail));
-  // "Inspect this model": its maps in the page's attention view, on the example sequence.
-  inspectBtn.addEventListener('click', () => {
-    if (!key) return;
-    const tokens = exampleSequence(vocabSize);
-    ctx.inspectModel({ key, tokens, labels: tokens.map(String), title: `the induction lab's model (${tokens.length / 2} tokens, then the same again)` });
-  });
-  fileInput.addEventListener('change', () => { if (fileInput.files?.[0]) importModel().catch(fail); });
+  let vocabSize = 32;
 
   function drawScores(scores) {
     const tbody = $('.lab-heads-scores tbody');
@@ -178,136 +126,75 @@ export function createLabInductionView(root, ctx) {
     root.dataset.maps = String(cells.length);
   }
 
-  /** Evaluation, head scores and maps of the current model (`alive` drops stale results). */
-  async function inspect(alive) {
+  /** Evaluation, head scores and maps of a model (api.check drops stale results). */
+  async function inspect(api, key) {
     const e = await ctx.client.call('trainerEvaluate', key);
     const scores = await ctx.client.call('trainerHeadScores', key);
     const tokens = exampleSequence(vocabSize);
     const att = await ctx.client.call('trainerAttention', key, tokens);
-    if (!alive()) return null;
+    api.check();
     drawScores(scores);
     drawMaps(att, tokens, scores);
     return e;
   }
 
-  // An error from a run that was replaced (Import during training, destroy) is stale: dropped.
-  const guarded = (fn) => async () => {
-    const my = ++run;
-    try {
-      await fn(() => my === run && !destroyed);
-    } catch (e) {
-      if (my === run && !destroyed) throw e;
-    }
-  };
-
-  const start = guarded(async (alive) => {
-    steps = stepsOf(state);
-    stopped = false;
-    disposeKey();
-    key = trainerKey('induction');
-    startBtn.disabled = true;
-    stopBtn.disabled = false;
-    exportBtn.disabled = true;
-    milestone.textContent = '';
-    root.dataset.status = 'running';
-    delete root.dataset.reached;
-    progress.textContent = 'Creating the model…';
-    const created = await ctx.client.call('trainerCreate', key, { ...TASK, model: MODEL, seed: 0, totalSteps: steps });
-    if (!alive()) return;
-    vocabSize = created.vocabSize;
-    const loss = [], acc = [];
-    let reached = null, chunks = 0, done = 0;
-    const t0 = performance.now();
-    const evaluate = async () => {
-      const e = await inspect(alive);
-      if (!e) return false;
-      acc.push([done, e.accuracy]);
-      const a = alignCurves([{ label: 'accuracy', points: acc }]);
-      accChart.setData(a.labels, a.xs, a.ys);
-      if (reached == null && e.accuracy >= TARGET) {
-        reached = done;
-        root.dataset.reached = String(done);
+  const runner = createLabRunner($('.lab-controls'), root, ctx, {
+    id: 'lab-induction',
+    startLabel: 'Start',
+    fields: [{ name: 'labISteps', ...STEPS, hint: `${TASK.seqLen} tokens, batch ${TASK.batchSize}`, parse: (t) => parseIntegerField(t, STEPS) }],
+    inspectTokens: (vocab) => {
+      const tokens = exampleSequence(vocab);
+      return { tokens, labels: tokens.map(String), title: `the induction lab's model (${tokens.length / 2} tokens, then the same again)` };
+    },
+    async onImport(api, { key, loaded, file }) {
+      vocabSize = loaded.vocabSize;
+      const e = await inspect(api, key);
+      milestone.textContent = `Imported ${file.name}: trained ${loaded.steps} steps; held-out accuracy ${(e.accuracy * 100).toFixed(1)} %, loss ${e.loss.toFixed(3)}.`;
+      runner.progress(`Loaded ${file.name}.`);
+      return { accuracy: e.accuracy };
+    },
+    async run(api) {
+      const steps = api.values.labISteps;
+      milestone.textContent = '';
+      api.progress('Creating the model…');
+      const key = await api.createModel('induction model', { ...TASK, model: MODEL, seed: 0, totalSteps: steps });
+      vocabSize = api.vocabOf(key) ?? vocabSize;
+      const loss = [], acc = [];
+      let reached = null, chunks = 0, done = 0;
+      const t0 = performance.now();
+      const evaluate = async () => {
+        const e = await inspect(api, key);
+        acc.push([done, e.accuracy * 100]);
+        const a = alignCurves([{ label: 'accuracy (%)', points: acc }]);
+        accChart.setData(a.labels, a.xs, a.ys);
+        if (reached == null && e.accuracy >= TARGET) reached = done;
+        milestone.textContent = `Held-out accuracy ${(e.accuracy * 100).toFixed(1)} % at step ${done}` +
+          (reached != null ? `; first reached ${TARGET * 100} % at step ${reached} (evaluated every ${CHUNK * EVAL_EVERY} steps).`
+            : `; not yet ${TARGET * 100} %.`);
+      };
+      while (done < steps && !api.isStopped()) {
+        api.progress(`Step ${done} / ${steps}`, done);
+        const r = await api.step(key, Math.min(CHUNK, steps - done));
+        done = r.step;
+        loss.push([done, r.loss]);
+        const l = alignCurves([{ label: 'training loss', points: loss }]);
+        lossChart.setData(l.labels, l.xs, l.ys);
+        if (++chunks % EVAL_EVERY === 0 && done < steps) await evaluate();
       }
-      milestone.textContent = `Held-out accuracy ${(e.accuracy * 100).toFixed(1)} % at step ${done}` +
-        (reached != null ? `; first reached ${TARGET * 100} % at step ${reached} (evaluated every ${CHUNK * EVAL_EVERY} steps).`
-          : `; not yet ${TARGET * 100} %.`);
-      return true;
-    };
-    while (done < steps && !stopped) {
-      progress.textContent = `Step ${done} / ${steps}`;
-      const r = await ctx.client.call('trainerStep', key, Math.min(CHUNK, steps - done));
-      if (!alive()) return;
-      done = r.step;
-      loss.push([done, r.loss]);
-      const l = alignCurves([{ label: 'training loss', points: loss }]);
-      lossChart.setData(l.labels, l.xs, l.ys);
-      root.dataset.points = String(loss.length);
-      root.dataset.step = String(done);
-      if (++chunks % EVAL_EVERY === 0 && done < steps && !(await evaluate())) return;
-    }
-    if (done > 0 && !(acc.length && acc[acc.length - 1][0] === done) && !(await evaluate())) return;
-    if (!alive()) return;
-    const secs = (performance.now() - t0) / 1000;
-    progress.textContent = `${stopped ? 'Stopped' : 'Done'} at step ${done} / ${steps} in ${secs.toFixed(1)} s ` +
-      `(${Math.round((done * TASK.seqLen * TASK.batchSize) / secs)} tokens/s).`;
-    root.dataset.status = stopped ? 'stopped' : 'done';
-    root.dataset.seconds = secs.toFixed(2);
-    startBtn.disabled = false;
-    stopBtn.disabled = true;
-    exportBtn.disabled = done === 0;
-    inspectBtn.disabled = done === 0;
-  });
-
-  async function exportModel() {
-    if (!key) return;
-    const { bytes } = await ctx.client.call('trainerExport', key);
-    const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = `induction-2x${MODEL.nHeads}-step${root.dataset.step || 0}.bin`;
-    a.style.display = 'none';
-    root.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
-  }
-
-  // Replaces (stops) a running training: its later results are dropped.
-  const importModel = guarded(async (alive) => {
-    const file = fileInput.files?.[0];
-    if (!file) return;
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    if (!alive()) return;
-    disposeKey();
-    key = trainerKey('induction-import');
-    progress.textContent = `Loading ${file.name}…`;
-    const loaded = await ctx.client.call('trainerLoad', key, bytes);
-    if (!alive()) return;
-    vocabSize = loaded.vocabSize;
-    root.dataset.step = String(loaded.steps);
-    const e = await inspect(alive);
-    if (!e) return;
-    milestone.textContent = `Imported ${file.name}: trained ${loaded.steps} steps; held-out accuracy ${(e.accuracy * 100).toFixed(1)} %, loss ${e.loss.toFixed(3)}.`;
-    progress.textContent = `Loaded ${file.name}.`;
-    root.dataset.status = 'imported';
-    startBtn.disabled = false;
-    stopBtn.disabled = true;
-    exportBtn.disabled = false;
-    inspectBtn.disabled = false;
-    fileInput.value = '';
+      if (done > 0 && !(acc.length && acc[acc.length - 1][0] === done)) await evaluate();
+      const secs = (performance.now() - t0) / 1000;
+      api.progress(`${api.isStopped() ? 'Stopped' : 'Done'} at step ${done} / ${steps} in ${secs.toFixed(1)} s ` +
+        `(${Math.round((done * TASK.seqLen * TASK.batchSize) / secs)} tokens/s).`);
+      return { step: done, points: loss.length, reached, accuracy: acc.length ? acc[acc.length - 1][1] / 100 : null };
+    },
   });
 
   return {
-    update(s) {
-      state = s;
-      if (root.getRootNode().activeElement !== input) input.value = String(stepsOf(s));
-    },
+    update(s) { runner.update(s); },
     destroy() {
-      destroyed = true;
-      run++;
+      runner.destroy();
       lossChart.destroy();
       accChart.destroy();
-      disposeKey();
     },
   };
 }

@@ -5,7 +5,8 @@
 //
 // CSS classes used (styles.css): .lab-row (controls row), .field, button.primary, .note, .scroll,
 // table/th/td, .lab-summary (the computed sentence), .error-text, .lab-chart (lab-common.js).
-import { train, trainerKey, createLineChart, alignCurves } from './lab-common.js';
+import { createLineChart, alignCurves } from './lab-common.js';
+import { createLabRunner, parseIntegerField } from './lab-runner.js';
 
 const D = 64, H = 8, N = 2048, BPE = 4;
 const VARIANTS = [
@@ -22,24 +23,17 @@ const CHUNK = 10;
 
 const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 const fmtBytes = (b) => (b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(2)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${fmtInt(b)} B`);
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const stepsOf = (state) => {
-  const n = Math.round(Number(state.labMSteps));
-  return Number.isFinite(n) && n >= 1 ? Math.min(n, 5000) : 150;
-};
+export const STEPS = { label: 'Steps per variant', min: 1, max: 5000 };
+const stepsOf = (state) => parseIntegerField(state.labMSteps, STEPS).value ?? 150;
 
 export function createLabMqaView(root, ctx) {
   let state = null;
-  let run = 0;              // increments on start/stop/destroy: stale chunks are dropped
-  let running = false;
-  let keys = [];            // live trainers in the worker
   const budget = new Map(); // variant -> { params, perToken, atN }
   let curves = VARIANTS.map((v) => ({ label: v.name, points: [] }));
   let results = new Map();  // variant -> evaluate()
   let destroyed = false;
   let stepsRun = 0;
 
-  const uid = Math.random().toString(36).slice(2, 8);
   root.innerHTML = `
     <div class="scroll"><table data-role="budget">
       <caption class="note" style="text-align:left">Attention weights of one block (no biases) and KV cache at fp32 (4 bytes per element), D = ${D}, H = ${H}, dh = ${D / H}.</caption>
@@ -48,23 +42,14 @@ export function createLabMqaView(root, ctx) {
       <tbody data-role="budget-rows">${VARIANTS.map((v) => `<tr data-variant="${v.id}"><th scope="row" style="text-align:left">${v.name}</th><td colspan="5" class="note">…</td></tr>`).join('')}</tbody>
     </table></div>
     <p class="lab-summary" data-role="budget-summary" aria-live="polite"></p>
-    <div class="lab-row controls">
-      <label class="field" for="labm-steps-${uid}">Steps per variant
-        <input id="labm-steps-${uid}" data-role="steps" type="number" min="1" max="5000" step="10" inputmode="numeric">
-        <small>copy task, ${TASK.vocabSize} symbols, ${TASK.seqLen} tokens</small></label>
-      <div class="field" style="justify-content:flex-end">
-        <button type="button" class="primary" data-role="start">Train all three</button>
-      </div>
-      <p class="note" data-role="progress" role="status" aria-live="polite" style="flex:1 1 16em;margin:auto 0"></p>
-    </div>
+    <div data-role="controls"></div>
     <div data-role="chart"></div>
     <div class="scroll"><table data-role="results" hidden>
       <thead><tr><th scope="col" style="text-align:left">Variant</th><th scope="col">Attention weights</th><th scope="col">KV bytes / token</th>
         <th scope="col">KV at N = ${N}</th><th scope="col">Held-out loss<br><small>nats / token</small></th><th scope="col">Accuracy<br><small>predictable positions</small></th></tr></thead>
       <tbody data-role="result-rows"></tbody>
     </table></div>
-    <p class="lab-summary" data-role="summary" aria-live="polite"></p>
-    <p class="error-text" data-role="error" role="alert"></p>`;
+    <p class="lab-summary" data-role="summary" aria-live="polite"></p>`;
   const $ = (r) => root.querySelector(`[data-role="${r}"]`);
   const chart = createLineChart($('chart'), { yLabel: 'training loss (nats / token)', logY: true });
 
@@ -83,7 +68,7 @@ export function createLabMqaView(root, ctx) {
       renderBudget();
       renderResults();
     } catch (e) {
-      if (!destroyed) $('error').textContent = `Core error: ${e.message}`;
+      if (!destroyed) $('budget-summary').textContent = `Core error: ${e.message}`;
     }
   }
 
@@ -136,74 +121,43 @@ export function createLabMqaView(root, ctx) {
       + `(${fmtBytes(bq.atN)} instead of ${fmtBytes(bm.atN)} at N = ${N}). Held-out loss against MHA's: GQA ${rel(gqa).toFixed(2)}×, MQA ${rel(mqa).toFixed(2)}×${gqa.loss >= Math.min(mha.loss, mqa.loss) && gqa.loss <= Math.max(mha.loss, mqa.loss) ? ' (GQA between the two, as its cache is)' : ''}.`;
   }
 
-  async function disposeAll() {
-    const old = keys;
-    keys = [];
-    await Promise.all(old.map((k) => ctx.client.call('trainerDispose', k).catch(() => {})));
-  }
-
-  function setRunning(on) {
-    running = on;
-    $('start').textContent = on ? 'Stop' : (results.size ? 'Train all three again' : 'Train all three');
-    $('start').classList.toggle('primary', !on);
-    $('steps').disabled = on;
-    root.classList.toggle('busy', false);
-  }
-
-  async function start() {
-    const my = ++run;
-    const steps = stepsOf(state);
-    stepsRun = steps;
-    await disposeAll();
-    curves = VARIANTS.map((v) => ({ label: v.name, points: [] }));
-    results = new Map();
-    delete root.dataset.done;
-    renderResults();
-    $('error').textContent = '';
-    setRunning(true);
-    const t0 = performance.now();
-    let lastDraw = 0;
-    try {
+  const runner = createLabRunner($('controls'), root, ctx, {
+    id: 'lab-mqa',
+    startLabel: 'Train all three',
+    againLabel: 'Train all three again',
+    idleText: (st) => `Not trained yet: press “Train all three” (3 × ${stepsOf(st)} steps, about ${Math.max(1, Math.round(stepsOf(st) * 3 * 0.016))} s).`,
+    fields: [{ name: 'labMSteps', ...STEPS, hint: `copy task, ${TASK.vocabSize} symbols, ${TASK.seqLen} tokens`,
+      parse: (t) => parseIntegerField(t, STEPS) }],
+    async run(api) {
+      const steps = api.values.labMSteps;
+      stepsRun = steps;
+      curves = VARIANTS.map((v) => ({ label: v.name, points: [] }));
+      results = new Map();
+      renderResults();
+      let lastDraw = 0;
       for (const [i, v] of VARIANTS.entries()) {
-        const key = trainerKey(`labm-${v.id}`);
-        keys.push(key);
-        const spec = { ...TASK, totalSteps: steps, warmupSteps: Math.min(30, Math.floor(steps / 10)),
-          model: { variant: v.id, dModel: D, nHeads: H, nKvHeads: v.nKvHeads } };
-        const r = await train({ client: ctx.client, key, spec, steps, chunk: CHUNK, isStopped: () => my !== run,
+        const res = await api.train({
+          label: v.name,
+          spec: { ...TASK, totalSteps: steps, warmupSteps: Math.min(30, Math.floor(steps / 10)),
+            model: { variant: v.id, dModel: D, nHeads: H, nKvHeads: v.nKvHeads } },
+          steps, chunk: CHUNK,
           onChunk: ({ step, loss }) => {
-            if (my !== run) return;
             curves[i].points.push([step, loss]);
-            $('progress').textContent = `Training ${v.name} (${i + 1} of ${VARIANTS.length}): step ${step} / ${steps}, loss ${loss.toFixed(3)} · ${((performance.now() - t0) / 1000).toFixed(1)} s`;
+            api.progress(`Training ${v.name} (${i + 1} of ${VARIANTS.length}): step ${step} / ${steps}, loss ${loss.toFixed(3)} · ${api.seconds().toFixed(1)} s`, step);
             const now = performance.now();
             if (now - lastDraw > 100 || step === steps) { lastDraw = now; drawChart(); }
-          } });
-        if (my !== run || r.stopped) return;
-        const ev = await ctx.client.call('trainerEvaluate', key);
-        if (my !== run) return;
+          },
+        });
+        if (res.stopped) break;
+        const ev = await ctx.client.call('trainerEvaluate', res.key);
+        api.check();
         results.set(v.id, ev);
         renderResults();
       }
       drawChart();
-      $('progress').textContent = `Done: ${VARIANTS.length} × ${steps} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s.`;
-      root.dataset.done = '1';
-    } catch (e) {
-      if (my === run) $('error').textContent = `Training failed: ${e.message}`;
-    } finally {
-      if (my === run) { setRunning(false); disposeAll(); }
-    }
-  }
-
-  function stop() {
-    run++;
-    setRunning(false);
-    $('progress').textContent = 'Stopped.';
-    disposeAll();
-  }
-
-  $('start').addEventListener('click', () => (running ? stop() : start()));
-  $('steps').addEventListener('change', () => {
-    const n = Math.round(Number($('steps').value));
-    if (Number.isFinite(n) && n >= 1) ctx.setState({ labMSteps: Math.min(n, 5000) });
+      api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${results.size} of ${VARIANTS.length} × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
+      return { results: Object.fromEntries(results) };
+    },
   });
 
   loadBudget();
@@ -211,15 +165,12 @@ export function createLabMqaView(root, ctx) {
   return {
     update(s) {
       state = s;
-      const steps = stepsOf(s);
-      $('steps').value = String(steps);
-      if (!running && !results.size) $('progress').textContent = `Not trained yet: press “Train all three” (3 × ${steps} steps, about ${Math.max(1, Math.round(steps * 3 * 0.016))} s).`;
+      runner.update(s);
     },
     destroy() {
       destroyed = true;
-      run++;
+      runner.destroy();
       chart.destroy();
-      disposeAll();
     },
   };
 }

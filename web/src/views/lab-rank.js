@@ -13,7 +13,9 @@ import uPlot from 'uplot';
 const CORPUS_BYTES = 262144;
 let corpusText = null;
 const loadCorpus = async () => (corpusText ??= (await import('../../data/tinyshakespeare-256k.txt?raw')).default);
-import { trainerKey, createLineChart, alignCurves } from './lab-common.js';
+import { createLineChart, alignCurves } from './lab-common.js';
+import { createLabRunner, parseIntegerField, parseIntegerList } from './lab-runner.js';
+import { escapeHtml as esc } from '../kit.js';
 
 const D = 64, H = 4, DH = 16, DR = 4, BPE = 4;
 // Measured (wasm, Node, one run of 200 steps at seqLen 32, batch 16, 1 layer with MLP): 6-7 s per model,
@@ -23,45 +25,26 @@ const CHUNK = 5;
 const EVAL_EVERY = 50;
 const LN2 = Math.log(2);
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const stepsOf = (state) => {
-  const n = Math.round(Number(state.labRSteps));
-  return Number.isFinite(n) && n >= 1 ? Math.min(n, 5000) : 200;
-};
-const ranksOf = (state) => {
-  const rs = String(state.labRRanks ?? '').split(/[\s,]+/).map(Number)
-    .filter((r) => Number.isInteger(r) && r >= 1 && r <= 256);
-  const u = [...new Set(rs)].sort((a, b) => a - b);
-  return u.length ? u.slice(0, 8) : [4, 8, 16, 32];
-};
+export const STEPS = { label: 'Steps per model', min: 1, max: 5000 };
+export const RANKS = { label: 'MLA latent ranks r', min: 1, max: 256, most: 8 };
+/** The state's values, or the defaults where the state (a URL) holds something not allowed. */
+const stepsOf = (state) => parseIntegerField(state.labRSteps, STEPS).value ?? 200;
+const ranksOf = (state) => parseIntegerList(state.labRRanks, RANKS).value ?? [4, 8, 16, 32];
 const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
 const runName = (r) => (r.variant === 'mha' ? 'MHA' : `MLA r = ${r.rank}`);
 
 export function createLabRankView(root, ctx) {
   let state = null;
-  let run = 0, running = false, destroyed = false;
-  let keys = [];
+  let running = false;
   let runs = [];       // { variant, rank, bytes, train: [[step, bits]], val: [[step, bits]], result }
   let stepsRun = 0;
-  const uid = Math.random().toString(36).slice(2, 8);
 
   root.innerHTML = `
     <p class="note">A one-layer transformer (D = ${D}, H = ${H}, dh = ${DH}, MLP, fp32 cache) learns to predict the next
       character of ${Math.round(CORPUS_BYTES / 1024)} KiB of Shakespeare. MLA caches a rank-r latent plus a decoupled RoPE key of
       width dr = ${DR}: (r + dr) · 4 bytes per token per layer, against MHA's 2 · H · dh · 4 = ${2 * H * DH * BPE} bytes.
       Its cache is below 1/8 of MHA's when r + dr &lt; ${2 * H * DH / 8}.</p>
-    <div class="lab-row controls">
-      <label class="field" for="labr-steps-${uid}">Steps per model
-        <input id="labr-steps-${uid}" data-role="steps" type="number" min="1" max="5000" step="10" inputmode="numeric">
-        <small>seqLen ${TRAIN.seqLen}, batch ${TRAIN.batchSize}</small></label>
-      <label class="field" for="labr-ranks-${uid}">MLA latent ranks r
-        <input id="labr-ranks-${uid}" data-role="ranks" type="text" inputmode="numeric" spellcheck="false">
-        <small>comma-separated, up to 8</small></label>
-      <div class="field" style="justify-content:flex-end">
-        <button type="button" class="primary" data-role="start">Train MHA and MLA</button>
-      </div>
-      <p class="note" data-role="progress" role="status" aria-live="polite" style="flex:1 1 16em;margin:auto 0"></p>
-    </div>
+    <div data-role="controls"></div>
     <div data-role="chart"></div>
     <div class="scroll"><table data-role="results" hidden>
       <thead><tr><th scope="col" style="text-align:left">Model</th><th scope="col">KV cache<br><small>bytes / token / layer</small></th>
@@ -70,16 +53,20 @@ export function createLabRankView(root, ctx) {
       <tbody data-role="rows"></tbody>
     </table></div>
     <div data-role="scatter" class="lab-chart" aria-label="Validation bits per character against KV-cache bytes per token" role="img"></div>
-    <p class="lab-summary" data-role="summary" aria-live="polite"></p>
-    <p class="error-text" data-role="error" role="alert"></p>`;
+    <p class="lab-summary" data-role="summary" aria-live="polite"></p>`;
   const $ = (r) => root.querySelector(`[data-role="${r}"]`);
-  const chart = createLineChart($('chart'), { yLabel: 'bits / char' });
+  // One colour per model (MHA first), its validation curve dashed: no two models share a colour.
+  const modelOf = (label) => label.replace(/ (train|val)$/, '');
+  const chart = createLineChart($('chart'), {
+    yLabel: 'bits / char',
+    styleOf: (label) => ({ colour: Math.max(0, runs.findIndex((r) => runName(r) === modelOf(label))), dash: / val$/.test(label) ? [6, 4] : null }),
+  });
   let scatter = null;
   const scatterResize = new ResizeObserver(() => scatter?.setSize({ width: Math.max(280, $('scatter').clientWidth), height: 260 }));
   scatterResize.observe($('scatter'));
 
-  function idleText() {
-    const steps = stepsOf(state), n = ranksOf(state).length + 1;
+  function idleText(st) {
+    const steps = stepsOf(st), n = ranksOf(st).length + 1;
     return `Not trained yet: ${n} models × ${steps} steps (about ${Math.ceil(n * steps * 0.036)} s in a laptop browser).`;
   }
 
@@ -189,113 +176,78 @@ export function createLabRankView(root, ctx) {
     $('summary').textContent = text;
   }
 
-  async function disposeAll() {
-    const old = keys;
-    keys = [];
-    await Promise.all(old.map((k) => ctx.client.call('trainerDispose', k).catch(() => {})));
-  }
-
-  function setRunning(on) {
-    running = on;
-    $('start').textContent = on ? 'Stop' : (runs.some((r) => r.result) ? 'Train again' : 'Train MHA and MLA');
-    $('start').classList.toggle('primary', !on);
-    $('steps').disabled = on;
-    $('ranks').disabled = on;
-  }
-
-  async function start() {
-    const my = ++run;
-    const steps = stepsOf(state), ranks = ranksOf(state);
-    stepsRun = steps;
-    await disposeAll();
-    delete root.dataset.done;
-    $('error').textContent = '';
-    runs = [{ variant: 'mha', rank: 0 }, ...ranks.map((rank) => ({ variant: 'mla', rank }))]
-      .map((r) => ({ ...r, bytes: 0, train: [], val: [], result: null }));
-    setRunning(true);
-    renderResults();
-    const t0 = performance.now();
-    try {
+  const runner = createLabRunner($('controls'), root, ctx, {
+    id: 'lab-rank',
+    startLabel: 'Train MHA and MLA',
+    againLabel: 'Train again',
+    idleText,
+    fields: [
+      { name: 'labRSteps', ...STEPS, hint: `seqLen ${TRAIN.seqLen}, batch ${TRAIN.batchSize}`,
+        parse: (t) => parseIntegerField(t, STEPS) },
+      { name: 'labRRanks', ...RANKS, kind: 'text', hint: 'comma-separated, up to 8',
+        parse: (t) => parseIntegerList(t, RANKS), format: (v) => (parseIntegerList(v, RANKS).value ?? [4, 8, 16, 32]).join(', ') },
+    ],
+    async run(api) {
+      const steps = api.values.labRSteps, ranks = api.values.labRRanks;
+      running = true;
+      stepsRun = steps;
+      $('summary').textContent = '';
+      runs = [{ variant: 'mha', rank: 0 }, ...ranks.map((rank) => ({ variant: 'mla', rank }))]
+        .map((r) => ({ ...r, bytes: 0, train: [], val: [], result: null }));
+      renderResults();
       const bytes = await ctx.client.call('kvCacheBytesMany', runs.map((r) => ({
         variant: r.variant, nLayers: 1, nHeads: H, dHead: DH, seqLen: 1, bytesPerElement: BPE,
         ...(r.variant === 'mla' ? { latentRank: r.rank, ropeDim: DR } : {}) })));
+      api.check();
       runs.forEach((r, i) => { r.bytes = bytes[i]; });
+      const text = await loadCorpus();
+      api.check();
       let lastDraw = 0;
-      for (const [i, r] of runs.entries()) {
-        if (my !== run) return;
-        const key = trainerKey(`labr-${r.variant}${r.rank}`);
-        keys.push(key);
-        const model = { variant: r.variant, dModel: D, nHeads: H, dHead: DH, mlp: true };
-        if (r.variant === 'mla') Object.assign(model, { latentRank: r.rank, ropeDim: DR });
-        const spec = { ...TRAIN, text: await loadCorpus(), totalSteps: steps, warmupSteps: Math.min(20, Math.floor(steps / 10)), model };
-        // The loop of lab-common's train(), with a validation point every EVAL_EVERY steps.
-        await ctx.client.call('trainerCreate', key, spec);
-        let done = 0;
-        while (done < steps) {
-          if (my !== run) return;
-          const { step, loss } = await ctx.client.call('trainerStep', key, Math.min(CHUNK, steps - done));
-          if (my !== run) return;
-          done = step;
-          r.train.push([step, loss / LN2]);
-          if (step % EVAL_EVERY === 0 && step < steps) {
-            const ev = await ctx.client.call('trainerEvaluate', key);
-            if (my !== run) return;
-            r.val.push([step, ev.bitsPerToken]);
-          }
-          $('progress').textContent = `Training ${runName(r)} (${i + 1} of ${runs.length}): step ${step} / ${steps}, `
-            + `training ${(loss / LN2).toFixed(2)} bits/char · ${((performance.now() - t0) / 1000).toFixed(1)} s`;
-          const now = performance.now();
-          if (now - lastDraw > 150) { lastDraw = now; drawCurves(); }
+      try {
+        for (const [i, r] of runs.entries()) {
+          const model = { variant: r.variant, dModel: D, nHeads: H, dHead: DH, mlp: true };
+          if (r.variant === 'mla') Object.assign(model, { latentRank: r.rank, ropeDim: DR });
+          const res = await api.train({
+            label: runName(r),
+            spec: { ...TRAIN, text, totalSteps: steps, warmupSteps: Math.min(20, Math.floor(steps / 10)), model },
+            steps, chunk: CHUNK, evalEvery: EVAL_EVERY / CHUNK,
+            onChunk: ({ step, loss }) => {
+              r.train.push([step, loss / LN2]);
+              api.progress(`Training ${runName(r)} (${i + 1} of ${runs.length}): step ${step} / ${steps}, `
+                + `training ${(loss / LN2).toFixed(2)} bits/char · ${api.seconds().toFixed(1)} s`, step);
+              const now = performance.now();
+              if (now - lastDraw > 150) { lastDraw = now; drawCurves(); }
+            },
+            onEval: (ev, step) => { r.val.push([step, ev.bitsPerToken]); },
+          });
+          if (res.stopped) break;
+          const ev = await ctx.client.call('trainerEvaluate', res.key);
+          api.check();
+          r.result = ev;
+          r.val.push([steps, ev.bitsPerToken]);
+          drawCurves();
+          renderResults();
         }
-        if (my !== run) return;
-        const ev = await ctx.client.call('trainerEvaluate', key);
-        if (my !== run) return;
-        r.result = ev;
-        r.val.push([steps, ev.bitsPerToken]);
-        ctx.client.call('trainerDispose', key).catch(() => {});
-        keys = keys.filter((k) => k !== key);
-        drawCurves();
-        renderResults();
+      } finally {
+        running = false;
       }
-      setRunning(false);
       renderResults();
-      $('progress').textContent = `Done: ${runs.length} models × ${steps} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s.`;
-      root.dataset.done = '1';
-    } catch (e) {
-      if (my === run) $('error').textContent = `Training failed: ${e.message}`;
-    } finally {
-      if (my === run) { setRunning(false); disposeAll(); }
-    }
-  }
-
-  function stop() {
-    run++;
-    setRunning(false);
-    $('progress').textContent = 'Stopped.';
-    disposeAll();
-  }
-
-  $('start').addEventListener('click', () => (running ? stop() : start()));
-  $('steps').addEventListener('change', () => {
-    const n = Math.round(Number($('steps').value));
-    if (Number.isFinite(n) && n >= 1) ctx.setState({ labRSteps: Math.min(n, 5000) });
+      const trained = runs.filter((r) => r.result).length;
+      api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${trained} of ${runs.length} models × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
+      return { models: runs.map((r) => ({ name: runName(r), bytes: r.bytes, bits: r.result?.bitsPerToken ?? null })) };
+    },
   });
-  $('ranks').addEventListener('change', () => ctx.setState({ labRRanks: ranksOf({ labRRanks: $('ranks').value }).join(',') }));
 
   return {
     update(s) {
       state = s;
-      $('steps').value = String(stepsOf(s));
-      $('ranks').value = ranksOf(s).join(', ');
-      if (!running && !runs.length) $('progress').textContent = idleText();
+      runner.update(s);
     },
     destroy() {
-      destroyed = true;
-      run++;
+      runner.destroy();
       chart.destroy();
       scatterResize.disconnect();
       scatter?.destroy();
-      disposeAll();
     },
   };
 }

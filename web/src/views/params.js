@@ -7,20 +7,19 @@
 // (the current variant's row), .formula (the filled-in formulas), .error-text (a row's core error),
 // .note (muted text), .view.busy (the root while the core answers). A few inline styles: row-header
 // alignment and the "current" badge.
-import { VARIANTS, DTYPES, shapeSpec } from '../state.js';
+import { DTYPES, dtypeLabel, shapeSpec } from '../state.js';
+import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc } from '../kit.js';
 import {
   VARIANT_NAMES, VARIANT_LONG, dimsOf, fmtInt, fmtChange, fmtPct, fmtRatio, kvConfigOf, kvFormula, paramFormula,
 } from './formula.js';
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const nowrap = (s) => `<span style="white-space:nowrap">${esc(s)}</span>`;
 
 const FIELDS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'dtype', 'variant'];
 
 export function createParamsView(root, ctx) {
-  let seq = 0;
+  const latest = createLatest(root);
   let lastKey = '';
-  let busyTimer = 0;
 
   root.innerHTML = `
     <p class="note" data-role="shape"></p>
@@ -71,9 +70,9 @@ export function createParamsView(root, ctx) {
     const bpe = DTYPES[state.dtype];
     const base = results.find((r) => r.variant === 'mha');
     const ok = base && !base.error;
-    $('bytes-head').innerHTML = `bytes / token / layer<br><small>at ${esc(state.dtype)} (${bpe} B / element)</small>`;
+    $('bytes-head').innerHTML = `bytes / token / layer<br><small>at ${esc(dtypeLabel(state.dtype))} (${bpe} B / element)</small>`;
     $('shape').textContent = `Current shape: D = ${d.D}, H = ${d.H}, dh = ${d.dh}${state.dHead ? '' : ' (D / H)'}, `
-      + `G = ${d.G} (GQA), r = ${d.r} and dr = ${d.dr} (MLA); cache elements stored at ${state.dtype}.`;
+      + `G = ${d.G} (GQA), r = ${d.r} and dr = ${d.dr} (MLA); cache elements stored at ${dtypeLabel(state.dtype)}.`;
     $('rows').innerHTML = results.map((r) => {
       const v = r.variant;
       const cls = v === state.variant ? ' class="current" aria-current="true"' : '';
@@ -105,30 +104,24 @@ export function createParamsView(root, ctx) {
   }
 
   return {
-    async update(state) {
+    update(state) {
       const key = JSON.stringify(FIELDS.map((f) => state[f]));
       if (key === lastKey) return;
       lastKey = key;
-      const id = ++seq;
       const bpe = DTYPES[state.dtype] ?? 2;
-      clearTimeout(busyTimer);
-      busyTimer = setTimeout(() => root.classList.add('busy'), 150);
-      root.setAttribute('aria-busy', 'true');
-      const results = await Promise.all(VARIANTS.map((v) => measure(state, v, bpe)));
-      if (id !== seq) return; // a newer state is being computed
-      clearTimeout(busyTimer);
-      root.classList.remove('busy');
-      root.removeAttribute('aria-busy');
-      render(state, results);
-      const mine = results.find((r) => r.variant === state.variant);
-      ctx.reportError('params', mine?.error ?? null);
+      latest.run(
+        () => Promise.all(VARIANTS.map((v) => measure(state, v, bpe))),
+        (results) => {
+          render(state, results);
+          const mine = results.find((r) => r.variant === state.variant);
+          ctx.reportError('params', mine?.error ?? null);
+          return results.map((r) => (r.error ? { variant: r.variant, error: r.error.message }
+            : { variant: r.variant, params: r.params.total, elements: r.elements, bytes: r.bytes }));
+        });
     },
     destroy() {
-      seq++;
-      clearTimeout(busyTimer);
+      latest.cancel();
       ctx.reportError('params', null);
-      root.classList.remove('busy');
-      root.removeAttribute('aria-busy');
       root.replaceChildren();
     },
   };

@@ -1,0 +1,43 @@
+// registry.js — THE list of views. The full page shows them in this order; embed.html?view=<id>
+// and <attention-playground view="<id>"> show one. Adding a view: one file in views/ exporting
+// create<Name>View(root, ctx) -> { update(state), destroy() }, plus one line here.
+//   id           URL / attribute value
+//   title        heading on the full page (plain text)
+//   intro        one sentence under the heading on the full page (HTML you wrote, or '')
+//   create       the view's factory
+//   ownControls  true: the view brings its own settings, so a single embed of it hides the shape form
+import { createHeatmapView } from './views/heatmap.js';
+import { createCompareView } from './views/compare.js';
+import { createDecodeView } from './views/decode.js';
+import { createKvChartView } from './views/kv-chart.js';
+import { createParamsView } from './views/params.js';
+import { createConfiguratorView } from './views/configurator.js';
+import { createLabHeadsView } from './views/lab-heads.js';
+import { createLabInductionView } from './views/lab-induction.js';
+import { createLabMqaView } from './views/lab-mqa.js';
+import { createLabRankView } from './views/lab-rank.js';
+
+export const REGISTRY = [
+  { id: 'heatmap', title: 'Attention maps, one per head', create: createHeatmapView, ownControls: false,
+    intro: 'softmax(Q<sub>h</sub> K<sub>g</sub><sup>T</sup> / √d<sub>head</sub>) for every query head h; query heads that share a K/V head g are boxed together.' },
+  { id: 'compare', title: 'Variants side by side', create: createCompareView, ownControls: false,
+    intro: 'The same sentence, seed and query/output projections through different variants.' },
+  { id: 'decode', title: 'Decoding with a KV cache', create: createDecodeView, ownControls: false, intro: '' },
+  { id: 'params', title: 'Parameters and KV cache per token', create: createParamsView, ownControls: true, intro: '' },
+  { id: 'kv-chart', title: 'KV-cache size against context length', create: createKvChartView, ownControls: true, intro: '' },
+  { id: 'configurator', title: 'Configurator: a new model\'s attention', create: createConfiguratorView, ownControls: true,
+    intro: 'From a parameter budget, a context length and a device: the variant, the head counts and the KV cache they cost.' },
+  { id: 'lab-heads', title: 'Lab 1 · Do more heads help? (heads sweep)', create: createLabHeadsView, ownControls: true,
+    intro: 'One-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads, trained on the copy task in your browser.' },
+  { id: 'lab-mqa', title: 'Lab 2 · What does MQA save, and what does it cost?', create: createLabMqaView, ownControls: true,
+    intro: 'MHA, GQA and MQA at the same dModel: parameters, KV cache at N = 2048, and trained quality on the same task.' },
+  { id: 'lab-rank', title: 'Lab 3 · How small can the MLA latent be?', create: createLabRankView, ownControls: true,
+    intro: 'Character-level models of Shakespeare: MHA against MLA at several latent ranks, validation bits per character against KV cache.' },
+  { id: 'lab-induction', title: 'Lab 4 · Watch induction heads form', create: createLabInductionView, ownControls: true,
+    intro: 'A two-layer attention-only model on sequences with repeated segments (A B … A → B): loss, accuracy and every head\'s role, live.' },
+];
+
+/** id -> entry */
+export const viewById = (id) => REGISTRY.find((v) => v.id === id) ?? null;
+/** Every value the `view` attribute / URL key accepts: 'all' (the full page) and each id. */
+export const VIEW_IDS = ['all', ...REGISTRY.map((v) => v.id)];
