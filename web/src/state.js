@@ -62,6 +62,14 @@ const BOOLS = ['rope', 'causal', 'cfgBenchmark'];
  */
 export const URL_VERSION = 2;
 const V1_DEFAULTS = Object.freeze({ variant: 'gqa', nHeads: 8, nKvHeads: 2 });
+const V2_KEYS = ['step'];                                  // keys a version 1 link cannot have
+const V2_VIEWS = ['walkthrough', 'pytorch', 'heads-table']; // views a version 1 link cannot name
+
+/** Whether URL parameters are a version 1 link (see URL_VERSION). */
+function isVersion1(params) {
+  if (params.has('v') || V2_KEYS.some((k) => params.has(k)) || V2_VIEWS.includes(params.get('view'))) return false;
+  return [...params.keys()].some((k) => k !== 'view' && k in DEFAULTS);
+}
 
 /**
  * Reads a state from URL parameters; unknown or malformed values fall back to the defaults
@@ -71,8 +79,7 @@ const V1_DEFAULTS = Object.freeze({ variant: 'gqa', nHeads: 8, nKvHeads: 2 });
  */
 export function fromParams(params, { views = null } = {}) {
   const s = { ...DEFAULTS };
-  const legacy = !params.has('v') && [...params.keys()].some((k) => k !== 'view' && k in DEFAULTS);
-  if (legacy) Object.assign(s, V1_DEFAULTS);
+  if (isVersion1(params)) Object.assign(s, V1_DEFAULTS);
   for (const [key, value] of params) {
     if (!(key in DEFAULTS)) continue;
     if (INTS.includes(key)) {

@@ -77,9 +77,10 @@ function legend(colour, end) {
  * @param {{ shape: number[], data: Float32Array }} tensor
  * @param {(at: { h: number, i: number, j: number } | null, value?: number) => void} onCell
  * @param {{ bg?: string, grid?: string }} [theme]  ctx.theme(): the gap and mask colours
+ * @param {string[]} [rowLabels]  a matrix's row labels (the tokens), shown left of it when rows are few
  * @returns {HTMLElement}
  */
-export function tensorPlot(spec, tensor, onCell, theme = {}) {
+export function tensorPlot(spec, tensor, onCell, theme = {}, rowLabels = null) {
   const heads = spec.kind === 'heads' ? tensor.shape[0] : 1;
   const rows = tensor.shape[spec.kind === 'heads' ? 1 : 0];
   const cols = tensor.shape[spec.kind === 'heads' ? 2 : 1];
@@ -143,9 +144,13 @@ export function tensorPlot(spec, tensor, onCell, theme = {}) {
       Object.assign(cursor, c);
       show(c);
     });
+    const labelled = heads === 1 && rowLabels && rows <= 32 && cols <= 40  // cells of >= 12 px: room for a label
+      ? el('div', 'tp-labelled', el('div', { className: 'tp-rows', 'aria-hidden': 'true', style: `grid-template-rows:repeat(${rows},1fr)` },
+        ...rowLabels.slice(0, rows).map((t) => el('span', null, t))), wrap)
+      : wrap;
     grid.append(heads > 1
       ? el('div', 'tp-head', el('span', 'tp-head-label', spec.headLabel ? spec.headLabel(h) : `head ${h}`), wrap)
-      : wrap);
+      : labelled);
   }
   return figure;
 }

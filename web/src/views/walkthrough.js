@@ -69,7 +69,7 @@ export function createWalkthroughView(root, ctx) {
     plots.replaceChildren(...step.tensors.map((spec) => tensorPlot(spec, tensorOf(spec.key), (at, value) => {
       readout.textContent = at ? cellStory(spec.key, r.shape, tokens, at, value)
         : 'Hover a cell, or focus a plot and use the arrow keys, to see what it was made from.';
-    }, ctx.theme())));
+    }, ctx.theme(), tokens)));
     root.dataset.step = step.id;
     return { step: step.id, steps: steps.map((s) => s.id), tensors: step.tensors.map((t) => t.key) };
   }
