@@ -71,7 +71,9 @@ export function createWalkthroughView(root, ctx) {
         : 'Hover a cell, or focus a plot and use the arrow keys, to see what it was made from.';
     }, ctx.theme(), tokens)));
     root.dataset.step = step.id;
-    return { step: step.id, steps: steps.map((s) => s.id), tensors: step.tensors.map((t) => t.key) };
+    // What was drawn, for tests and embedders: the step, and each tensor exactly as the core returned it.
+    const drawn = Object.fromEntries(step.tensors.map((t) => [t.key, tensorOf(t.key)]));
+    return { step: step.id, steps: steps.map((s) => s.id), tensors: step.tensors.map((t) => t.key), drawn, shape: r.shape };
   }
 
   return {
