@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { SHOTS, app, heatmapDrawn, shot, startBrowser } from './browser.mjs';
+import { SHOTS, app, heatmapDrawn, shot, startBrowser, viewReady } from './browser.mjs';
 
 let b;
 before(async () => { b = await startBrowser(); });
@@ -13,23 +13,20 @@ after(async () => { await b?.close(); });
 const EMBED = 'embed.html?view=configurator';
 
 /** How many answers (recommendations or errors) the panel has shown so far. */
-const computed = (page) => app(page).locator('[data-slot="configurator"]').evaluate((v) => Number(v.dataset.computed || 0));
+const computed = (page) => app(page).locator('[data-slot="configurator"]').evaluate((v) => Number(v.dataset.draws || 0));
 
-/** Waits for the panel's next answer after `seen` answers and returns it: { state: 'ok' | 'error', rec, status }. */
+/** Waits for the panel's next answer after `seen` answers (the view-ready signal) and returns it: { state: 'ready' | 'error', rec, status }. */
 async function answer(page, seen = 0) {
-  await page.waitForFunction((k) => {
-    const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="configurator"]');
-    return v && Number(v.dataset.computed || 0) > k && !v.hasAttribute('aria-busy');
-  }, seen, { timeout: 30000 });
+  await viewReady(page, 'configurator', seen + 1, 0, 30000);
   return app(page).locator('[data-slot="configurator"]').evaluate((v) => (
-    { state: v.dataset.state, rec: v.recommendation ?? null, status: v.querySelector('[data-role="status"]').textContent }));
+    { state: v.dataset.state, rec: v.result?.recommendation ?? null, status: v.querySelector('[data-role="status"]').textContent }));
 }
 
-/** The series of the panel's KV-cache chart, once drawn. */
+/** The series of the panel's KV-cache chart, once drawn (the nested chart's own signal). */
 async function chartSeries(page) {
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
-    .querySelector('[data-slot="configurator"] .cfg-chart').kvData, null, { timeout: 20000 });
-  return app(page).locator('[data-slot="configurator"] .cfg-chart').evaluate((c) => c.kvData.series.map((x) => x.id));
+    .querySelector('[data-slot="configurator"] .cfg-chart')?.dataset.state === 'ready', null, { timeout: 20000 });
+  return app(page).locator('[data-slot="configurator"] .cfg-chart').evaluate((c) => c.result.series.map((x) => x.id));
 }
 
 /** Scrolls a section into view and waits until it is rendered (content-visibility: auto skips offscreen ones). */
@@ -41,7 +38,7 @@ async function reveal(page, locator) {
 /** As answer(), but fails with the panel's message unless there is a recommendation. */
 async function recommendation(page, seen = 0) {
   const a = await answer(page, seen);
-  assert.equal(a.state, 'ok', `the configurator gave no recommendation: ${a.status}`);
+  assert.equal(a.state, 'ready', `the configurator gave no recommendation: ${a.status}`);
   return a.rec;
 }
 

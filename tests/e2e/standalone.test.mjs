@@ -35,7 +35,7 @@ test('standalone.html works from file:// on its own', async () => {
   const file = `file://${path.join(dir, 'standalone.html')}`;
   await page.goto(file);
   await page.waitForFunction(() => Number(document.querySelector('attention-playground')?.shadowRoot
-    ?.querySelector('[data-slot="heatmap"]')?.dataset.drawn || 0) >= 1, null, { timeout: 30000 });
+    ?.querySelector('[data-slot="heatmap"]')?.dataset.draws || 0) >= 1, null, { timeout: 30000 });
   const el = page.locator('attention-playground');
   assert.equal(await el.locator('canvas[data-head]').count(), 8);
   assert.match(await el.locator('.app-head [data-role="build"]').innerText(), /SIMD/);

@@ -416,7 +416,7 @@ export function createConfiguratorView(root, ctx) {
       ? a.latentRank === r.latentRank && (a.ropeDim ?? 0) === (r.ropeDim ?? 0)
       : a.nKvHeads === r.nKvHeads);
     const fit = (f) => (f === true ? '<span class="cfg-yes">✓ fits</span>' : f === false ? '<span class="cfg-no">✗ too big</span>' : '—');
-    return `<div class="scroll"><table class="cfg-ladder"><caption>Variants priced (at ${fmtTokens(state.cfgSeqLen)} tokens)</caption>
+    return `<div class="scroll" tabindex="0" role="region" aria-label="Variants priced"><table class="cfg-ladder"><caption>Variants priced (at ${fmtTokens(state.cfgSeqLen)} tokens)</caption>
       <thead><tr><th scope="col">variant</th><th scope="col">cache</th><th scope="col">KV cache</th><th scope="col">fits</th></tr></thead>
       <tbody>${alts.map((a) => `<tr class="${chosen(a) ? 'current' : ''}"${chosen(a) ? ' aria-current="true"' : ''}>
         <th scope="row">${VARIANT_NAMES[a.variant] ?? esc(a.variant)}${chosen(a) ? ` <small>(${state.cfgVariant ? 'asked for' : 'recommended'})</small>` : ''}</th>
@@ -435,7 +435,7 @@ export function createConfiguratorView(root, ctx) {
         ${fitHtml(r, s)}
       </div>
       ${r.warnings?.length ? `<div class="cfg-warnings" role="note"><h4>Warnings</h4>${list(r.warnings, 'cfg-warning-list', 'Warnings')}</div>` : ''}
-      <div class="cfg-tables"><div class="scroll">${shapeTable(r)}</div><div class="scroll">${memoryTable(r, s)}</div>${ladderTable(r)}</div>
+      <div class="cfg-tables"><div class="scroll" tabindex="0" role="region" aria-label="Shape">${shapeTable(r)}</div><div class="scroll" tabindex="0" role="region" aria-label="Memory">${memoryTable(r, s)}</div>${ladderTable(r)}</div>
       <dl class="cfg-build">
         <dt>Initialisation</dt><dd data-role="init">${esc(r.init)}</dd>
         <dt>Biases</dt><dd data-role="bias">${esc(r.bias)}</dd>

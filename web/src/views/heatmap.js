@@ -223,6 +223,9 @@ export function createHeatmapView(root, ctx) {
     }
     const scroll = document.createElement('div');
     scroll.className = 'scroll';
+    scroll.tabIndex = 0;  // keyboard users can scroll it (axe: scrollable-region-focusable)
+    scroll.setAttribute('role', 'region');
+    scroll.setAttribute('aria-label', 'The selected query in every head');
     scroll.append(table);
     box.append(h3, scroll, clear);
   }

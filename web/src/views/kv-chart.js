@@ -12,6 +12,7 @@ import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
 import { DTYPES, dtypeLabel } from '../state.js';
 import { binaryTickExponents, spreadLabels } from './kv-axis.js';
+import { EXTRA_COLOURS } from './lab-common.js';
 import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, plural, setViewState } from '../kit.js';
 import {
   VARIANT_NAMES, dimsOf, fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens, kvConfigOf, kvFormula,
@@ -130,7 +131,7 @@ export function createKvChartView(root, ctx) {
     <p class="kv-status error-text" data-role="status" role="status" hidden></p>
     <div class="kv-chart" data-role="chart" role="img" style="min-width:0;width:100%"></div>
     <p class="note kv-caption" data-role="caption"></p>
-    <details class="kv-table"><summary>Table of values</summary><div class="scroll" data-role="table"></div></details>`;
+    <details class="kv-table"><summary>Table of values</summary><div class="scroll" data-role="table" tabindex="0" role="region" aria-label="Table of values"></div></details>`;
   const $ = (r) => root.querySelector(`[data-role="${r}"]`);
   const chartBox = $('chart');
   const input = (name) => root.querySelector(`[name="${name}"]`);
@@ -216,7 +217,7 @@ export function createKvChartView(root, ctx) {
   function draw() {
     if (!data) return;
     const theme = ctx.theme();
-    const palette = theme.series?.filter(Boolean).length ? theme.series.filter(Boolean) : FALLBACK_SERIES;
+    const palette = [...(theme.series?.filter(Boolean).length ? theme.series.filter(Boolean) : FALLBACK_SERIES), ...EXTRA_COLOURS];
     const drawn = data.defs.filter((d) => d.bytes);
     for (const d of data.defs) if (!d.preset) d.label = `${VARIANT_NAMES[d.variant]} · this shape${d.variant === state.variant ? ' (current)' : ''}`;
     let presetIndex = 0;

@@ -51,7 +51,7 @@ export function createLabHeadsView(root, ctx) {
     <div class="lab-controls"></div>
     <div class="lab-chart-slot"></div>
     <div class="lab-result" hidden>
-      <div class="lab-table-wrap" style="overflow-x:auto;max-width:100%"><table class="lab-table">
+      <div class="lab-table-wrap scroll" tabindex="0" role="region" aria-label="Measured after training"><table class="lab-table">
         <caption style="text-align:left;font-weight:600">Measured after training</caption>
         <thead><tr><th scope="col">heads</th><th scope="col">d<sub>head</sub></th><th scope="col">steps</th>
           <th scope="col">final train loss</th><th scope="col">steps to loss &lt; ${FAST}</th>

@@ -59,7 +59,7 @@ export function createLabInductionView(root, ctx) {
     </div>
     <p class="lab-milestone" role="status" aria-live="polite"></p>
     <div class="lab-heads-scores" hidden>
-      <div class="lab-table-wrap" style="overflow-x:auto;max-width:100%"><table class="lab-table">
+      <div class="lab-table-wrap scroll" tabindex="0" role="region" aria-label="Head scores"><table class="lab-table">
         <caption style="text-align:left;font-weight:600">Head scores (mean attention on the pattern's key; 1 = all of it)</caption>
         <thead><tr><th scope="col">layer</th><th scope="col">head</th>
           ${SCORES.map(([, label]) => `<th scope="col">${label}</th>`).join('')}<th scope="col">role (score &gt; ${CLEAR})</th></tr></thead>
@@ -141,6 +141,7 @@ export function createLabInductionView(root, ctx) {
   const runner = createLabRunner($('.lab-controls'), root, ctx, {
     id: 'lab-induction',
     startLabel: 'Start',
+    idleText: (st) => `Not trained yet: press Start (${st.labISteps} steps, about ${Math.max(1, Math.round(st.labISteps * 0.02))} s).`,
     fields: [{ name: 'labISteps', ...STEPS, hint: `${TASK.seqLen} tokens, batch ${TASK.batchSize}`, parse: (t) => parseIntegerField(t, STEPS) }],
     inspectTokens: (vocab) => {
       const tokens = exampleSequence(vocab);

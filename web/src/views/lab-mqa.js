@@ -35,7 +35,7 @@ export function createLabMqaView(root, ctx) {
   let stepsRun = 0;
 
   root.innerHTML = `
-    <div class="scroll"><table data-role="budget">
+    <div class="scroll" tabindex="0" role="region" aria-label="Weights and KV cache"><table data-role="budget">
       <caption class="note" style="text-align:left">Attention weights of one block (no biases) and KV cache at fp32 (4 bytes per element), D = ${D}, H = ${H}, dh = ${D / H}.</caption>
       <thead><tr><th scope="col" style="text-align:left">Variant</th><th scope="col">Attention weights</th><th scope="col">vs MHA</th>
         <th scope="col">KV cache / token / layer</th><th scope="col">KV cache at N = ${N}</th><th scope="col">cache vs MHA</th></tr></thead>
@@ -44,7 +44,7 @@ export function createLabMqaView(root, ctx) {
     <p class="lab-summary" data-role="budget-summary" aria-live="polite"></p>
     <div data-role="controls"></div>
     <div data-role="chart"></div>
-    <div class="scroll"><table data-role="results" hidden>
+    <div class="scroll" tabindex="0" role="region" aria-label="Results"><table data-role="results" hidden>
       <thead><tr><th scope="col" style="text-align:left">Variant</th><th scope="col">Attention weights</th><th scope="col">KV bytes / token</th>
         <th scope="col">KV at N = ${N}</th><th scope="col">Held-out loss<br><small>nats / token</small></th><th scope="col">Accuracy<br><small>predictable positions</small></th></tr></thead>
       <tbody data-role="result-rows"></tbody>

@@ -46,7 +46,7 @@ export function createLabRankView(root, ctx) {
       Its cache is below 1/8 of MHA's when r + dr &lt; ${2 * H * DH / 8}.</p>
     <div data-role="controls"></div>
     <div data-role="chart"></div>
-    <div class="scroll"><table data-role="results" hidden>
+    <div class="scroll" tabindex="0" role="region" aria-label="Results"><table data-role="results" hidden>
       <thead><tr><th scope="col" style="text-align:left">Model</th><th scope="col">KV cache<br><small>bytes / token / layer</small></th>
         <th scope="col">vs MHA</th><th scope="col">Validation<br><small>bits / char</small></th><th scope="col">vs MHA<br><small>bits / char</small></th>
         <th scope="col">cache &lt; 1/8 of MHA?</th><th scope="col">within 1 bit?</th></tr></thead>

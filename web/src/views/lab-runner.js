@@ -12,35 +12,9 @@
 // 'error' when a run failed.
 import { el, field, inPageWords, setViewState } from '../kit.js';
 import { trainerKey } from './lab-common.js';
+import { parseIntegerField, parseIntegerList } from '../field-parse.js';
 
-/**
- * An integer field's value or the sentence that says what is allowed.
- * @returns {{ value: number } | { error: string }}
- */
-export function parseIntegerField(text, { label, min, max }) {
-  const t = String(text ?? '').trim();
-  const n = Number(t);
-  if (t === '' || !Number.isInteger(n) || n < min || n > max) {
-    return { error: `${label}: enter a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}` +
-      `${t === '' ? '' : ` (not “${t}”)`}.` };
-  }
-  return { value: n };
-}
-
-/**
- * A list of integers ("4, 16"), each in [min, max], at most `most`, duplicates removed, sorted.
- * @returns {{ value: number[] } | { error: string }}
- */
-export function parseIntegerList(text, { label, min, max, most }) {
-  const parts = String(text ?? '').split(/[\s,]+/).filter(Boolean);
-  const bad = parts.filter((p) => !(Number.isInteger(Number(p)) && Number(p) >= min && Number(p) <= max));
-  if (!parts.length || bad.length) {
-    return { error: `${label}: whole numbers from ${min} to ${max}, separated by commas${bad.length ? ` (not ${bad.map((b) => `“${b}”`).join(', ')})` : ''}.` };
-  }
-  const value = [...new Set(parts.map(Number))].sort((a, b) => a - b);
-  if (value.length > most) return { error: `${label}: at most ${most} values (you gave ${value.length}).` };
-  return { value };
-}
+export { parseIntegerField, parseIntegerList };
 
 /** Inspect tokens for any model: n / 2 tokens, then the same again (the induction pattern). */
 function defaultInspectTokens(vocabSize, n = 16) {
@@ -84,8 +58,9 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
   const inspectBtn = el('button', { type: 'button', dataset: { act: 'inspect' }, disabled: true, hidden: !ctx.canInspect?.() },
     'Inspect in the attention view');
   const fileInput = el('input', { type: 'file', name: 'import', id: `${spec.id}-import-${uid}`, accept: '.bin,application/octet-stream' });
+  const modelLabel = el('label', { for: modelSelect.id }, 'Trained model ');
   const tools = el('div', { className: 'lab-row lab-models' },
-    el('label', { for: modelSelect.id }, 'Trained model '), modelSelect, exportBtn, inspectBtn,
+    modelLabel, modelSelect, exportBtn, inspectBtn,
     el('label', { className: 'lab-import', for: fileInput.id }, 'Import model '), fileInput);
   controlsBox.append(el('div', { className: 'lab-row controls' }, ...fields.map((f) => f.ui.box), buttons, progress), tools, error);
   const vocab = new Map(); // key -> vocabSize
@@ -116,6 +91,9 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
     exportBtn.disabled = none;
     inspectBtn.disabled = none;
     modelSelect.disabled = none;
+    // Before any model exists only Import is offered.
+    for (const e of [modelLabel, modelSelect, exportBtn]) e.hidden = models.size === 0;
+    inspectBtn.hidden = models.size === 0 || !ctx.canInspect?.();
   }
 
   function setRunning(on) {
@@ -305,6 +283,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
       }
   }
 
+  renderModels();
   for (const f of fields) {
     f.ui.input.addEventListener('change', () => {
       const r = f.parse(f.ui.input.value);

@@ -23,7 +23,7 @@ export function createParamsView(root, ctx) {
 
   root.innerHTML = `
     <p class="note" data-role="shape"></p>
-    <div class="scroll"><table data-role="table">
+    <div class="scroll" tabindex="0" role="region" aria-label="Parameters and KV cache per variant"><table data-role="table">
       <thead><tr>
         <th scope="col" style="text-align:left">Variant</th>
         <th scope="col">Attention weights<br><small>one block, no biases</small></th>

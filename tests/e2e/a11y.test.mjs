@@ -1,0 +1,55 @@
+// Accessibility: axe-core (devDependency) injected into the served page, on index.html and every
+// embed view, light and dark: no serious or critical violations. The view list comes from the
+// registry, so a new view is checked without touching this file.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { REPO, startBrowser, viewReady } from './browser.mjs';
+
+const require = createRequire(import.meta.url);
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const VIEW_IDS = [...fs.readFileSync(`${REPO}/web/src/registry.js`, 'utf8').matchAll(/\{ id: '([a-z-]+)'/g)].map((m) => m[1]);
+
+let b;
+before(async () => { b = await startBrowser(); });
+after(async () => { await b?.close(); });
+
+/** Serious and critical axe violations on the page, as readable lines. */
+async function violations(page) {
+  await page.evaluate(AXE);  // through the DevTools protocol: the page's CSP (no inline scripts) stays on
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' > ')}: ${n.failureSummary}`) }));
+  });
+  return found.map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.join(' | ')}`);
+}
+
+test('the registry lists every view', () => {
+  assert.ok(VIEW_IDS.length >= 10, `views found: ${VIEW_IDS}`);
+});
+
+for (const scheme of ['light', 'dark']) {
+  test(`index.html has no serious or critical axe violations (${scheme})`, async () => {
+    const page = await b.open();
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const v of ['heatmap', 'compare', 'decode', 'params', 'kv-chart', 'configurator']) await viewReady(page, v, 1, 0, 30000);
+    assert.deepEqual(await violations(page), []);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test(`every embed view has no serious or critical axe violations (${scheme})`, async () => {
+    const problems = [];
+    for (const view of VIEW_IDS) {
+      const page = await b.open(`embed.html?view=${view}`, { viewport: { width: 720, height: 700 } });
+      await page.emulateMedia({ colorScheme: scheme });
+      await viewReady(page, view, 1, 0, 30000);
+      for (const line of await violations(page)) problems.push(`${view}: ${line}`);
+      assert.deepEqual(page.errors, [], `${view}: console errors`);
+      await page.close();
+    }
+    assert.deepEqual(problems, []);
+  });
+}
