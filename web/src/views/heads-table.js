@@ -49,7 +49,7 @@ export function createHeadsTableView(root, ctx) {
     body.replaceChildren(...rows.map((r) => {
       const kv = r.variant === 'mla' ? `latent ${fmtInt(r.latentRank)} + ${fmtInt(r.ropeDim)}` : fmtInt(r.nKvHeads);
       const button = el('button', { type: 'button', dataset: { action: 'load-shape', row: r.id },
-        'aria-label': `Load the shape of ${r.name} into the playground` }, 'Load shape');
+        'aria-label': `Load shape: ${r.name}` }, 'Load shape');
       button.addEventListener('click', () => {
         const { patch, notes } = playgroundShape({ ...r, nKvHeads: r.variant === 'mla' ? r.nHeads : r.nKvHeads });
         const done = ctx.openPlayground(patch);
