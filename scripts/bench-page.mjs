@@ -5,8 +5,12 @@
 //      with a warm cache; median of 5 each),
 //   2. bytes the page transfers, gzip -9 per file as a static host would serve them, by kind,
 //   3. the redraw when a control changes (seed) at N = 64 tokens: from the input event to the
-//      maps drawn again (median of 15), measured in the page.
-// Run `npm run build` first.
+//      maps drawn again (median of 15), measured in the page;
+//   4. interaction at the default shape on the full page (every view live): control change (variant,
+//      RoPE, seed) -> new maps drawn and painted, median and p95 over 20 changes each; typing in the
+//      sentence (keys 40 ms apart) -> maps of the final text painted, measured from the LAST key.
+// "Maps drawn" is the heatmap view's finished-drawing signal (data-draws, web/src/kit.js).
+// Run `npm run build` first. BENCH_DIST=<folder> measures another build (e.g. a checkout of main).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,9 +20,11 @@ import { chromium } from 'playwright-core';
 import { startServer } from './serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DIST = path.join(REPO, 'dist');
+const DIST = process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(REPO, 'dist');
+const ONLY_INTERACTION = process.env.BENCH_ONLY === 'interaction';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]; };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const kindOf = (url) => (/\.wasm$/.test(url) ? 'wasm' : /\.(m?js)$/.test(url) ? 'JS' : /\.css$/.test(url) ? 'CSS' : /\.html?$|\/$/.test(url) ? 'HTML' : 'other');
 
@@ -32,7 +38,7 @@ const server = await startServer({ root: DIST, port: 0 });
 const url = server.url;
 const firstDraw = [], warmDraw = [];
 let transfer = null;
-for (let run = 0; run < 5; run++) {
+for (let run = 0; run < (ONLY_INTERACTION ? 0 : 5); run++) {
   const ctx = await browser();
   const page = await ctx.newPage();
   const files = new Map();
@@ -65,19 +71,79 @@ const redraws = await page.evaluate(async () => {
   const seed = el.shadowRoot.querySelector('input[name="seed"]');
   const times = [];
   for (let i = 1; i <= 16; i++) {
-    const before = Number(view.dataset.drawn);
+    const drawn = () => Number(view.dataset.draws ?? view.dataset.drawn ?? 0);  // this build's signal, or the older one
+    const before = drawn();
     const t0 = performance.now();
     seed.value = String(i);
     seed.dispatchEvent(new Event('input', { bubbles: true }));
-    while (Number(view.dataset.drawn) === before) await new Promise((r) => setTimeout(r, 1));
+    while (drawn() === before) await new Promise((r) => setTimeout(r, 1));
     await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // until painted
     times.push(performance.now() - t0);
   }
   return { times: times.slice(1), tokens: Number(view.dataset.tokens), heads: Number(view.dataset.heads) };
 });
 await ctx.close();
+
+// Interaction at the default shape, full page.
+const ictx = await browser();
+const ipage = await ictx.newPage();
+await ipage.setViewportSize({ width: 1280, height: 900 });
+await ipage.goto(url);
+await ipage.waitForFunction(() => performance.getEntriesByName('attention-playground:first-heatmap').length > 0, null, { timeout: 30000 });
+await ipage.waitForTimeout(1500);  // let every view finish its first draw
+const interaction = await ipage.evaluate(async () => {
+  const el = document.querySelector('attention-playground');
+  const root = el.shadowRoot;
+  const view = root.querySelector('[data-slot="heatmap"]');
+  const drawn = () => Number(view.dataset.draws ?? view.dataset.drawn ?? 0);
+  const painted = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const settle = () => new Promise((r) => setTimeout(r, 250));  // the other views finish too: changes do not pile up
+  async function change(input, apply) {
+    const before = drawn();
+    const t0 = performance.now();
+    apply(input);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    while (drawn() === before) await new Promise((r) => setTimeout(r, 1));
+    await painted();
+    return performance.now() - t0;
+  }
+  const out = {};
+  const variant = root.querySelector('select[name="variant"]');
+  const order = ['mha', 'mla', 'mqa', 'gqa'];
+  out.variant = [];
+  for (let i = 0; i < 20; i++) { out.variant.push(await change(variant, (s) => { s.value = order[i % 4]; })); await settle(); }
+  variant.value = 'gqa'; variant.dispatchEvent(new Event('input', { bubbles: true })); await settle();
+  const rope = root.querySelector('input[name="rope"]');
+  out.rope = [];
+  for (let i = 0; i < 20; i++) { out.rope.push(await change(rope, (c) => { c.checked = !c.checked; })); await settle(); }
+  const seed = root.querySelector('input[name="seed"]');
+  out.seed = [];
+  for (let i = 0; i < 20; i++) { out.seed.push(await change(seed, (x) => { x.value = String(100 + i); })); await settle(); }
+  // Typing: keys 40 ms apart; from the last key to the final text's maps painted.
+  const text = root.querySelector('input[name="text"]');
+  out.typing = [];
+  for (let k = 0; k < 10; k++) {
+    const word = ` word${k}`;
+    let last = 0;
+    for (const ch of word) {
+      text.value += ch;
+      text.dispatchEvent(new Event('input', { bubbles: true }));
+      last = performance.now();
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    // The maps show the final text when the first map's last row label is the last word typed.
+    const lastLabel = () => view.querySelector('.row-labels')?.lastElementChild?.textContent;
+    while (lastLabel() !== `word${k}` || view.dataset.state === 'busy') await new Promise((r) => setTimeout(r, 1));
+    await painted();
+    out.typing.push(performance.now() - last);
+    await settle();
+  }
+  return out;
+});
+await ictx.close();
 await server.close();
 
+if (!ONLY_INTERACTION) {
 const byKind = {};
 for (const [, f] of transfer) {
   byKind[f.kind] ??= { files: 0, raw: 0, gz: 0 };
@@ -94,5 +160,12 @@ console.log('| kind | files | raw KiB | gzip KiB |\n|---|--:|--:|--:|');
 let tr = 0, tg = 0;
 for (const [k, v] of Object.entries(byKind).sort()) { console.log(`| ${k} | ${v.files} | ${kb(v.raw)} | ${kb(v.gz)} |`); tr += v.raw; tg += v.gz; }
 console.log(`| total | ${transfer.length} | ${kb(tr)} | ${kb(tg)} |`);
+}
+console.log(`\ninteraction at the default shape, full page (${DIST}):`);
+console.log('| change | n | median ms | p95 ms | max ms |\n|---|--:|--:|--:|--:|');
+for (const [k, xs] of Object.entries(interaction)) {
+  const what = k === 'typing' ? 'typing (last key -> maps)' : `${k} -> maps`;
+  console.log(`| ${what} | ${xs.length} | ${median(xs).toFixed(0)} | ${pct(xs, 95).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |`);
+}
 console.log(`\nredraw after a control change (seed) at N = ${redraws.tokens} tokens, ${redraws.heads} heads: median ${median(redraws.times).toFixed(1)} ms, ` +
   `min ${Math.min(...redraws.times).toFixed(1)}, max ${Math.max(...redraws.times).toFixed(1)} (${redraws.times.length} changes)`);

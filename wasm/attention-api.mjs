@@ -19,7 +19,9 @@ export function engineHasSimd() {
 }
 
 /**
- * Calls into the raw module and makes sure whatever it throws is an `Error`.
+ * Calls into the raw module and rethrows whatever it throws as a clean `Error` of the same class
+ * (`TypeError`, `RangeError` or `Error`) with the same message and `field`, created here: uncaught
+ * in Node, the error then points at this readable module, not at a line of the minified glue.
  * @template T
  * @param {() => T} fn
  * @returns {T}
@@ -28,9 +30,27 @@ function call(fn) {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof Error) throw e;
-    throw new Error(`the attention core failed with a non-Error exception (${String(e)})`);
+    throw cleanError(e, call);
   }
+}
+
+/**
+ * @param {unknown} e  what the raw module threw
+ * @param {Function} above  frames above this function are dropped from the stack
+ * @returns {Error & { field?: string }}
+ */
+function cleanError(e, above) {
+  /** @type {Error & { field?: string }} */
+  let err;
+  if (e instanceof TypeError) err = new TypeError(e.message);
+  else if (e instanceof RangeError) err = new RangeError(e.message);
+  else if (e instanceof Error) err = new Error(e.message);
+  else err = new Error(`the attention core failed with a non-Error exception (${String(e)})`);
+  if (e instanceof Error && typeof (/** @type {any} */ (e).field) === 'string') {
+    err.field = /** @type {any} */ (e).field;
+  }
+  if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, above);
+  return err;
 }
 
 /**

@@ -4,7 +4,24 @@
 // Head h of a projection owns columns [h*dHead, (h+1)*dHead). Query head h reads K/V head
 // floor(h / (nHeads / nKvHeads)). Attention weights are head-major: weights[h*N*S + i*S + j].
 // Bad input throws an Error naming the field and its value: RangeError for a bad number, TypeError
-// for a wrong type or a missing field.
+// for a wrong type or a missing field; `error.field` holds the field's path (see AttentionError).
+
+/**
+ * What every function of the API throws on bad input: a `TypeError` (wrong type, missing or unknown
+ * field), a `RangeError` (a bad number, a size or work cap) or an `Error` (e.g. a disposed session),
+ * whose message names the field and its value, plus `field`.
+ *
+ * `field` is the path of the field the error is about, the first one the message names: a top-level
+ * spec field (`'seqLen'`, `'nHeads'`, `'x'`), a nested one (`'weights.wq'`, `'rope.base'`,
+ * `'model.nHeads'` in a trainer spec), a method argument (`'n'` of `truncate` and `step`, `'x'` of
+ * `append`, `'tokens'` of `attention`, `'bytes'` of `loadModel`), or an unknown key's path
+ * (`'nKVHeads'`, `'model.nLayer'`). It is `undefined` for errors not about one field (a work cap that
+ * depends on several fields, a spec that is not an object, a disposed object).
+ */
+export interface AttentionError extends Error {
+  name: 'TypeError' | 'RangeError' | 'Error';
+  field?: string;
+}
 
 /** The four attention variants. */
 export type Variant = 'mha' | 'mqa' | 'gqa' | 'mla';

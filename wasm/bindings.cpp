@@ -38,11 +38,11 @@ attn::Matrix to_matrix(std::vector<float>&& data, int64_t rows, int64_t cols) {
 attn::Weights read_weights(const val& spec, const attn::Shape& s) {
   const val given = spec["weights"];
   if (given.isUndefined()) return attn::init_weights(s, s.seed);
-  require_object(given, "weights");
+  require_object(given, "weights", "weights");
   const auto slots = attn::weight_slots(s);
   std::set<std::string> names;
   for (const auto& slot : slots) names.insert(slot.name);
-  check_keys(given, (std::string("weights of variant '") + attn::variant_name(s.variant) + "'").c_str(), names);
+  check_keys(given, (std::string("weights of variant '") + attn::variant_name(s.variant) + "'").c_str(), names, "weights");
   attn::Weights w;
   for (const auto& slot : slots) {
     const std::string field = std::string("weights.") + slot.name;
@@ -60,7 +60,7 @@ attn::Matrix read_tokens(const val& x, int64_t d_model, const char* rows_name, s
     attn::check_buffer("x", data.data(), n, *rows * d_model, std::string(rows_name) + " * dModel");
   } else {
     if (n == 0 || n % d_model != 0) {
-      attn::throw_range("x has " + attn::fmt(double(n)) + " elements, expected a positive multiple of dModel (" +
+      attn::throw_range("x", "x has " + attn::fmt(double(n)) + " elements, expected a positive multiple of dModel (" +
                         attn::fmt(double(d_model)) + ")");
     }
     attn::check_buffer("x", data.data(), n, n, "");
@@ -81,7 +81,7 @@ val result_to_js(const attn::ForwardResult& r) {
 val forward_js(val spec) {
   return guarded([&] {
     const attn::RawSpec raw = read_spec(spec, "forward spec");
-    if (raw.max_len) attn::throw_type("maxLen applies to createSession, not forward");
+    if (raw.max_len) attn::throw_type("maxLen", "maxLen applies to createSession, not forward");
     const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
     const attn::Matrix x = read_tokens(spec["x"], s.d, "seqLen", s.n);
     const attn::Weights w = read_weights(spec, s);
@@ -152,10 +152,10 @@ class JsSession {
   void reset() { session_->reset(); }
   void truncate(val n) {
     guarded([&] {
-      if (!n.isNumber()) attn::throw_type("truncate length must be a number, got " + describe(n));
+      if (!n.isNumber()) attn::throw_type("n", "truncate length must be a number, got " + describe(n));
       const double v = n.as<double>();
       if (v != static_cast<double>(static_cast<int64_t>(v))) {
-        attn::throw_range("truncate length (" + attn::fmt(v) + ") must be an integer");
+        attn::throw_range("n", "truncate length (" + attn::fmt(v) + ") must be an integer");
       }
       session_->truncate(static_cast<int64_t>(v));
       return 0;
@@ -168,9 +168,9 @@ class JsSession {
  private:
   static std::unique_ptr<attn::Session> make(const val& spec) {
     attn::RawSpec raw = read_spec(spec, "session spec");
-    if (!spec["x"].isUndefined()) attn::throw_type("a session spec has no x: pass tokens to session.append(x)");
+    if (!spec["x"].isUndefined()) attn::throw_type("x", "a session spec has no x: pass tokens to session.append(x)");
     if (!spec["causal"].isUndefined() && !raw.causal) {
-      attn::throw_range("causal (false) does not apply to a session: a session is causal by construction");
+      attn::throw_range("causal", "causal (false) does not apply to a session: a session is causal by construction");
     }
     raw.causal = true;
     const attn::Shape s = attn::resolve(raw, attn::Need::Session);
@@ -199,7 +199,7 @@ double kv_cache_bytes_js(val cfg) {
     attn::KvCacheQuery q;
     const val variant = cfg["variant"];
     if (!variant.isUndefined()) {
-      if (!variant.isString()) attn::throw_type("variant must be a string, got " + describe(variant));
+      if (!variant.isString()) attn::throw_type("variant", "variant must be a string, got " + describe(variant));
       q.variant = variant.as<std::string>();
     }
     q.n_layers = number_field(cfg, "nLayers");
@@ -348,8 +348,8 @@ val timings_to_js(const std::vector<double>& ms) {
 }
 
 void check_counts(int warmup, int iters) {
-  if (warmup < 0 || warmup > 1000) attn::throw_range("warmup (" + attn::fmt(warmup) + ") must be between 0 and 1000");
-  if (iters < 1 || iters > 10000) attn::throw_range("iters (" + attn::fmt(iters) + ") must be between 1 and 10000");
+  if (warmup < 0 || warmup > 1000) attn::throw_range("warmup", "warmup (" + attn::fmt(warmup) + ") must be between 0 and 1000");
+  if (iters < 1 || iters > 10000) attn::throw_range("iters", "iters (" + attn::fmt(iters) + ") must be between 1 and 10000");
 }
 
 void run_forward(const attn::ForwardWorkload* w) { attn::forward(w->shape, w->weights, w->x); }

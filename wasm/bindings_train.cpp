@@ -17,7 +17,7 @@ namespace {
 
 std::optional<bool> opt_bool(const val& obj, const char* name) {
   if (obj[name].isUndefined()) return std::nullopt;
-  return bool_field(obj, name);
+  return bool_field(obj, name, "model");
 }
 
 attn::train::TrainerSpec read_trainer_spec(const val& spec) {
@@ -36,23 +36,23 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   s.warmup_steps = number_field(spec, "warmupSteps");
   s.weight_decay = number_field(spec, "weightDecay");
   const val model = spec["model"];
-  if (model.isUndefined()) attn::throw_type("model is required: { variant, dModel, nHeads, nLayers, ... }");
-  require_object(model, "model");
+  if (model.isUndefined()) attn::throw_type("model", "model is required: { variant, dModel, nHeads, nLayers, ... }");
+  require_object(model, "model", "model");
   check_keys(model, "model", {"variant", "dModel", "nHeads", "nKvHeads", "dHead", "latentRank", "ropeDim", "rope",
-                              "nLayers", "mlp", "layerNorm", "tiedEmbeddings", "activation"});
-  s.model.variant = string_field(model, "variant");
-  s.model.d_model = number_field(model, "dModel");
-  s.model.n_heads = number_field(model, "nHeads");
-  s.model.n_kv_heads = number_field(model, "nKvHeads");
-  s.model.d_head = number_field(model, "dHead");
-  s.model.latent_rank = number_field(model, "latentRank");
-  s.model.rope_dim = number_field(model, "ropeDim");
-  s.model.rope.enabled = bool_field(model, "rope");
-  s.n_layers = number_field(model, "nLayers");
+                              "nLayers", "mlp", "layerNorm", "tiedEmbeddings", "activation"}, "model");
+  s.model.variant = string_field(model, "variant", "model");
+  s.model.d_model = number_field(model, "dModel", "model");
+  s.model.n_heads = number_field(model, "nHeads", "model");
+  s.model.n_kv_heads = number_field(model, "nKvHeads", "model");
+  s.model.d_head = number_field(model, "dHead", "model");
+  s.model.latent_rank = number_field(model, "latentRank", "model");
+  s.model.rope_dim = number_field(model, "ropeDim", "model");
+  s.model.rope.enabled = bool_field(model, "rope", "model");
+  s.n_layers = number_field(model, "nLayers", "model");
   s.mlp = opt_bool(model, "mlp");
   s.layer_norm = opt_bool(model, "layerNorm");
   s.tied_embeddings = opt_bool(model, "tiedEmbeddings");
-  s.activation = string_field(model, "activation");
+  s.activation = string_field(model, "activation", "model");
   return s;
 }
 
@@ -64,7 +64,7 @@ class JsTrainer {
   val step(double n) {
     return guarded([&] {
       if (n != static_cast<double>(static_cast<int64_t>(n)) || n < 1 || n > 100000) {
-        attn::throw_range("n (" + attn::fmt(n) + ") must be an integer between 1 and 100000");
+        attn::throw_range("n", "n (" + attn::fmt(n) + ") must be an integer between 1 and 100000");
       }
       const auto r = t_->step(static_cast<int64_t>(n));
       val o = val::object();
@@ -105,7 +105,7 @@ class JsTrainer {
       std::vector<int32_t> ids;
       for (std::size_t i = 0; i < f.size(); ++i) {
         if (f[i] != static_cast<float>(static_cast<int32_t>(f[i]))) {
-          attn::throw_range("tokens[" + attn::fmt(double(i)) + "] (" + attn::fmt(f[i]) + ") must be an integer token id");
+          attn::throw_range("tokens", "tokens[" + attn::fmt(double(i)) + "] (" + attn::fmt(f[i]) + ") must be an integer token id");
         }
         ids.push_back(static_cast<int32_t>(f[i]));
       }
@@ -133,7 +133,7 @@ class JsTrainer {
 
 JsTrainer* load_model_js(val bytes) {
   return guarded([&] {
-    if (!bytes.instanceof(val::global("Uint8Array"))) attn::throw_type("loadModel needs a Uint8Array, got " + describe(bytes));
+    if (!bytes.instanceof(val::global("Uint8Array"))) attn::throw_type("bytes", "loadModel needs a Uint8Array, got " + describe(bytes));
     const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
     return new JsTrainer(attn::train::Trainer::load_model(data));
   });

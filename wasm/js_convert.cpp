@@ -8,6 +8,18 @@ namespace attn_js {
 const std::set<std::string> kSpecFields = {"variant", "seqLen", "dModel", "nHeads", "nKvHeads", "dHead", "latentRank",
                                            "ropeDim", "rope", "causal", "returnWeights", "x", "weights", "seed", "maxLen"};
 
+void throw_js(const std::string& cls, const std::string& message, const std::string& field) {
+  val error = val::global(cls.c_str()).new_(message);
+  if (!field.empty()) error.set("field", field);
+  error.throw_();
+}
+
+namespace {
+std::string path(const std::string& prefix, const char* name) {
+  return prefix.empty() ? std::string(name) : prefix + "." + name;
+}
+}  // namespace
+
 std::string describe(const val& v) {
   const std::string t = v.typeOf().as<std::string>();
   if (v.isNull()) return "null";
@@ -28,33 +40,35 @@ bool is_plain_object(const val& v) {
 }
 
 // Refuses fields the call does not know (a typo such as nKVHeads must not be silently ignored).
-void check_keys(const val& obj, const char* what, const std::set<std::string>& known) {
+void check_keys(const val& obj, const char* what, const std::set<std::string>& known, const std::string& prefix) {
   const auto keys = emscripten::vecFromJSArray<std::string>(val::global("Object").call<val>("keys", obj));
   for (const auto& k : keys) {
     if (!known.count(k)) {
       std::string list;
       for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-      attn::throw_type(std::string(what) + " has an unknown field '" + k + "'; known fields: " + list);
+      attn::throw_type(path(prefix, k.c_str()), std::string(what) + " has an unknown field '" + k + "'; known fields: " + list);
     }
   }
 }
 
-std::optional<double> number_field(const val& obj, const char* name) {
+std::optional<double> number_field(const val& obj, const char* name, const std::string& prefix) {
   const val v = obj[name];
   if (v.isUndefined()) return std::nullopt;
-  if (!v.isNumber()) attn::throw_type(std::string(name) + " must be a number, got " + describe(v));
+  if (!v.isNumber()) attn::throw_type(path(prefix, name), path(prefix, name) + " must be a number, got " + describe(v));
   return v.as<double>();
 }
 
-bool bool_field(const val& obj, const char* name) {
+bool bool_field(const val& obj, const char* name, const std::string& prefix) {
   const val v = obj[name];
   if (v.isUndefined()) return false;
-  if (v.typeOf().as<std::string>() != "boolean") attn::throw_type(std::string(name) + " must be a boolean, got " + describe(v));
+  if (v.typeOf().as<std::string>() != "boolean") {
+    attn::throw_type(path(prefix, name), path(prefix, name) + " must be a boolean, got " + describe(v));
+  }
   return v.as<bool>();
 }
 
-void require_object(const val& v, const char* what) {
-  if (!is_plain_object(v)) attn::throw_type(std::string(what) + " must be an object, got " + describe(v));
+void require_object(const val& v, const char* what, const std::string& field) {
+  if (!is_plain_object(v)) attn::throw_type(field, std::string(what) + " must be an object, got " + describe(v));
 }
 
 
@@ -64,7 +78,7 @@ attn::RawSpec read_spec(const val& spec, const char* what) {
   attn::RawSpec r;
   const val variant = spec["variant"];
   if (!variant.isUndefined()) {
-    if (!variant.isString()) attn::throw_type("variant must be a string ('mha', 'mqa', 'gqa' or 'mla'), got " + describe(variant));
+    if (!variant.isString()) attn::throw_type("variant", "variant must be a string ('mha', 'mqa', 'gqa' or 'mla'), got " + describe(variant));
     r.variant = variant.as<std::string>();
   }
   r.seq_len = number_field(spec, "seqLen");
@@ -84,37 +98,37 @@ attn::RawSpec read_spec(const val& spec, const char* what) {
   } else if (rope.typeOf().as<std::string>() == "boolean") {
     r.rope.enabled = true;
   } else if (is_plain_object(rope)) {
-    check_keys(rope, "rope", {"base"});
+    check_keys(rope, "rope", {"base"}, "rope");
     r.rope.enabled = true;
-    r.rope.base = number_field(rope, "base");
+    r.rope.base = number_field(rope, "base", "rope");
   } else {
-    attn::throw_type("rope must be false, true or { base }, got " + describe(rope));
+    attn::throw_type("rope", "rope must be false, true or { base }, got " + describe(rope));
   }
   return r;
 }
 
 // A numeric array (Float32Array, another typed array or an Array of numbers) -> float32 values.
 std::vector<float> read_floats(const val& v, const std::string& field) {
-  if (v.isUndefined()) attn::throw_type(field + " is required");
+  if (v.isUndefined()) attn::throw_type(field, field + " is required");
   const bool view = val::global("ArrayBuffer").call<bool>("isView", v);
   if (!(view && !v.instanceof(val::global("DataView")) && !v.instanceof(val::global("BigInt64Array")) &&
         !v.instanceof(val::global("BigUint64Array"))) &&
       !val::global("Array").call<bool>("isArray", v)) {
-    attn::throw_type(field + " must be a Float32Array, got " + describe(v));
+    attn::throw_type(field, field + " must be a Float32Array, got " + describe(v));
   }
   const double n = v["length"].as<double>();
   if (n > attn::kMaxWorkBytes / 4) {
-    attn::throw_range(field + " has " + attn::fmt(n) + " elements, above the size cap");
+    attn::throw_range(field, field + " has " + attn::fmt(n) + " elements, above the size cap");
   }
   std::vector<float> out(static_cast<std::size_t>(n));
   val(emscripten::typed_memory_view(out.size(), out.data())).call<void>("set", v);  // one bulk copy
   return out;
 }
 
-std::optional<std::string> string_field(const val& obj, const char* name) {
+std::optional<std::string> string_field(const val& obj, const char* name, const std::string& prefix) {
   const val v = obj[name];
   if (v.isUndefined()) return std::nullopt;
-  if (!v.isString()) attn::throw_type(std::string(name) + " must be a string, got " + describe(v));
+  if (!v.isString()) attn::throw_type(path(prefix, name), path(prefix, name) + " must be a string, got " + describe(v));
   return v.as<std::string>();
 }
 

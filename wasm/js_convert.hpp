@@ -20,14 +20,19 @@ namespace attn_js {
 using emscripten::val;
 
 // ---------------------------------------------------------------------------------------------
-// Errors: run f; on failure throw a JS Error / TypeError / RangeError carrying the message.
+// Errors: run f; on failure throw a JS Error / TypeError / RangeError carrying the message, with
+// `field` set to the path of the field the error is about ("seqLen", "weights.wq", "model.nHeads")
+// when the core named one (attn::Error::field()).
+[[noreturn]] void throw_js(const std::string& cls, const std::string& message, const std::string& field);
+
 template <class F>
 auto guarded(F&& f) -> decltype(f()) {
-  std::string message, cls = "Error";
+  std::string message, cls = "Error", field;
   try {
     return f();
   } catch (const attn::Error& e) {
     message = e.what();
+    field = e.field();
     cls = e.kind() == attn::Error::Kind::Type ? "TypeError" : e.kind() == attn::Error::Kind::Range ? "RangeError" : "Error";
   } catch (const std::bad_alloc&) {
     message = "out of memory: the request needs more memory than the WebAssembly heap can grow to";
@@ -35,18 +40,20 @@ auto guarded(F&& f) -> decltype(f()) {
   } catch (const std::exception& e) {
     message = e.what();
   }
-  val::global(cls.c_str()).new_(message).throw_();
+  throw_js(cls, message, field);
 }
 
 // A short description of a JS value for messages: "string ('4')", "number (3)", "an Array", ...
 std::string describe(const val& v);
 bool is_plain_object(const val& v);
 // Refuses fields the call does not know (a typo such as nKVHeads must not be silently ignored).
-void check_keys(const val& obj, const char* what, const std::set<std::string>& known);
-std::optional<double> number_field(const val& obj, const char* name);
-std::optional<std::string> string_field(const val& obj, const char* name);
-bool bool_field(const val& obj, const char* name);
-void require_object(const val& v, const char* what);
+// `prefix` is the path of a nested object ("model", "rope", "weights"): its fields are named prefix.key.
+void check_keys(const val& obj, const char* what, const std::set<std::string>& known, const std::string& prefix = "");
+std::optional<double> number_field(const val& obj, const char* name, const std::string& prefix = "");
+std::optional<std::string> string_field(const val& obj, const char* name, const std::string& prefix = "");
+bool bool_field(const val& obj, const char* name, const std::string& prefix = "");
+// `field`: the path the error names (empty for a whole argument, e.g. the spec itself).
+void require_object(const val& v, const char* what, const std::string& field = "");
 
 extern const std::set<std::string> kSpecFields;
 // A forward / session / shape spec; `what` names it in messages ("forward spec").

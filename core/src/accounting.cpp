@@ -41,14 +41,14 @@ namespace {
 double positive_number(const char* name, const std::optional<double>& v, double fallback, double lo, double hi) {
   if (!v) return fallback;
   if (!std::isfinite(*v) || *v < lo || *v > hi) {
-    throw_range(std::string(name) + " (" + fmt(*v) + ") must be a number between " + fmt(lo) + " and " + fmt(hi));
+    throw_range(name, std::string(name) + " (" + fmt(*v) + ") must be a number between " + fmt(lo) + " and " + fmt(hi));
   }
   return *v;
 }
 double whole(const char* name, const std::optional<double>& v, double lo, double hi) {
-  if (!v) throw_type(std::string(name) + " is required");
+  if (!v) throw_type(name, std::string(name) + " is required");
   if (!std::isfinite(*v) || *v != std::floor(*v) || *v < lo || *v > hi) {
-    throw_range(std::string(name) + " (" + fmt(*v) + ") must be an integer between " + fmt(lo) + " and " + fmt(hi));
+    throw_range(name, std::string(name) + " (" + fmt(*v) + ") must be an integer between " + fmt(lo) + " and " + fmt(hi));
   }
   return *v;
 }
@@ -66,7 +66,7 @@ double kv_cache_bytes(const KvCacheQuery& q) {
   raw.d_model = q.d_model;
   const bool mla = q.variant && *q.variant == "mla";
   if (!raw.d_head && !raw.d_model) {
-    if (!mla) throw_type("dHead is required (or dModel, to default dHead to dModel / nHeads)");
+    if (!mla) throw_type("dHead", "dHead is required (or dModel, to default dHead to dModel / nHeads)");
     raw.d_head = 1.0;  // MLA caches r + dr per token: dHead does not enter
   }
   if (!raw.d_model) raw.d_model = 1.0;  // only serves to default dHead, which is given

@@ -33,7 +33,7 @@ DecodeWorkload make_decode_workload(const RawSpec& raw, int64_t cache_len) {
   DecodeWorkload w;
   const Shape s = resolve(raw, Need::Session);
   if (cache_len < 0 || cache_len + 1 > s.max_len) {
-    throw_range("cacheLen (" + fmt(double(cache_len)) + ") must leave room for one token below maxLen (" +
+    throw_range("cacheLen", "cacheLen (" + fmt(double(cache_len)) + ") must leave room for one token below maxLen (" +
                 fmt(double(s.max_len)) + ")");
   }
   w.session = std::make_unique<Session>(s, init_weights(s, s.seed));

@@ -84,7 +84,7 @@ std::string variant_label(Variant v, int64_t g, int64_t r, int64_t dr) {
 
 double number(const char* name, const std::optional<double>& v, double lo, double hi, bool integer) {
   if (!std::isfinite(*v) || (integer && *v != std::floor(*v)) || *v < lo || *v > hi) {
-    throw_range(std::string(name) + " (" + fmt(*v) + ") must be " + (integer ? "an integer" : "a number") +
+    throw_range(name, std::string(name) + " (" + fmt(*v) + ") must be " + (integer ? "an integer" : "a number") +
                 " between " + fmt(lo) + " and " + fmt(hi));
   }
   return *v;
@@ -125,25 +125,25 @@ Recommendation recommend(const RecommendQuery& q) {
   };
 
   // --- the request ------------------------------------------------------------------------------
-  if (!q.seq_len) throw_type("seqLen is required: the target context length in tokens");
+  if (!q.seq_len) throw_type("seqLen", "seqLen is required: the target context length in tokens");
   const double seq = number("seqLen", q.seq_len, 1, 1e8, true);
   const double batch = q.batch ? number("batch", q.batch, 1, 1e6, true) : 1.0;
   const double bpe = q.bytes_per_element ? number("bytesPerElement", q.bytes_per_element, 0.125, 16, false) : 2.0;
   const double wbpp = q.weight_bytes_per_param ? number("weightBytesPerParam", q.weight_bytes_per_param, 0.125, 16, false) : 2.0;
   const std::string priority = q.priority.value_or("balanced");
   if (priority != "quality" && priority != "balanced" && priority != "memory") {
-    throw_range("priority ('" + priority.substr(0, 40) + "') must be 'quality', 'balanced' or 'memory'");
+    throw_range("priority", "priority ('" + priority.substr(0, 40) + "') must be 'quality', 'balanced' or 'memory'");
   }
   std::optional<Variant> forced;
   if (q.variant) forced = parse_variant(q.variant);
-  if (q.target && q.memory_bytes) throw_range("give target or memoryBytes, not both");
+  if (q.target && q.memory_bytes) throw_range("target", "give target or memoryBytes, not both");
   if (q.target) {
     const auto& ts = deployment_targets();
     auto it = std::find_if(ts.begin(), ts.end(), [&](const DeploymentTarget& t) { return *q.target == t.id; });
     if (it == ts.end()) {
       std::string ids;
       for (const auto& t : ts) ids += (ids.empty() ? "'" : ", '") + std::string(t.id) + "'";
-      throw_range("target ('" + q.target->substr(0, 40) + "') must be one of " + ids + ", or give memoryBytes");
+      throw_range("target", "target ('" + q.target->substr(0, 40) + "') must be one of " + ids + ", or give memoryBytes");
     }
     rec.memory_bytes = it->memory_bytes;
   } else if (q.memory_bytes) {
@@ -154,13 +154,13 @@ Recommendation recommend(const RecommendQuery& q) {
   int64_t d, h, dh, layers;
   double params;
   if (q.param_budget) {
-    if (q.d_model || q.n_layers) throw_range("give paramBudget or dModel + nLayers, not both");
+    if (q.d_model || q.n_layers) throw_range("paramBudget", "give paramBudget or dModel + nLayers, not both");
     const double budget = *q.param_budget;
     if (!std::isfinite(budget) || budget < kMinBudget) {
-      throw_range("paramBudget (" + fmt(budget) + ") is too small for any shape the configurator recommends: " +
+      throw_range("paramBudget", "paramBudget (" + fmt(budget) + ") is too small for any shape the configurator recommends: " +
                   "it needs at least " + fmt(kMinBudget) + " parameters (a dModel of 64 with d_head >= 32)");
     }
-    if (budget > kMaxBudget) throw_range("paramBudget (" + fmt(budget) + ") must be at most " + fmt(kMaxBudget));
+    if (budget > kMaxBudget) throw_range("paramBudget", "paramBudget (" + fmt(budget) + ") must be at most " + fmt(kMaxBudget));
     const auto& rows = size_table();
     const SizeRow* best = &rows[0];
     for (const auto& r : rows) {
@@ -176,7 +176,7 @@ Recommendation recommend(const RecommendQuery& q) {
                            " heads of " + fmt(double(dh)) + ", " + fmt(double(best->n_layers)) + " layers" +
                            (layers != best->n_layers ? ", scaled to " + fmt(double(layers)) + " layers for this budget" : "") + ".");
   } else {
-    if (!q.d_model || !q.n_layers) throw_type("paramBudget is required, or both dModel and nLayers");
+    if (!q.d_model || !q.n_layers) throw_type("paramBudget", "paramBudget is required, or both dModel and nLayers");
     d = int64_t(number("dModel", q.d_model, 1, 131072, true));
     layers = int64_t(number("nLayers", q.n_layers, 1, 1000, true));
     dh = 0;
@@ -185,7 +185,7 @@ Recommendation recommend(const RecommendQuery& q) {
       if (d % w == 0 && w >= kMinHeadWidth) { dh = w; break; }
     }
     if (dh == 0) {
-      throw_range("dModel (" + fmt(double(d)) + ") has no head width of at least 32 that divides it: the configurator " +
+      throw_range("dModel", "dModel (" + fmt(double(d)) + ") has no head width of at least 32 that divides it: the configurator " +
                   "refuses d_head < 32 (heads start fighting the sqrt(d_head) scale); use a multiple of 32");
     }
     h = d / dh;
@@ -232,7 +232,7 @@ Recommendation recommend(const RecommendQuery& q) {
   if (forced) {
     pick = rung_of(*forced);
     if (*forced == Variant::GQA && pick.variant != Variant::GQA) {
-      throw_range("variant ('gqa') needs a K/V head count that divides nHeads (" + fmt(double(h)) + "): none of 8, 4, 2 does");
+      throw_range("variant", "variant ('gqa') needs a K/V head count that divides nHeads (" + fmt(double(h)) + "): none of 8, 4, 2 does");
     }
     fire("forced-variant", "Variant " + variant_label(pick.variant, pick.g, pick.r, pick.dr) + " was asked for; the configurator prices it.");
   } else if (priority == "quality") {

@@ -46,7 +46,7 @@ double Session::cache_bytes() const {
 
 void Session::truncate(int64_t new_length) {
   if (new_length < 0 || new_length > length_) {
-    throw_range("truncate length (" + fmt(double(new_length)) + ") must be between 0 and the session length (" +
+    throw_range("n", "truncate length (" + fmt(double(new_length)) + ") must be between 0 and the session length (" +
                 fmt(double(length_)) + ")");
   }
   length_ = new_length;
@@ -71,9 +71,9 @@ void Session::fill_for_benchmark(int64_t tokens, uint64_t seed) {
 ForwardResult Session::append(const Matrix& x) {
   const Shape& s = shape_;
   const int64_t k = int64_t(x.shape(0));
-  if (k < 1) throw_range("append needs at least one token, got 0");
+  if (k < 1) throw_range("x", "append needs at least one token, got 0");
   if (length_ + k > s.max_len) {
-    throw_range("appending " + fmt(double(k)) + " tokens to a session holding " + fmt(double(length_)) +
+    throw_range("x", "appending " + fmt(double(k)) + " tokens to a session holding " + fmt(double(length_)) +
                 " would exceed maxLen (" + fmt(double(s.max_len)) + ")");
   }
   if (session_work_bytes(s, k) > kMaxWorkBytes) {

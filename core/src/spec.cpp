@@ -35,12 +35,12 @@ const char* variant_name(Variant v) {
 float Shape::scale() const { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh + dr))); }
 
 Variant parse_variant(const std::optional<std::string>& v) {
-  if (!v) throw_type("variant is required: one of 'mha', 'mqa', 'gqa', 'mla'");
+  if (!v) throw_type("variant", "variant is required: one of 'mha', 'mqa', 'gqa', 'mla'");
   if (*v == "mha") return Variant::MHA;
   if (*v == "mqa") return Variant::MQA;
   if (*v == "gqa") return Variant::GQA;
   if (*v == "mla") return Variant::MLA;
-  throw_range("variant ('" + v->substr(0, 40) + "') must be one of 'mha', 'mqa', 'gqa', 'mla'");
+  throw_range("variant", "variant ('" + v->substr(0, 40) + "') must be one of 'mha', 'mqa', 'gqa', 'mla'");
 }
 
 namespace {
@@ -50,20 +50,20 @@ int64_t int_field(const char* name, const std::optional<double>& v, double lo, d
                   std::optional<int64_t> fallback = std::nullopt) {
   if (!v) {
     if (fallback) return *fallback;
-    throw_type(std::string(name) + " is required");
+    throw_type(name, std::string(name) + " is required");
   }
   const double x = *v;
   if (!std::isfinite(x) || x != std::floor(x)) {
-    throw_range(std::string(name) + " (" + fmt(x) + ") must be an integer");
+    throw_range(name, std::string(name) + " (" + fmt(x) + ") must be an integer");
   }
   if (x < lo || x > hi) {
-    throw_range(std::string(name) + " (" + fmt(x) + ") must be between " + fmt(lo) + " and " + fmt(hi));
+    throw_range(name, std::string(name) + " (" + fmt(x) + ") must be between " + fmt(lo) + " and " + fmt(hi));
   }
   return static_cast<int64_t>(x);
 }
 
 void require_absent_or_zero(const char* name, const std::optional<double>& v, const char* why) {
-  if (v && *v != 0) throw_range(std::string(name) + " (" + fmt(*v) + ") " + why);
+  if (v && *v != 0) throw_range(name, std::string(name) + " (" + fmt(*v) + ") " + why);
 }
 
 }  // namespace
@@ -76,7 +76,7 @@ Shape resolve(const RawSpec& raw, Need need) {
   if (need == Need::Forward) {
     s.n = int_field("seqLen", raw.seq_len, 1, kMaxDim);
   } else if (raw.seq_len && need == Need::Session) {
-    throw_range("seqLen (" + fmt(*raw.seq_len) + ") does not apply to a session: give maxLen");
+    throw_range("seqLen", "seqLen (" + fmt(*raw.seq_len) + ") does not apply to a session: give maxLen");
   }
   if (need == Need::Session) s.max_len = int_field("maxLen", raw.max_len, 1, kMaxDim);
 
@@ -88,7 +88,7 @@ Shape resolve(const RawSpec& raw, Need need) {
     s.dh = int_field("dHead", raw.d_head, 1, 4096);
   } else {
     if (s.d % s.h != 0) {
-      throw_range("dModel (" + fmt(double(s.d)) + ") must be divisible by nHeads (" + fmt(double(s.h)) +
+      throw_range("dModel", "dModel (" + fmt(double(s.d)) + ") must be divisible by nHeads (" + fmt(double(s.h)) +
                   ") unless dHead is given");
     }
     s.dh = s.d / s.h;
@@ -98,28 +98,28 @@ Shape resolve(const RawSpec& raw, Need need) {
     case Variant::MHA:
       s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
       if (s.g != s.h) {
-        throw_range("nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
+        throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
                     ") for variant 'mha'; use 'gqa' for fewer K/V heads");
       }
       break;
     case Variant::MQA:
       s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096, 1);
-      if (s.g != 1) throw_range("nKvHeads (" + fmt(double(s.g)) + ") must be 1 for variant 'mqa'");
+      if (s.g != 1) throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must be 1 for variant 'mqa'");
       break;
     case Variant::GQA:
       s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096);
       if (s.g > s.h) {
-        throw_range("nKvHeads (" + fmt(double(s.g)) + ") must not exceed nHeads (" + fmt(double(s.h)) + ")");
+        throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must not exceed nHeads (" + fmt(double(s.h)) + ")");
       }
       if (s.h % s.g != 0) {
-        throw_range("nHeads (" + fmt(double(s.h)) + ") must be divisible by nKvHeads (" + fmt(double(s.g)) + ")");
+        throw_range("nHeads", "nHeads (" + fmt(double(s.h)) + ") must be divisible by nKvHeads (" + fmt(double(s.g)) + ")");
       }
       break;
     case Variant::MLA:
       // K and V decompress to one head per query head; a given nKvHeads must say so.
       s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
       if (s.g != s.h) {
-        throw_range("nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
+        throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
                     ") for variant 'mla' (the latent replaces K/V heads); omit it");
       }
       break;
@@ -128,9 +128,9 @@ Shape resolve(const RawSpec& raw, Need need) {
   if (s.variant == Variant::MLA) {
     s.r = int_field("latentRank", raw.latent_rank, 1, kMaxDim);
     s.dr = int_field("ropeDim", raw.rope_dim, 0, 4096, 0);
-    if (s.dr % 2 != 0) throw_range("ropeDim (" + fmt(double(s.dr)) + ") must be even (RoPE rotates pairs)");
+    if (s.dr % 2 != 0) throw_range("ropeDim", "ropeDim (" + fmt(double(s.dr)) + ") must be even (RoPE rotates pairs)");
     if (raw.rope.enabled && s.dr == 0) {
-      throw_range("rope applies to variant 'mla' only through ropeDim, which is 0: set ropeDim > 0 "
+      throw_range("rope", "rope applies to variant 'mla' only through ropeDim, which is 0: set ropeDim > 0 "
                   "(the decoupled RoPE key) or drop rope");
     }
   } else {
@@ -138,12 +138,12 @@ Shape resolve(const RawSpec& raw, Need need) {
     require_absent_or_zero("ropeDim", raw.rope_dim, ("applies only to variant 'mla', not " + vq).c_str());
     s.rope = raw.rope.enabled;
     if (s.rope && s.dh % 2 != 0) {
-      throw_range("dHead (" + fmt(double(s.dh)) + ") must be even when rope is on (RoPE rotates pairs)");
+      throw_range("dHead", "dHead (" + fmt(double(s.dh)) + ") must be even when rope is on (RoPE rotates pairs)");
     }
   }
   if (raw.rope.base) {
     const double b = *raw.rope.base;
-    if (!std::isfinite(b) || b <= 0) throw_range("rope.base (" + fmt(b) + ") must be a finite number > 0");
+    if (!std::isfinite(b) || b <= 0) throw_range("rope.base", "rope.base (" + fmt(b) + ") must be a finite number > 0");
     s.rope_base = b;
   }
 

@@ -64,12 +64,12 @@ Weights init_weights(const Shape& s, uint64_t seed) {
 void check_buffer(const std::string& field, const float* data, int64_t count, int64_t expected,
                   const std::string& formula) {
   if (count != expected) {
-    throw_range(field + " has " + fmt(double(count)) + " elements, expected " + formula + " = " +
+    throw_range(field, field + " has " + fmt(double(count)) + " elements, expected " + formula + " = " +
                 fmt(double(expected)));
   }
   for (int64_t i = 0; i < count; ++i) {
     if (!std::isfinite(data[i])) {
-      throw_range(field + "[" + fmt(double(i)) + "] is " + fmt(data[i]) + ": inputs must be finite");
+      throw_range(field, field + "[" + fmt(double(i)) + "] is " + fmt(data[i]) + ": inputs must be finite");
     }
   }
 }

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { SHOTS, app, heatmapDrawn, shot, startBrowser, viewReady } from './browser.mjs';
+import { SHOTS, app, draws, heatmapDrawn, shot, startBrowser, viewReady } from './browser.mjs';
 
 let b;
 before(async () => { b = await startBrowser(); });
@@ -192,8 +192,7 @@ test('"open in the playground" loads the recommended shape, scaled down, into th
   const el = app(page);
   const panel = el.locator('[data-slot="configurator"]');
   await reveal(page, panel);
-  const drawn = () => page.evaluate(() => Number(document.querySelector('attention-playground').shadowRoot
-    .querySelector('[data-slot="heatmap"]').dataset.drawn || 0));
+  const drawn = () => draws(page, 'heatmap');
   let n = await drawn();
   await panel.locator('button[data-action="open"]').click();
   await heatmapDrawn(page, n + 1);

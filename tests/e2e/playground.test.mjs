@@ -50,9 +50,12 @@ test('an invalid combination is explained next to the control in the core\'s wor
   await heatmapDrawn(page);
   const el = app(page);
   await el.locator('input[name="nKvHeads"]').fill('3');
-  const err = el.locator('[data-field="nKvHeads"] .field-error');
+  // The core names the field (error.field = 'nHeads' for "nHeads must be divisible by nKvHeads"):
+  // the message goes next to that field, placed from the structured field, not the message text.
+  const err = el.locator('[data-field="nHeads"] .field-error');
   await err.waitFor({ state: 'visible' });
   assert.match(await err.innerText(), /nHeads \(8\) must be divisible by nKvHeads \(3\)/);
+  assert.equal(await el.locator('input[name="nHeads"]').getAttribute('aria-invalid'), '');
   assert.equal(await el.locator('input[name="nKvHeads"]').inputValue(), '3', 'the value is not silently changed');
   await el.locator('input[name="nKvHeads"]').fill('2');
   await err.waitFor({ state: 'hidden' });

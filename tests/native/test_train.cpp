@@ -494,27 +494,29 @@ TrainerSpec lab_spec(const std::string& task, const std::string& variant) {
 }  // namespace
 
 TEST(Trainer, RejectsBadSpecsNamingTheField) {
-  auto expect_error = [](TrainerSpec s, const std::string& part) {
+  // part: in the message; field: error.field, the path of the field (model fields under "model.")
+  auto expect_error = [](TrainerSpec s, const std::string& part, const std::string& field) {
     try {
       Trainer t(s);
       ADD_FAILURE() << "no error, expected one mentioning " << part;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+      EXPECT_EQ(e.field(), field) << e.what();
     }
   };
   TrainerSpec s = lab_spec("copy", "mha");
-  { auto t = s; t.task = "sort"; expect_error(t, "task ('sort')"); }
-  { auto t = s; t.task.reset(); expect_error(t, "task is required"); }
-  { auto t = s; t.n_layers = 5; expect_error(t, "model.nLayers (5)"); }
-  { auto t = s; t.seq_len = 1.5; expect_error(t, "seqLen (1.5)"); }
-  { auto t = s; t.batch_size = 0; expect_error(t, "batchSize (0)"); }
-  { auto t = s; t.learning_rate = -1; expect_error(t, "learningRate (-1)"); }
-  { auto t = s; t.vocab_size = 2; expect_error(t, "vocabSize (2)"); }
-  { auto t = s; t.model.n_heads = 6; expect_error(t, "nHeads (6)"); }
-  { auto t = s; t.model.variant = "gqa"; t.model.n_kv_heads = 3; expect_error(t, "nKvHeads (3)"); }
-  { auto t = s; t.activation = "tanh"; expect_error(t, "activation ('tanh')"); }
-  { auto t = s; t.task = "chars"; t.vocab_size.reset(); expect_error(t, "text is required"); }
-  { auto t = s; t.task = "chars"; t.vocab_size.reset(); t.text = "abc"; expect_error(t, "text (3 characters)"); }
+  { auto t = s; t.task = "sort"; expect_error(t, "task ('sort')", "task"); }
+  { auto t = s; t.task.reset(); expect_error(t, "task is required", "task"); }
+  { auto t = s; t.n_layers = 5; expect_error(t, "model.nLayers (5)", "model.nLayers"); }
+  { auto t = s; t.seq_len = 1.5; expect_error(t, "seqLen (1.5)", "seqLen"); }
+  { auto t = s; t.batch_size = 0; expect_error(t, "batchSize (0)", "batchSize"); }
+  { auto t = s; t.learning_rate = -1; expect_error(t, "learningRate (-1)", "learningRate"); }
+  { auto t = s; t.vocab_size = 2; expect_error(t, "vocabSize (2)", "vocabSize"); }
+  { auto t = s; t.model.n_heads = 6; expect_error(t, "nHeads (6)", "model.dModel"); }
+  { auto t = s; t.model.variant = "gqa"; t.model.n_kv_heads = 3; expect_error(t, "nKvHeads (3)", "model.nHeads"); }
+  { auto t = s; t.activation = "tanh"; expect_error(t, "activation ('tanh')", "model.activation"); }
+  { auto t = s; t.task = "chars"; t.vocab_size.reset(); expect_error(t, "text is required", "text"); }
+  { auto t = s; t.task = "chars"; t.vocab_size.reset(); t.text = "abc"; expect_error(t, "text (3 characters)", "text"); }
 }
 
 // A seeded copy run: the lab's default model (1 layer, dModel 64, 4 heads, seqLen 32, batch 16,

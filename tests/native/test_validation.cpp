@@ -131,3 +131,47 @@ TEST(Validation, BuffersAreCheckedForSizeAndFiniteness) {
   v[7] = INFINITY;
   EXPECT_THROW(check_buffer("x", v.data(), 12, 12, ""), Error);
 }
+
+// error.field: the path of the field an error is about (the first field its message names).
+namespace {
+std::string field_of(const RawSpec& r, Need need = Need::Forward) {
+  try {
+    resolve(r, need);
+  } catch (const Error& e) {
+    return e.field();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST(Validation, ErrorsCarryTheirField) {
+  RawSpec r = good(); r.variant = std::string("flash");
+  EXPECT_EQ(field_of(r), "variant");
+  r = good(); r.n_kv_heads = 3.0;
+  EXPECT_EQ(field_of(r), "nHeads");
+  r = good(); r.n_kv_heads = 8.0;
+  EXPECT_EQ(field_of(r), "nKvHeads");
+  r = good(); r.seq_len.reset();
+  EXPECT_EQ(field_of(r), "seqLen");
+  r = good(); r.d_head = 5.0; r.rope.enabled = true;
+  EXPECT_EQ(field_of(r), "dHead");
+  r = good(); r.rope.enabled = true; r.rope.base = -1.0;
+  EXPECT_EQ(field_of(r), "rope.base");
+  r = good(); r.variant = std::string("mla"); r.n_kv_heads.reset(); r.latent_rank = 4.0; r.rope_dim = 3.0;
+  EXPECT_EQ(field_of(r), "ropeDim");
+  r = good(); r.max_len.reset(); r.seq_len.reset();
+  EXPECT_EQ(field_of(r, Need::Session), "maxLen");
+  r = good(); r.seq_len = 100000.0; r.d_model = 4096.0; r.n_heads = 32.0; r.n_kv_heads = 8.0;
+  EXPECT_EQ(field_of(r), "") << "a work cap over several fields names none";
+  std::vector<float> v(12, 1.0f);
+  try {
+    check_buffer("weights.wq", v.data(), 12, 16, "");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "weights.wq");
+  }
+  const Error inner(Error::Kind::Range, "nHeads (4) must be divisible by nKvHeads (3)", "nHeads");
+  EXPECT_EQ(inner.nested("model").field(), "model.nHeads");
+  EXPECT_STREQ(inner.nested("model").what(), inner.what());
+  EXPECT_EQ(Error(Error::Kind::State, "disposed").nested("model").field(), "");
+}

@@ -27,74 +27,92 @@ const poisoned = (arr, i, value) => {
 
 /**
  * The mistakes: [label, (attn) => call, expected class (Error: any Error), patterns the message must
- * contain (strings literally, or regexps)].
+ * contain (strings literally, or regexps), the error's `field` (the path of the field the error is
+ * about, the first one the message names; undefined for errors not about one field)].
  */
 const CASES = [
   // sizes and their relations
-  ['nHeads not divisible by nKvHeads', (a) => a.forward({ ...BASE, dModel: 24, nHeads: 6, nKvHeads: 4, x: randomArray(96, 2) }), RangeError, ['nHeads (6)', 'nKvHeads (4)']],
-  ['seqLen 0', (a) => a.forward({ ...BASE, seqLen: 0, x: new Float32Array(0) }), RangeError, ['seqLen', /\b0\b/]],
-  ['negative seqLen', (a) => a.forward({ ...BASE, seqLen: -1, x: X }), RangeError, ['seqLen', '-1']],
-  ['non-integer dModel', (a) => a.forward({ ...BASE, dModel: 32.5, x: X }), RangeError, ['dModel', '32.5']],
-  ['zero nHeads', (a) => a.forward({ ...BASE, nHeads: 0, x: X }), RangeError, ['nHeads', /\b0\b/]],
-  ['negative dHead', (a) => a.forward({ ...BASE, dHead: -8, x: X }), RangeError, ['dHead', '-8']],
-  ['non-integer nKvHeads', (a) => a.forward({ ...BASE, nKvHeads: 1.5, x: X }), RangeError, ['nKvHeads', '1.5']],
-  ['NaN nHeads', (a) => a.forward({ ...BASE, nHeads: NaN, x: X }), RangeError, ['nHeads', 'NaN']],
-  ['non-integer seed', (a) => a.forward({ ...BASE, seed: 1.5, x: X }), RangeError, ['seed', '1.5']],
-  ['nHeads of the wrong type', (a) => a.forward({ ...BASE, nHeads: '4', x: X }), TypeError, ['nHeads']],
-  ['missing seqLen', (a) => a.forward(without(withX(X), 'seqLen')), TypeError, ['seqLen']],
-  ['missing dModel', (a) => a.forward(without(withX(X), 'dModel')), TypeError, ['dModel']],
-  ['missing nHeads', (a) => a.forward(without(withX(X), 'nHeads')), TypeError, ['nHeads']],
-  ['GQA without nKvHeads', (a) => a.forward(without(withX(X), 'nKvHeads')), TypeError, ['nKvHeads']],
-  ['MQA with 2 KV heads', (a) => a.forward({ ...BASE, variant: 'mqa', nKvHeads: 2, x: X }), RangeError, ['nKvHeads', /\b2\b/]],
-  ['dModel not divisible by nHeads without dHead', (a) => a.forward({ variant: 'mha', seqLen: 2, dModel: 30, nHeads: 4, x: randomArray(60, 3) }), RangeError, ['dModel', '30', 'nHeads', /\b4\b/]],
-  ['a misspelt field (nKVHeads)', (a) => a.forward({ ...BASE, nKVHeads: 2, x: X }), TypeError, ['nKVHeads']],
-  ['returnWeights not a boolean', (a) => a.forward({ ...BASE, returnWeights: 'yes', x: X }), TypeError, ['returnWeights']],
-  ['rope a string', (a) => a.forward({ ...BASE, rope: 'yes', x: X }), TypeError, ['rope']],
+  ['nHeads not divisible by nKvHeads', (a) => a.forward({ ...BASE, dModel: 24, nHeads: 6, nKvHeads: 4, x: randomArray(96, 2) }), RangeError, ['nHeads (6)', 'nKvHeads (4)'], 'nHeads'],
+  ['seqLen 0', (a) => a.forward({ ...BASE, seqLen: 0, x: new Float32Array(0) }), RangeError, ['seqLen', /\b0\b/], 'seqLen'],
+  ['negative seqLen', (a) => a.forward({ ...BASE, seqLen: -1, x: X }), RangeError, ['seqLen', '-1'], 'seqLen'],
+  ['non-integer dModel', (a) => a.forward({ ...BASE, dModel: 32.5, x: X }), RangeError, ['dModel', '32.5'], 'dModel'],
+  ['zero nHeads', (a) => a.forward({ ...BASE, nHeads: 0, x: X }), RangeError, ['nHeads', /\b0\b/], 'nHeads'],
+  ['negative dHead', (a) => a.forward({ ...BASE, dHead: -8, x: X }), RangeError, ['dHead', '-8'], 'dHead'],
+  ['non-integer nKvHeads', (a) => a.forward({ ...BASE, nKvHeads: 1.5, x: X }), RangeError, ['nKvHeads', '1.5'], 'nKvHeads'],
+  ['NaN nHeads', (a) => a.forward({ ...BASE, nHeads: NaN, x: X }), RangeError, ['nHeads', 'NaN'], 'nHeads'],
+  ['non-integer seed', (a) => a.forward({ ...BASE, seed: 1.5, x: X }), RangeError, ['seed', '1.5'], 'seed'],
+  ['nHeads of the wrong type', (a) => a.forward({ ...BASE, nHeads: '4', x: X }), TypeError, ['nHeads'], 'nHeads'],
+  ['missing seqLen', (a) => a.forward(without(withX(X), 'seqLen')), TypeError, ['seqLen'], 'seqLen'],
+  ['missing dModel', (a) => a.forward(without(withX(X), 'dModel')), TypeError, ['dModel'], 'dModel'],
+  ['missing nHeads', (a) => a.forward(without(withX(X), 'nHeads')), TypeError, ['nHeads'], 'nHeads'],
+  ['GQA without nKvHeads', (a) => a.forward(without(withX(X), 'nKvHeads')), TypeError, ['nKvHeads'], 'nKvHeads'],
+  ['MQA with 2 KV heads', (a) => a.forward({ ...BASE, variant: 'mqa', nKvHeads: 2, x: X }), RangeError, ['nKvHeads', /\b2\b/], 'nKvHeads'],
+  ['dModel not divisible by nHeads without dHead', (a) => a.forward({ variant: 'mha', seqLen: 2, dModel: 30, nHeads: 4, x: randomArray(60, 3) }), RangeError, ['dModel', '30', 'nHeads', /\b4\b/], 'dModel'],
+  ['a misspelt field (nKVHeads)', (a) => a.forward({ ...BASE, nKVHeads: 2, x: X }), TypeError, ['nKVHeads'], 'nKVHeads'],
+  ['returnWeights not a boolean', (a) => a.forward({ ...BASE, returnWeights: 'yes', x: X }), TypeError, ['returnWeights'], 'returnWeights'],
+  ['rope a string', (a) => a.forward({ ...BASE, rope: 'yes', x: X }), TypeError, ['rope'], 'rope'],
   // variant
-  ['unknown variant', (a) => a.forward({ ...BASE, variant: 'mxa', x: X }), Error, ['variant', 'mxa']],
-  ['missing variant', (a) => a.forward(without(withX(X), 'variant')), TypeError, ['variant']],
+  ['unknown variant', (a) => a.forward({ ...BASE, variant: 'mxa', x: X }), Error, ['variant', 'mxa'], 'variant'],
+  ['missing variant', (a) => a.forward(without(withX(X), 'variant')), TypeError, ['variant'], 'variant'],
   // MLA and RoPE
-  ['MLA without latentRank', (a) => a.forward({ ...without(MLA, 'latentRank'), x: X }), TypeError, ['latentRank']],
-  ['MLA with an odd ropeDim', (a) => a.forward({ ...MLA, ropeDim: 3, x: X }), RangeError, ['ropeDim', /\b3\b/]],
-  ['rope on an odd dHead', (a) => a.forward({ variant: 'mha', seqLen: 2, dModel: 12, nHeads: 4, rope: true, x: randomArray(24, 4) }), RangeError, [/dHead|rope/, /\b3\b/]],
-  ['rope base not positive', (a) => a.forward({ ...BASE, rope: { base: -1 }, x: X }), RangeError, ['base', '-1']],
+  ['MLA without latentRank', (a) => a.forward({ ...without(MLA, 'latentRank'), x: X }), TypeError, ['latentRank'], 'latentRank'],
+  ['MLA with an odd ropeDim', (a) => a.forward({ ...MLA, ropeDim: 3, x: X }), RangeError, ['ropeDim', /\b3\b/], 'ropeDim'],
+  ['rope on an odd dHead', (a) => a.forward({ variant: 'mha', seqLen: 2, dModel: 12, nHeads: 4, rope: true, x: randomArray(24, 4) }), RangeError, [/dHead|rope/, /\b3\b/], 'dHead'],
+  ['rope base not positive', (a) => a.forward({ ...BASE, rope: { base: -1 }, x: X }), RangeError, ['base', '-1'], 'rope.base'],
   // x
-  ['x of the wrong length', (a) => a.forward(withX(randomArray(120, 5))), Error, ['x has 120 elements', '128']],
-  ['missing x', (a) => a.forward(BASE), TypeError, [/\bx\b/]],
-  ['x a string', (a) => a.forward(withX('abc')), TypeError, [/\bx\b/]],
-  ['x a number', (a) => a.forward(withX(5)), TypeError, [/\bx\b/]],
-  ['x null', (a) => a.forward(withX(null)), TypeError, [/\bx\b/]],
-  ['NaN in x', (a) => a.forward(withX(poisoned(X, 5, NaN))), RangeError, [/\bx\b/, 'NaN']],
-  ['Infinity in x', (a) => a.forward(withX(poisoned(X, 7, Infinity))), RangeError, [/\bx\b/, /inf/i]],
-  ['-Infinity in x', (a) => a.forward(withX(poisoned(X, 0, -Infinity))), RangeError, [/\bx\b/, /inf/i]],
+  ['x of the wrong length', (a) => a.forward(withX(randomArray(120, 5))), Error, ['x has 120 elements', '128'], 'x'],
+  ['missing x', (a) => a.forward(BASE), TypeError, [/\bx\b/], 'x'],
+  ['x a string', (a) => a.forward(withX('abc')), TypeError, [/\bx\b/], 'x'],
+  ['x a number', (a) => a.forward(withX(5)), TypeError, [/\bx\b/], 'x'],
+  ['x null', (a) => a.forward(withX(null)), TypeError, [/\bx\b/], 'x'],
+  ['NaN in x', (a) => a.forward(withX(poisoned(X, 5, NaN))), RangeError, [/\bx\b/, 'NaN'], 'x'],
+  ['Infinity in x', (a) => a.forward(withX(poisoned(X, 7, Infinity))), RangeError, [/\bx\b/, /inf/i], 'x'],
+  ['-Infinity in x', (a) => a.forward(withX(poisoned(X, 0, -Infinity))), RangeError, [/\bx\b/, /inf/i], 'x'],
   // weights
-  ['NaN in wq', (a) => { const w = randomWeights(BASE, 1); w.wq[3] = NaN; return a.forward({ ...withX(X), weights: w }); }, RangeError, ['wq', 'NaN']],
-  ['Infinity in MLA wUk', (a) => { const w = randomWeights(MLA, 1); w.wUk[0] = Infinity; return a.forward({ ...MLA, x: X, weights: w }); }, RangeError, ['wUk', /inf/i]],
-  ['wk of the wrong length', (a) => { const w = randomWeights(BASE, 1); w.wk = randomArray(100, 6); return a.forward({ ...withX(X), weights: w }); }, Error, ['wk', '100']],
-  ['MLA wKr of the wrong length', (a) => { const w = randomWeights(MLA, 1); w.wKr = randomArray(10, 6); return a.forward({ ...MLA, x: X, weights: w }); }, Error, ['wKr', '10']],
-  ['weights without wo', (a) => { const w = randomWeights(BASE, 1); delete w.wo; return a.forward({ ...withX(X), weights: w }); }, TypeError, ['wo']],
-  ['wq not an array', (a) => { const w = randomWeights(BASE, 1); w.wq = 'abc'; return a.forward({ ...withX(X), weights: w }); }, TypeError, ['wq']],
+  ['NaN in wq', (a) => { const w = randomWeights(BASE, 1); w.wq[3] = NaN; return a.forward({ ...withX(X), weights: w }); }, RangeError, ['wq', 'NaN'], 'weights.wq'],
+  ['Infinity in MLA wUk', (a) => { const w = randomWeights(MLA, 1); w.wUk[0] = Infinity; return a.forward({ ...MLA, x: X, weights: w }); }, RangeError, ['wUk', /inf/i], 'weights.wUk'],
+  ['wk of the wrong length', (a) => { const w = randomWeights(BASE, 1); w.wk = randomArray(100, 6); return a.forward({ ...withX(X), weights: w }); }, Error, ['wk', '100'], 'weights.wk'],
+  ['MLA wKr of the wrong length', (a) => { const w = randomWeights(MLA, 1); w.wKr = randomArray(10, 6); return a.forward({ ...MLA, x: X, weights: w }); }, Error, ['wKr', '10'], 'weights.wKr'],
+  ['weights without wo', (a) => { const w = randomWeights(BASE, 1); delete w.wo; return a.forward({ ...withX(X), weights: w }); }, TypeError, ['wo'], 'weights.wo'],
+  ['wq not an array', (a) => { const w = randomWeights(BASE, 1); w.wq = 'abc'; return a.forward({ ...withX(X), weights: w }); }, TypeError, ['wq'], 'weights.wq'],
   // the spec itself
-  ['forward(null)', (a) => a.forward(null), TypeError, []],
-  ['forward()', (a) => a.forward(), TypeError, []],
-  ['forward(42)', (a) => a.forward(42), TypeError, []],
-  ["forward('mha')", (a) => a.forward('mha'), TypeError, []],
-  ['createSession(null)', (a) => a.createSession(null), TypeError, []],
+  ['forward(null)', (a) => a.forward(null), TypeError, [], undefined],
+  ['forward()', (a) => a.forward(), TypeError, [], undefined],
+  ['forward(42)', (a) => a.forward(42), TypeError, [], undefined],
+  ["forward('mha')", (a) => a.forward('mha'), TypeError, [], undefined],
+  ['createSession(null)', (a) => a.createSession(null), TypeError, [], undefined],
   // sessions
-  ['session without maxLen', (a) => a.createSession(without(BASE, 'seqLen')), TypeError, ['maxLen']],
-  ['session maxLen 0', (a) => a.createSession({ ...without(BASE, 'seqLen'), maxLen: 0 }), RangeError, ['maxLen', /\b0\b/]],
-  ['session with MLA odd ropeDim', (a) => a.createSession({ ...without(MLA, 'seqLen'), ropeDim: 5, maxLen: 8 }), RangeError, ['ropeDim', /\b5\b/]],
-  ['session append of the wrong width', (a) => withSession(a, (s) => s.append(randomArray(31, 7))), Error, [/\bx\b/, '31']],
-  ['session append of no tokens', (a) => withSession(a, (s) => s.append(new Float32Array(0))), Error, [/\bx\b|token/]],
-  ['session append with NaN', (a) => withSession(a, (s) => s.append(poisoned(randomArray(64, 8), 33, NaN))), RangeError, [/\bx\b/, 'NaN']],
-  ['session append of a string', (a) => withSession(a, (s) => s.append('abc')), TypeError, [/\bx\b/]],
+  ['session without maxLen', (a) => a.createSession(without(BASE, 'seqLen')), TypeError, ['maxLen'], 'maxLen'],
+  ['session maxLen 0', (a) => a.createSession({ ...without(BASE, 'seqLen'), maxLen: 0 }), RangeError, ['maxLen', /\b0\b/], 'maxLen'],
+  ['session with MLA odd ropeDim', (a) => a.createSession({ ...without(MLA, 'seqLen'), ropeDim: 5, maxLen: 8 }), RangeError, ['ropeDim', /\b5\b/], 'ropeDim'],
+  ['session append of the wrong width', (a) => withSession(a, (s) => s.append(randomArray(31, 7))), Error, [/\bx\b/, '31'], 'x'],
+  ['session append of no tokens', (a) => withSession(a, (s) => s.append(new Float32Array(0))), Error, [/\bx\b|token/], 'x'],
+  ['session append with NaN', (a) => withSession(a, (s) => s.append(poisoned(randomArray(64, 8), 33, NaN))), RangeError, [/\bx\b/, 'NaN'], 'x'],
+  ['session append of a string', (a) => withSession(a, (s) => s.append('abc')), TypeError, [/\bx\b/], 'x'],
   // accounting
-  ['kvCacheBytes with 0 layers', (a) => a.kvCacheBytes({ variant: 'mha', nLayers: 0, nHeads: 8, dHead: 64, seqLen: 1 }), RangeError, ['nLayers', /\b0\b/]],
-  ['kvCacheBytes with negative bytesPerElement', (a) => a.kvCacheBytes({ variant: 'mha', nLayers: 2, nHeads: 8, dHead: 64, seqLen: 1, bytesPerElement: -2 }), RangeError, ['bytesPerElement', '-2']],
-  ['kvCacheBytes without seqLen', (a) => a.kvCacheBytes({ variant: 'mha', nLayers: 2, nHeads: 8, dHead: 64 }), TypeError, ['seqLen']],
-  ['kvCacheBytes GQA 6 heads 4 KV heads', (a) => a.kvCacheBytes({ variant: 'gqa', nLayers: 2, nHeads: 6, nKvHeads: 4, dHead: 64, seqLen: 1 }), RangeError, ['nHeads (6)', 'nKvHeads (4)']],
-  ['paramCount with negative dModel', (a) => a.paramCount({ variant: 'mha', dModel: -64, nHeads: 8 }), RangeError, ['dModel', '-64']],
-  ['paramCount MLA without latentRank', (a) => a.paramCount({ variant: 'mla', dModel: 64, nHeads: 8 }), TypeError, ['latentRank']],
+  ['kvCacheBytes with 0 layers', (a) => a.kvCacheBytes({ variant: 'mha', nLayers: 0, nHeads: 8, dHead: 64, seqLen: 1 }), RangeError, ['nLayers', /\b0\b/], 'nLayers'],
+  ['kvCacheBytes with negative bytesPerElement', (a) => a.kvCacheBytes({ variant: 'mha', nLayers: 2, nHeads: 8, dHead: 64, seqLen: 1, bytesPerElement: -2 }), RangeError, ['bytesPerElement', '-2'], 'bytesPerElement'],
+  ['kvCacheBytes without seqLen', (a) => a.kvCacheBytes({ variant: 'mha', nLayers: 2, nHeads: 8, dHead: 64 }), TypeError, ['seqLen'], 'seqLen'],
+  ['kvCacheBytes GQA 6 heads 4 KV heads', (a) => a.kvCacheBytes({ variant: 'gqa', nLayers: 2, nHeads: 6, nKvHeads: 4, dHead: 64, seqLen: 1 }), RangeError, ['nHeads (6)', 'nKvHeads (4)'], 'nHeads'],
+  ['paramCount with negative dModel', (a) => a.paramCount({ variant: 'mha', dModel: -64, nHeads: 8 }), RangeError, ['dModel', '-64'], 'dModel'],
+  ['paramCount MLA without latentRank', (a) => a.paramCount({ variant: 'mla', dModel: 64, nHeads: 8 }), TypeError, ['latentRank'], 'latentRank'],
+  // nested fields, training, other calls: error.field is the path
+  ['rope with an unknown key', (a) => a.forward({ ...BASE, rope: { bass: 2 }, x: X }), TypeError, ['bass'], 'rope.bass'],
+  ['weights with an unknown key', (a) => a.forward({ ...withX(X), weights: { ...randomWeights(BASE, 1), wz: X } }), TypeError, ['wz'], 'weights.wz'],
+  ['session truncate to a non-integer', (a) => withSession(a, (s) => s.truncate(1.5)), RangeError, ['1.5'], 'n'],
+  ['session truncate beyond its length', (a) => withSession(a, (s) => s.truncate(3)), RangeError, [/\b3\b/], 'n'],
+  ['trainer model nHeads not dividing', (a) => a.createTrainer({ task: 'copy', model: { variant: 'gqa', dModel: 32, nHeads: 4, nKvHeads: 3 } }), RangeError, ['nHeads (4)', 'nKvHeads (3)'], 'model.nHeads'],
+  ['trainer model nHeads a string', (a) => a.createTrainer({ task: 'copy', model: { variant: 'mha', dModel: 32, nHeads: '4' } }), TypeError, ['nHeads'], 'model.nHeads'],
+  ['trainer model unknown key', (a) => a.createTrainer({ task: 'copy', model: { variant: 'mha', dModel: 32, nHeads: 4, nLayer: 2 } }), TypeError, ['nLayer'], 'model.nLayer'],
+  ['trainer model nLayers 9', (a) => a.createTrainer({ task: 'copy', model: { variant: 'mha', dModel: 32, nHeads: 4, nLayers: 9 } }), RangeError, ['nLayers', /\b9\b/], 'model.nLayers'],
+  ['trainer model activation', (a) => a.createTrainer({ task: 'copy', model: { variant: 'mha', dModel: 32, nHeads: 4, activation: 'tanh' } }), RangeError, ['activation', 'tanh'], 'model.activation'],
+  ['trainer without model', (a) => a.createTrainer({ task: 'copy' }), TypeError, ['model'], 'model'],
+  ['trainer seqLen 1', (a) => a.createTrainer({ task: 'copy', seqLen: 1, model: { variant: 'mha', dModel: 32, nHeads: 4 } }), RangeError, ['seqLen', /\b1\b/], 'seqLen'],
+  ['trainer unknown task', (a) => a.createTrainer({ task: 'sort', model: { variant: 'mha', dModel: 32, nHeads: 4 } }), RangeError, ['task', 'sort'], 'task'],
+  ['trainer learningRate 0', (a) => a.createTrainer({ task: 'copy', learningRate: 0, model: { variant: 'mha', dModel: 32, nHeads: 4 } }), RangeError, ['learningRate', /\b0\b/], 'learningRate'],
+  ['loadModel of a string', (a) => a.loadModel('abc'), TypeError, ['Uint8Array'], 'bytes'],
+  ['recommend with a bad priority', (a) => a.recommend({ paramBudget: 1e8, seqLen: 1024, priority: 'speed' }), RangeError, ['priority', 'speed'], 'priority'],
+  ['kvCacheBytes with an unknown key', (a) => a.kvCacheBytes({ variant: 'mha', nLayers: 2, nHeads: 8, dHead: 64, seqLen: 1, layers: 2 }), TypeError, ['layers'], 'layers'],
 ];
 
 /** Runs `fn` on a fresh session (dModel 32, maxLen 8) and disposes it. */
@@ -136,9 +154,10 @@ for (const { simd, name } of BUILDS) {
       before1 = { gqa: attn.forward(good), mla: attn.forward(goodMla) };
     });
 
-    for (const [label, fn, Class, patterns] of CASES) {
+    for (const [label, fn, Class, patterns, field] of CASES) {
       test(label, () => {
-        assertThrowsNaming(() => fn(attn), Class, patterns, label);
+        const error = assertThrowsNaming(() => fn(attn), Class, patterns, label);
+        assert.equal(error.field, field, `${label}: error.field`);
       });
     }
 
@@ -147,7 +166,8 @@ for (const { simd, name } of BUILDS) {
       const H = 8;
       const N = Math.ceil(1.2 * Math.sqrt(attn.info.maxWorkBytes / (4 * H)));
       const spec = { variant: 'mha', seqLen: N, dModel: H, nHeads: H, returnWeights: true, x: randomArray(N * H, 9) };
-      assertThrowsNaming(() => attn.forward(spec), Error, [CAP], `seqLen ${N} with returnWeights`);
+      const error = assertThrowsNaming(() => attn.forward(spec), Error, [CAP], `seqLen ${N} with returnWeights`);
+      assert.equal(error.field, undefined, 'a cap over several fields has no field');
     });
 
     test('a session above the work cap is refused with an Error naming the cap', () => {
@@ -174,3 +194,26 @@ for (const { simd, name } of BUILDS) {
     });
   });
 }
+
+describe('an uncaught error in Node', () => {
+  test('points at a readable line of the API module, not the minified Emscripten glue', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { pathToFileURL } = await import('node:url');
+    const path = await import('node:path');
+    const { LIB_DIR } = await import('./helpers.mjs');
+    const lib = pathToFileURL(path.join(LIB_DIR, 'attention.mjs')).href;
+    const script = `import { loadAttention } from ${JSON.stringify(lib)};
+      const a = await loadAttention({ simd: false });
+      a.forward({ variant: 'gqa', seqLen: 4, dModel: 32, nHeads: 4, nKvHeads: 3, x: new Float32Array(128) });`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.notEqual(r.status, 0, 'the script should fail');
+    const stderr = r.stderr;
+    assert.match(stderr, /RangeError: nHeads \(4\) must be divisible by nKvHeads \(3\)/);
+    assert.match(stderr, /field: 'nHeads'/, 'Node shows error.field');
+    const first = stderr.split('\n')[0];
+    assert.match(first, /attention-api\.mjs:\d+$/, `the first line names the API module: ${first}`);
+    assert.doesNotMatch(stderr, /attention-(simd|scalar)\.mjs/, 'no frame of the glue');
+    const longest = Math.max(...stderr.split('\n').map((l) => l.length));
+    assert.ok(longest < 200, `a line of ${longest} characters was printed`);
+  });
+});

@@ -13,6 +13,8 @@ import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 
 let uidCounter = 0;
+/** The longest the other views wait for the first view's draw (ms). */
+const FOLLOW_MS = 250;
 
 export class AttentionPlayground extends HTMLElement {
   static get observedAttributes() { return ['view', 'config']; }
@@ -103,6 +105,7 @@ export class AttentionPlayground extends HTMLElement {
     }
     if (!this.mounted) return;
     this.#setBuild(ctx.info.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)');
+    this.viewIds = sections;
     this.views = sections.map((s) => viewById(s).create(this.#slot(s), ctx));
     this.#render();
     // For course pages: the core is loaded and every view is mounted (each then signals 'view-ready').
@@ -110,6 +113,9 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   #unmount() {
+    clearTimeout(this.followTimer);
+    this.followSlot?.removeEventListener('view-ready', this.follow);
+    this.followSlot = null;
     for (const v of this.views) v.destroy();
     this.views = [];
     this.controls?.destroy();
@@ -176,9 +182,39 @@ export class AttentionPlayground extends HTMLElement {
     });
   }
 
+  /**
+   * Updates the form and the first view at once; the other views once the first has drawn (its
+   * view-ready) or after FOLLOW_MS, so their work and drawing never delay the maps a learner is
+   * looking at (npm run bench:page, docs/performance.md). Later views get the latest state.
+   */
   #render() {
     this.controls?.update(this.state);
-    for (const v of this.views) v.update(this.state);
+    const [first, ...rest] = this.views;
+    clearTimeout(this.followTimer);
+    this.followSlot?.removeEventListener('view-ready', this.follow);
+    if (first) {
+      const slot = this.#slot(this.viewIds[0]);
+      const before = slot.dataset.draws;
+      first.update(this.state);
+      if (rest.length) {
+        const updateRest = () => { if (this.mounted) for (const v of rest) v.update(this.state); };
+        this.follow = (e) => {
+          clearTimeout(this.followTimer);
+          slot.removeEventListener('view-ready', this.follow);
+          this.followSlot = null;
+          // After the maps are painted: the next frame's callbacks run before its paint, a task after it.
+          if (e) requestAnimationFrame(() => setTimeout(updateRest, 0));
+          else updateRest();
+        };
+        if (slot.dataset.state === 'busy' || slot.dataset.draws !== before) {
+          this.followSlot = slot;
+          slot.addEventListener('view-ready', this.follow);
+          this.followTimer = setTimeout(() => this.follow(null), FOLLOW_MS);
+        } else {
+          this.follow(null);  // the first view had nothing to compute
+        }
+      }
+    }
     this.dispatchEvent(new CustomEvent('statechange', { detail: { ...this.state } }));
   }
 

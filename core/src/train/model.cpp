@@ -132,11 +132,11 @@ double Model::forward(const int32_t* tokens, const int32_t* targets, const float
                       int64_t n) {
   const int64_t d = cfg_.attn.d, v = cfg_.vocab, rows = batch * n;
   if (n < 1 || n > cfg_.attn.n) {
-    throw_range("sequence length (" + fmt(double(n)) + ") must be between 1 and seqLen (" + fmt(double(cfg_.attn.n)) + ")");
+    throw_range("tokens", "sequence length (" + fmt(double(n)) + ") must be between 1 and seqLen (" + fmt(double(cfg_.attn.n)) + ")");
   }
   for (int64_t r = 0; r < rows; ++r) {
-    if (tokens[r] < 0 || tokens[r] >= v) throw_range("token (" + fmt(tokens[r]) + ") must be below vocabSize (" + fmt(double(v)) + ")");
-    if (targets && (targets[r] < 0 || targets[r] >= v)) throw_range("target (" + fmt(targets[r]) + ") must be below vocabSize (" + fmt(double(v)) + ")");
+    if (tokens[r] < 0 || tokens[r] >= v) throw_range("tokens", "token (" + fmt(tokens[r]) + ") must be below vocabSize (" + fmt(double(v)) + ")");
+    if (targets && (targets[r] < 0 || targets[r] >= v)) throw_range("targets", "target (" + fmt(targets[r]) + ") must be below vocabSize (" + fmt(double(v)) + ")");
   }
   const Shape s = layer_shape(cfg_, n);
   batch_ = batch;

@@ -16,9 +16,9 @@ namespace {
 int64_t int_field(const char* name, const std::optional<double>& v, double lo, double hi, int64_t fallback) {
   if (!v) return fallback;
   const double x = *v;
-  if (!std::isfinite(x) || x != std::floor(x)) throw_range(std::string(name) + " (" + fmt(x) + ") must be an integer");
+  if (!std::isfinite(x) || x != std::floor(x)) throw_range(name, std::string(name) + " (" + fmt(x) + ") must be an integer");
   if (x < lo || x > hi) {
-    throw_range(std::string(name) + " (" + fmt(x) + ") must be between " + fmt(lo) + " and " + fmt(hi));
+    throw_range(name, std::string(name) + " (" + fmt(x) + ") must be between " + fmt(lo) + " and " + fmt(hi));
   }
   return int64_t(x);
 }
@@ -28,18 +28,18 @@ double real_field(const char* name, const std::optional<double>& v, double lo, d
   if (!v) return fallback;
   const double x = *v;
   if (!std::isfinite(x) || (lo_open ? x <= lo : x < lo) || x > hi) {
-    throw_range(std::string(name) + " (" + fmt(x) + ") must be a number " + (lo_open ? "> " : ">= ") + fmt(lo) +
+    throw_range(name, std::string(name) + " (" + fmt(x) + ") must be a number " + (lo_open ? "> " : ">= ") + fmt(lo) +
                 " and <= " + fmt(hi));
   }
   return x;
 }
 
 TaskKind parse_task(const std::optional<std::string>& t) {
-  if (!t) throw_type("task is required: one of 'copy', 'induction', 'chars'");
+  if (!t) throw_type("task", "task is required: one of 'copy', 'induction', 'chars'");
   if (*t == "copy") return TaskKind::Copy;
   if (*t == "induction") return TaskKind::Induction;
   if (*t == "chars") return TaskKind::Chars;
-  throw_range("task ('" + t->substr(0, 40) + "') must be one of 'copy', 'induction', 'chars'");
+  throw_range("task", "task ('" + t->substr(0, 40) + "') must be one of 'copy', 'induction', 'chars'");
 }
 
 constexpr int64_t kEvalSequences = 256;
@@ -61,27 +61,27 @@ Trainer::Trainer(const TrainerSpec& spec) : spec_(spec) {
   if (spec.activation) {
     if (*spec.activation == "relu") act = Activation::Relu;
     else if (*spec.activation != "gelu")
-      throw_range("activation ('" + spec.activation->substr(0, 40) + "') must be 'gelu' or 'relu'");
+      throw_range("model.activation", "activation ('" + spec.activation->substr(0, 40) + "') must be 'gelu' or 'relu'");
   }
 
   // Data.
   int64_t vocab = 0;
   if (kind == TaskKind::Chars) {
     if (spec.vocab_size) {
-      throw_range("vocabSize (" + fmt(*spec.vocab_size) +
+      throw_range("vocabSize", "vocabSize (" + fmt(*spec.vocab_size) +
                   ") does not apply to task 'chars': the vocabulary comes from the text");
     }
-    if (!spec.text) throw_type("text is required for task 'chars'");
+    if (!spec.text) throw_type("text", "text is required for task 'chars'");
     task_ = std::make_unique<Task>(kind, 0, n, *spec.text);
     const int64_t chars = int64_t(decode_utf8(*spec.text).size());
     if (chars / 10 < n + 2) {
-      throw_range("text (" + fmt(double(chars)) + " characters) is too short for seqLen (" + fmt(double(n)) +
+      throw_range("text", "text (" + fmt(double(chars)) + " characters) is too short for seqLen (" + fmt(double(n)) +
                   "): its last 10 % must hold a window of seqLen + 1 characters (at least " +
                   fmt(double(10 * (n + 2))) + " characters)");
     }
-    if (task_->vocab() < 2) throw_range("text has " + fmt(double(task_->vocab())) + " distinct characters, needs at least 2");
+    if (task_->vocab() < 2) throw_range("text", "text has " + fmt(double(task_->vocab())) + " distinct characters, needs at least 2");
   } else {
-    if (spec.text) throw_range("text applies to task 'chars' only");
+    if (spec.text) throw_range("text", "text applies to task 'chars' only");
     const bool copy = kind == TaskKind::Copy;
     vocab = int_field("vocabSize", spec.vocab_size, copy ? 3 : 4, 65536, copy ? 16 : 32);
     task_ = std::make_unique<Task>(kind, vocab, n);
@@ -92,7 +92,12 @@ Trainer::Trainer(const TrainerSpec& spec) : spec_(spec) {
   raw.seq_len = double(n);
   raw.causal = true;
   raw.return_weights = false;
-  cfg_.attn = resolve(raw, Need::Forward);
+  try {
+    cfg_.attn = resolve(raw, Need::Forward);
+  } catch (const Error& e) {
+    if (e.field().empty() || e.field() == "seqLen") throw;
+    throw e.nested("model");  // the geometry's fields live in the model object
+  }
   cfg_.vocab = task_->vocab();
   cfg_.n_layers = n_layers;
   cfg_.mlp = spec.mlp.value_or(false);
@@ -122,7 +127,7 @@ Trainer::Trainer(const TrainerSpec& spec) : spec_(spec) {
 }
 
 StepResult Trainer::step(int64_t n) {
-  if (n < 1) throw_range("n (" + fmt(double(n)) + ") must be >= 1");
+  if (n < 1) throw_range("n", "n (" + fmt(double(n)) + ") must be >= 1");
   double loss = 0;
   for (int64_t i = 0; i < n; ++i) {
     const Batch b = task_->sample(rng_, batch_size_);
@@ -228,12 +233,12 @@ std::vector<HeadScore> Trainer::head_scores() {
 xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
   const int64_t n = int64_t(tokens.size()), h = cfg_.attn.h, layers = cfg_.n_layers;
   if (n < 1 || n > task_->seq_len()) {
-    throw_range("tokens has " + fmt(double(n)) + " elements, must be between 1 and seqLen (" +
+    throw_range("tokens", "tokens has " + fmt(double(n)) + " elements, must be between 1 and seqLen (" +
                 fmt(double(task_->seq_len())) + ")");
   }
   for (int64_t i = 0; i < n; ++i) {
     if (tokens[i] < 0 || tokens[i] >= cfg_.vocab) {
-      throw_range("tokens[" + fmt(double(i)) + "] (" + fmt(tokens[i]) + ") must be between 0 and vocabSize - 1 (" +
+      throw_range("tokens", "tokens[" + fmt(double(i)) + "] (" + fmt(tokens[i]) + ") must be between 0 and vocabSize - 1 (" +
                   fmt(double(cfg_.vocab - 1)) + ")");
     }
   }

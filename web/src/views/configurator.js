@@ -10,7 +10,7 @@
 // CSS classes (styles.css): the page's .controls / .field / .field-error / .note / table, and the
 // cfg-* classes under "configurator" (the answer's layout, the fit line, warnings, rule chips).
 import { DTYPES, dtypeLabel } from '../state.js';
-import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, inPageWords, setViewState } from '../kit.js';
+import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, field, inPageWords } from '../kit.js';
 import { createKvChartView } from './kv-chart.js';
 import { attentionParams } from '../shape-math.js';
 import { VARIANT_LONG, VARIANT_NAMES, fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens } from './formula.js';
@@ -141,14 +141,14 @@ export function createConfiguratorView(root, ctx) {
   const fieldId = (k) => `${id}-${k}`;
   const errBox = (k) => `<p class="field-error" id="${fieldId(k)}-err" role="alert" hidden></p>`;
   const described = (k, help) => `aria-describedby="${help ? `${fieldId(k)}-help ` : ''}${fieldId(k)}-err"`;
-  const numberField = (k, label, help, attrs = '') => `<div class="field" data-field="${k}">
-      <label for="${fieldId(k)}">${label}</label>
-      <input type="number" id="${fieldId(k)}" name="${k}" ${attrs} ${described(k, help)}>
-      ${help ? `<small id="${fieldId(k)}-help">${help}</small>` : ''}${errBox(k)}</div>`;
-  const selectField = (k, label, options, help) => `<div class="field" data-field="${k}">
-      <label for="${fieldId(k)}">${label}</label>
-      <select id="${fieldId(k)}" name="${k}" ${described(k, help)}>${options}</select>
-      ${help ? `<small id="${fieldId(k)}-help">${help}</small>` : ''}${errBox(k)}</div>`;
+  // The form's fields from the kit's one field builder (label, input, hint, error slot), as markup.
+  const INT = { min: '1', step: '1', inputmode: 'numeric' };
+  const numberField = (k, label, help, attrs = INT, extra = {}) => {
+    const f = field({ id: fieldId(k), name: k, label, kind: 'number', hint: help, attrs });
+    for (const [a, v] of Object.entries(extra)) f.box.setAttribute(a, v);
+    return f.box.outerHTML;
+  };
+  const selectField = (k, label, options, help) => field({ id: fieldId(k), name: k, label, kind: 'select', hint: help, options }).box.outerHTML;
   const opts = (pairs) => pairs.map(([v, t]) => `<option value="${esc(v)}">${esc(t)}</option>`).join('');
 
   root.innerHTML = `
@@ -166,15 +166,15 @@ export function createConfiguratorView(root, ctx) {
           <select name="cfgUnit" aria-label="Budget unit">${opts([['M', 'M (million)'], ['B', 'B (billion)']])}</select>
         </span>
         <small id="${fieldId('cfgBudget')}-help">total parameters</small>${errBox('cfgBudget')}</div>
-      ${numberField('cfgDModel', 'dModel', 'model width', 'min="1" step="1" inputmode="numeric"').replace('class="field"', 'class="field" data-mode="dims"')}
-      ${numberField('cfgLayers', 'Layers', 'transformer blocks', 'min="1" step="1" inputmode="numeric"').replace('class="field"', 'class="field" data-mode="dims"')}
-      ${numberField('cfgSeqLen', 'Target context (tokens)', 'sequence length to serve', 'min="1" step="1" inputmode="numeric"')}
-      ${numberField('cfgBatch', 'Batch', 'sequences cached at once', 'min="1" step="1" inputmode="numeric"')}
-      ${selectField('cfgTarget', 'Deployment target', '', 'memory for weights + KV cache')}
-      ${numberField('cfgMemoryGB', 'Custom memory (GB)', 'GB = 10<sup>9</sup> bytes', 'min="0" step="any" inputmode="decimal"').replace('class="field"', 'class="field" data-custom')}
-      ${selectField('cfgDtype', 'KV-cache data type', opts(Object.keys(DTYPES).map((k) => [k, `${dtypeLabel(k)} (${DTYPE_NOTES[k]} / element)`])), 'weights: 2 bytes / parameter')}
-      ${selectField('cfgPriority', 'Priority', opts(PRIORITIES), '')}
-      ${selectField('cfgVariant', 'Force variant', opts([['', 'auto (recommend)'], ...VARIANTS.map((v) => [v, `${VARIANT_NAMES[v]} (${VARIANT_LONG[v]})`])]), 'priced and warned about')}
+      ${numberField('cfgDModel', 'dModel', 'model width', INT, { 'data-mode': 'dims' })}
+      ${numberField('cfgLayers', 'Layers', 'transformer blocks', INT, { 'data-mode': 'dims' })}
+      ${numberField('cfgSeqLen', 'Target context (tokens)', 'sequence length to serve')}
+      ${numberField('cfgBatch', 'Batch', 'sequences cached at once')}
+      ${selectField('cfgTarget', 'Deployment target', [], 'memory for weights + KV cache')}
+      ${numberField('cfgMemoryGB', 'Custom memory (GB)', 'GB = 10⁹ bytes', { min: '0', step: 'any', inputmode: 'decimal' }, { 'data-custom': '' })}
+      ${selectField('cfgDtype', 'KV-cache data type', Object.keys(DTYPES).map((k) => [k, `${dtypeLabel(k)} (${DTYPE_NOTES[k]} / element)`]), 'weights: 2 bytes / parameter')}
+      ${selectField('cfgPriority', 'Priority', PRIORITIES, '')}
+      ${selectField('cfgVariant', 'Force variant', [['', 'auto (recommend)'], ...VARIANTS.map((v) => [v, `${VARIANT_NAMES[v]} (${VARIANT_LONG[v]})`])], 'priced and warned about')}
       <div class="field field-check" data-field="cfgBenchmark">
         <input type="checkbox" id="${fieldId('cfgBenchmark')}" name="cfgBenchmark" ${described('cfgBenchmark', true)}>
         <label for="${fieldId('cfgBenchmark')}">Benchmarking MLA</label>

@@ -268,7 +268,7 @@ export function createDecodeView(root, ctx) {
     fact('Stored per token', `${lay.what}: ${lay.formula} = ${fmt(lay.elems)} floats`);
     fact('Bytes per token', `${fmt(lay.elems)} × 4 bytes (float32) = ${fmt(bytes)} bytes`);
     fact('Cache now', `${L} token${L === 1 ? '' : 's'} × ${fmt(bytes)} bytes = ${fmt(L * bytes)} bytes` +
-      ` (the core reports cacheBytes = ${fmt(cacheBytes)})`, 'dec-total');
+      ` (the core reports ${fmt(cacheBytes)} bytes)`, 'dec-total');
     if (v !== 'mha' && Number.isFinite(mhaElems) && mhaElems > 0) {
       const ratio = mhaElems / lay.elems;
       fact('Against MHA', `MHA at this shape stores 2 · H · dh = ${fmt(mhaElems)} floats per token: ` +

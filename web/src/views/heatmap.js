@@ -5,7 +5,7 @@ import { embed, tokenize, truncationNote } from '../tokens.js';
 import { shapeSpec } from '../state.js';
 import { kvHeads } from '../shape-math.js';
 import { createLegend, drawMiniHeatmap, viridis } from './mini-heatmap.js';
-import { announce, createLatest, el, setViewState } from '../kit.js';
+import { announce, createLatest, el, inPageWords, setViewState } from '../kit.js';
 
 const LABEL_W = 64; // px for row labels
 
@@ -253,10 +253,23 @@ export function createHeatmapView(root, ctx) {
       (e) => { $('summary').textContent = `Cannot show the trained model: ${e.message}`; });
   }
 
+  // The fields the maps are computed from: a change of anything else (e.g. the KV chart's data type)
+  // does not recompute; a new selected row (sel) only redraws.
+  const COMPUTE = ['text', 'variant', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope', 'causal', 'seed'];
+  let computedKey = '';
   return {
     update(state) {
       const model = ctx.inspected?.();
-      if (model) return showTrained(state, model);
+      if (model) { computedKey = ''; return showTrained(state, model); }
+      const key = JSON.stringify(COMPUTE.map((f) => state[f]));
+      if (key === computedKey && last && !last.inspected) {
+        if (last.state.sel !== state.sel) {
+          last.state = state;
+          render();
+        }
+        return undefined;
+      }
+      computedKey = key;
       const tokens = tokenize(state.text);
       if (tokens.length === 0) {
         latest.cancel();
@@ -288,8 +301,9 @@ export function createHeatmapView(root, ctx) {
           return { heads: H, tokens: N, truncated: Boolean(cut) };
         },
         (e) => {
+          computedKey = '';
           ctx.reportError('heatmap', e);
-          $('summary').textContent = `Cannot compute: ${e.message}`;
+          $('summary').textContent = `Cannot compute: ${inPageWords(e.message)}`;
           $('heads').replaceChildren();
           layoutKey = '';
         });

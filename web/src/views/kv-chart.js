@@ -13,7 +13,7 @@ import uplotCss from 'uplot/dist/uPlot.min.css?inline';
 import { DTYPES, dtypeLabel } from '../state.js';
 import { binaryTickExponents, spreadLabels } from './kv-axis.js';
 import { EXTRA_COLOURS } from './lab-common.js';
-import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, plural, setViewState } from '../kit.js';
+import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, field, plural, setViewState } from '../kit.js';
 import {
   VARIANT_NAMES, dimsOf, fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens, kvConfigOf, kvFormula,
 } from './formula.js';
@@ -103,23 +103,14 @@ export function createKvChartView(root, ctx) {
   let raf = 0;
   let memoryLines = [];   // from the core's deploymentTargets(), once
 
-  const dtypeOptions = Object.entries(DTYPES)
-    .map(([k, b]) => `<option value="${k}">${esc(dtypeLabel(k))} (${b} B / element)</option>`).join('');
   root.innerHTML = `<style>${uplotCss}${LOCAL_CSS}</style>
     <div class="controls" role="group" aria-label="KV-cache chart settings">
-      <div class="field"><label for="${id}-dtype">Cache data type</label>
-        <select id="${id}-dtype" name="dtype" aria-describedby="${id}-dtype-help">${dtypeOptions}</select>
-        <small id="${id}-dtype-help">bytes per stored element</small></div>
-      <div class="field"><label for="${id}-batch">Batch</label>
-        <input type="number" id="${id}-batch" name="batch" min="1" step="1" inputmode="numeric"
-          aria-describedby="${id}-batch-help ${id}-batch-err">
-        <small id="${id}-batch-help">sequences cached at once</small>
-        <p class="field-error" id="${id}-batch-err" role="alert" hidden></p></div>
-      <div class="field"><label for="${id}-nLayers">Layers (l)</label>
-        <input type="number" id="${id}-nLayers" name="nLayers" min="1" step="1" inputmode="numeric"
-          aria-describedby="${id}-nLayers-help ${id}-nLayers-err">
-        <small id="${id}-nLayers-help">of the current shape</small>
-        <p class="field-error" id="${id}-nLayers-err" role="alert" hidden></p></div>
+      ${field({ id: `${id}-dtype`, name: 'dtype', label: 'Cache data type', kind: 'select', hint: 'bytes per stored element',
+    options: Object.entries(DTYPES).map(([k, bytes]) => [k, `${dtypeLabel(k)} (${bytes} B / element)`]) }).box.outerHTML}
+      ${field({ id: `${id}-batch`, name: 'batch', label: 'Batch', kind: 'number', hint: 'sequences cached at once',
+    attrs: { min: '1', step: '1', inputmode: 'numeric' } }).box.outerHTML}
+      ${field({ id: `${id}-nLayers`, name: 'nLayers', label: 'Layers (l)', kind: 'number', hint: 'of the current shape',
+    attrs: { min: '1', step: '1', inputmode: 'numeric' } }).box.outerHTML}
       <details class="field field-wide kv-presets">
         <summary>Real models (dashed): <span data-role="preset-summary"></span></summary>
         <fieldset style="border:0;margin:0;padding:4px 0;min-width:0">
@@ -307,8 +298,6 @@ export function createKvChartView(root, ctx) {
       hooks: {
         draw: [(u) => {
           drawMemoryLines(u);
-          root.dataset.series = String(u.series.length - 1);
-          root.dataset.points = String(u.data[0]?.length ?? 0);
         }],
       },
     }, aligned, chartBox);
@@ -351,7 +340,8 @@ export function createKvChartView(root, ctx) {
     const other = [];
     for (const d of failed) {
       const m = d.error.message;
-      const f = /\bbatch\b/.test(m) ? 'batch' : (!d.preset && /\bnLayers\b/.test(m)) ? 'nLayers' : null;
+      const named = String(d.error.field ?? '');  // the core's error.field, never the message text
+      const f = named === 'batch' ? 'batch' : (!d.preset && named === 'nLayers') ? 'nLayers' : null;
       if (f) { if (!fieldErr[f].includes(m)) fieldErr[f].push(m); } else other.push(`${d.label} not drawn: ${m}`);
     }
     for (const f of ['batch', 'nLayers']) {
@@ -447,8 +437,6 @@ export function createKvChartView(root, ctx) {
       plot = null;
       ctx.reportError('kv-chart', null);
       root.replaceChildren();
-      delete root.dataset.series;
-      delete root.dataset.points;
     },
   };
 }

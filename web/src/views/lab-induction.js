@@ -123,7 +123,6 @@ export function createLabInductionView(root, ctx) {
       `on an example: ${tokens.length / 2} random tokens, then the same ${tokens.length / 2} again: ` +
       `[${tokens.join(' ')}]. An induction head lights up the diagonal stripe one step right of the repeat's offset.`;
     $('.lab-maps').hidden = false;
-    root.dataset.maps = String(cells.length);
   }
 
   /** Evaluation, head scores and maps of a model (api.check drops stale results). */
