@@ -98,7 +98,7 @@ val forward_intermediates_js(val spec) {
     const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
     const double bytes = attn::forward_work_bytes(s) + attn::intermediates_bytes(s);
     if (bytes > attn::kMaxWorkBytes) {
-      attn::throw_range("returnIntermediates: the stages of this pass take " + attn::fmt(bytes) +
+      attn::throw_range("returnIntermediates", "returnIntermediates: the stages of this pass take " + attn::fmt(bytes) +
                         " bytes with the pass itself, above the cap of " + attn::fmt(attn::kMaxWorkBytes) +
                         " bytes (use a shorter seqLen or fewer heads)");
     }
