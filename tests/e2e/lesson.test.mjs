@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST, REPO, app, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { DIST, REPO, app, labStatus, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { embed, tokenize } = await import(pathToFileURL(path.join(REPO, 'web/src/tokens.js')).href);
@@ -141,5 +141,41 @@ test('heads table: the lesson rows beside real models; "Load shape" sets the pla
   assert.equal(await el.locator('select[name="variant"]').inputValue(), 'gqa');
   assert.equal(await el.locator('input[name="nHeads"]').inputValue(), '8', '64 heads scaled to 8, 8 per K/V head kept');
   assert.match(await table.locator('[data-role="status"]').innerText(), /Scaled down .*64 → 8 query heads/);
+  await page.close();
+});
+
+test('compare: random weights are said to measure nothing; lab 2\'s trained models are listed with held-out scores', async () => {
+  const page = await b.open('index.html?v=2&labMSteps=20');
+  const el = app(page);
+  await viewReady(page, 'compare');
+  const compare = el.locator('[data-slot="compare"]');
+  assert.match(await compare.locator('[data-role="honest"]').textContent(),
+    /These weights are random, not trained\..*says nothing about which variant is better/);
+  assert.equal(await compare.locator('[data-role="trained"] table').count(), 0, 'nothing trained yet');
+  await compare.locator('button[data-action="go-lab-mqa"]').click();  // goes to lab 2
+  const lab = el.locator('[data-slot="lab-mqa"]');
+  await lab.locator('[data-role="start"]').click();
+  await labStatus(page, 'lab-mqa', ['done'], 60000);
+  const rows = compare.locator('[data-role="trained"] tbody tr');
+  await rows.nth(2).waitFor({ state: 'attached', timeout: 20000 });
+  const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(cells.map((c) => c[0]).sort(), ['GQA', 'MHA', 'MQA'].sort(), JSON.stringify(cells));
+  for (const c of cells) {
+    assert.equal(c[1], 'Lab 2');
+    assert.ok(Number(c[2]) > 0, `held-out loss ${c[2]}`);
+    assert.match(c[3], /^\d+\.\d %$/);
+  }
+  // the lab's own table shows the same held-out losses
+  for (const v of ['mha', 'gqa', 'mqa']) {
+    const labLoss = Number(await lab.locator(`[data-role="loss-${v}"]`).textContent());
+    const row = cells.find((c) => c[0] === v.toUpperCase());
+    assert.ok(Math.abs(Number(row[2]) - labLoss) < 1e-3, `${v}: compare ${row[2]} vs lab ${labLoss}`);
+  }
+  // "Show its maps" puts a trained model in the attention maps
+  const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
+  await rows.filter({ hasText: 'MQA' }).locator('button[data-action="inspect-trained"]').click();
+  await viewReady(page, 'heatmap', draws + 1);
+  assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').textContent(), /Trained model: MQA/);
+  assert.deepEqual(page.errors, []);
   await page.close();
 });
