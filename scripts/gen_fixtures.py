@@ -86,6 +86,7 @@ import numpy as np
 import torch
 
 OUT_PATH = os.path.join("tests", "fixtures", "attention_golden.json")
+STAGES_PATH = os.path.join("tests", "fixtures", "intermediates_golden.json")
 F64 = torch.float64
 
 # (name, spec). Specs use JS API field names; nKvHeads / dHead are resolved below when omitted.
@@ -120,6 +121,10 @@ CASES = [
     ("gqa_rope_base10000_dhead6", dict(variant="gqa", seqLen=18, dModel=30, nHeads=6, nKvHeads=3, dHead=6,
                                        rope={"base": 10000}, causal=False)),
 ]
+
+# Cases whose every stage (forward with returnIntermediates) is also stored, in STAGES_PATH.
+STAGE_CASES = ["mha_basic", "mha_causal", "gqa_causal", "mqa_dhead7_causal", "gqa_rope_base500_causal",
+               "mla_norope_causal", "mla_rope4_causal", "mla_rope6_rank3"]
 
 SPEC_KEYS_COMMON = ["variant", "seqLen", "dModel", "nHeads", "nKvHeads", "dHead", "causal"]
 
@@ -319,6 +324,53 @@ def reference(s, x32, w32):
     return ref, out, p
 
 
+def stages(s, x32, w32):
+    """Every stage of the lesson (the JS API's intermediates, core/include/attn/intermediates.hpp), float64.
+
+    Written out with PyTorch ops, independently of the C++ code: split_heads / repeat_interleave /
+    merge_heads, and for MLA the latent, the decoupled RoPE parts, the cache row and the absorbed query.
+    The last stage's product with wo must equal reference()'s output (self-check in main)."""
+    x = x32.to(F64)
+    w = {k: t.to(F64) for k, t in w32.items()}
+    H, dh, N = s["nHeads"], s["dHead"], s["seqLen"]
+    out = {}
+    if s["variant"] != "mla":
+        G = s["nKvHeads"]
+        out["q"], out["k"], out["v"] = x @ w["wq"], x @ w["wk"], x @ w["wv"]
+        qh, kh, vh = split_heads(out["q"], H, dh), split_heads(out["k"], G, dh), split_heads(out["v"], G, dh)
+        base = rope_base(s["rope"])
+        if base is not None:
+            qh, kh = apply_rope(qh, base), apply_rope(kh, base)
+        out["qHeads"], out["kHeads"], out["vHeads"] = qh, kh, vh
+        k_all, v_all = kh.repeat_interleave(H // G, dim=0), vh.repeat_interleave(H // G, dim=0)
+        scale = math.sqrt(dh)
+    else:
+        r, dr = s["latentRank"], s["ropeDim"]
+        out["q"] = x @ w["wq"]
+        out["c"] = x @ w["wDkv"]
+        out["k"], out["v"] = out["c"] @ w["wUk"], out["c"] @ w["wUv"]
+        qh, kh, vh = split_heads(out["q"], H, dh), split_heads(out["k"], H, dh), split_heads(out["v"], H, dh)
+        cache = out["c"]
+        if dr > 0:
+            qr = apply_rope(split_heads(x @ w["wQr"], H, dr), 10000.0)          # (H, N, dr)
+            kr = apply_rope(x @ w["wKr"], 10000.0)                              # (N, dr)
+            out["qRope"], out["kRope"] = merge_heads(qr), kr
+            qh = torch.cat([qh, qr], dim=-1)
+            kh = torch.cat([kh, kr.unsqueeze(0).expand(H, N, dr)], dim=-1)
+            cache = torch.cat([cache, kr], dim=-1)
+        out["qHeads"], out["kHeads"], out["vHeads"] = qh, kh, vh
+        out["cache"] = cache
+        out["qAbsorbed"] = torch.stack([split_heads(out["q"], H, dh)[h] @ w["wUk"][:, h * dh:(h + 1) * dh].T
+                                        for h in range(H)])                     # (H, N, r)
+        k_all, v_all = kh, vh
+        scale = math.sqrt(dh + dr)
+    out["scores"] = qh @ k_all.transpose(-1, -2) / scale                        # (H, N, N), unmasked
+    out["attention"] = softmax_scores(out["scores"], s["causal"])
+    out["heads"] = out["attention"] @ v_all                                     # (H, N, dh)
+    out["concat"] = merge_heads(out["heads"])                                   # (N, H*dh)
+    return out, out["concat"] @ w["wo"]
+
+
 def check_attention(name, s, p):
     H, N = s["nHeads"], s["seqLen"]
     assert tuple(p.shape) == (H, N, N), (name, tuple(p.shape))
@@ -403,11 +455,39 @@ def main():
         "tolerance": {"relative": 1e-4, "definition": "max|got-ref| / max|ref| per tensor"},
         "cases": cases,
     }
+    write(OUT_PATH, doc, len(cases))
+
+    # Every stage, for the cases in STAGE_CASES (x and weights are those of the same case above).
+    staged = []
+    for i, (name, raw) in enumerate(CASES, start=1):
+        if name not in STAGE_CASES:
+            continue
+        s = resolve(raw)
+        x32, w32 = draw_inputs(i, s)
+        st, out = stages(s, x32, w32)
+        _, ref_out, ref_p = reference(s, x32, w32)
+        err = max((out - ref_out).abs().max().item(), (st["attention"] - ref_p).abs().max().item())
+        assert err <= 1e-10, f"{name}: stages disagree with the reference by {err}"
+        staged.append({"name": name,
+                       "stages": {k: {"shape": list(t.shape), "data": b64(t)} for k, t in st.items()}})
+        print(f"{name:28s} {len(st)} stages")
+    assert len(staged) == len(STAGE_CASES), "a STAGE_CASES name is not in CASES"
+    write(STAGES_PATH, {
+        "version": 1,
+        "generator": "scripts/gen_fixtures.py",
+        "torch": torch.__version__,
+        "tolerance": {"relative": 1e-4, "definition": "max|got-ref| / max|ref| per tensor"},
+        "note": "forward(spec with returnIntermediates) of the attention_golden.json case of the same name",
+        "cases": staged,
+    }, len(staged))
+
+
+def write(path, doc, n_cases):
     text = dump(doc) + "\n"
-    os.makedirs(os.path.dirname(OUT_PATH), exist_ok=True)
-    with open(OUT_PATH, "w", encoding="utf-8", newline="\n") as f:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
-    print(f"wrote {OUT_PATH}: {len(cases)} cases, {len(text.encode('utf-8'))} bytes", file=sys.stderr)
+    print(f"wrote {path}: {n_cases} cases, {len(text.encode('utf-8'))} bytes", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian/Ubuntu machine:
 #   1. Debian packages of the toolchain (skipped with ATTN_SKIP_APT=1); with --test also what the
-#      tests need (Debian's Chromium for the browser tests); with --peers what `npm run bench:peers`
-#      compares against (NumPy on OpenBLAS, PyTorch to export the ONNX graphs: large, so opt-in),
+#      tests need (Debian's Chromium for the browser tests, python3-torch for the PyTorch twin test);
+#      with --peers what `npm run bench:peers` compares against (NumPy on OpenBLAS, PyTorch to export
+#      the ONNX graphs),
 #   2. Node.js >= 20,
 #   3. npm ci when node_modules is missing or older than package-lock.json.
 # Quiet on success: one line per step. Safe to run again and again.
@@ -16,7 +17,7 @@ APT_PACKAGES=(
 )
 for arg in "$@"; do
   case "$arg" in
-    --test) APT_PACKAGES+=(chromium) ;;
+    --test) APT_PACKAGES+=(chromium python3-torch python3-numpy) ;;
     --peers) APT_PACKAGES+=(python3-numpy libopenblas0-pthread python3-torch) ;;
   esac
 done

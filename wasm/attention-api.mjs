@@ -208,7 +208,15 @@ export function makeAttention(M, build) {
     }),
     forward(spec) {
       requireObject('forward', spec);
-      return call(() => M.forward(spec));
+      if (!Object.prototype.hasOwnProperty.call(spec, 'returnIntermediates')) return call(() => M.forward(spec));
+      const { returnIntermediates, ...rest } = spec;
+      if (typeof returnIntermediates !== 'boolean') {
+        throw new TypeError(`returnIntermediates must be a boolean, got ${typeof returnIntermediates}`);
+      }
+      if (!returnIntermediates) return call(() => M.forward(rest));
+      const r = call(() => M.forwardIntermediates(rest));
+      if (spec.returnWeights === true) r.weights = r.intermediates.attention.data.slice();
+      return r;
     },
     createSession(spec) {
       requireObject('createSession', spec);
@@ -231,6 +239,9 @@ export function makeAttention(M, build) {
     },
     deploymentTargets() {
       return call(() => M.deploymentTargets());
+    },
+    sizeTable() {
+      return call(() => M.sizeTable());
     },
     createTrainer(spec) {
       requireObject('createTrainer', spec);

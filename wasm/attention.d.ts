@@ -106,6 +106,68 @@ export interface ForwardSpec extends AttentionShape {
   causal?: boolean;
   /** (seqLen, dModel) */
   x: Float32Array;
+  /**
+   * Also return every stage of the pass (`intermediates`), the weights used (`parameters`) and the
+   * resolved spec (`shape`): for drawing the lesson step by step. Default false. The stages count
+   * against the work cap (a RangeError naming returnIntermediates above it).
+   */
+  returnIntermediates?: boolean;
+}
+
+/** One stage of a forward pass: row-major data of the given shape (outermost first). */
+export interface Stage {
+  shape: number[];
+  data: Float32Array;
+}
+
+/**
+ * The stages of a forward pass, in the lesson's order (N = seqLen, G = nKvHeads; MLA: G = nHeads).
+ * - q (N, H*dh) = x wq; k, v (N, G*dh) = x wk, x wv (before RoPE); MLA: k, v (N, H*dh) = c wUk, c wUv
+ * - qHeads (H, N, dh), kHeads / vHeads (G, N, dh): split into heads, RoPE applied to q and k
+ *   (MLA: qHeads, kHeads (H, N, dh+dr) = [q_h | qr_h], [k_h | kr])
+ * - scores (H, N, N) = q_h k_g^T / sqrt(dh (+dr)), g = floor(h / (H/G)), before the causal mask
+ * - attention (H, N, N) = softmax of the masked scores (the maps; equal to `weights`)
+ * - heads (H, N, dh) = attention_h v_g; concat (N, H*dh); the output is concat wo
+ * - MLA only: c (N, r) = x wDkv; qRope (N, H*dr), kRope (N, dr) after RoPE (ropeDim > 0);
+ *   cache (N, r+dr) = [c | kRope], all a session caches per token; qAbsorbed (H, N, r) = q_h wUk_h^T
+ */
+export interface Intermediates {
+  q: Stage; k: Stage; v: Stage;
+  qHeads: Stage; kHeads: Stage; vHeads: Stage;
+  scores: Stage; attention: Stage; heads: Stage; concat: Stage;
+  c?: Stage; qRope?: Stage; kRope?: Stage; cache?: Stage; qAbsorbed?: Stage;
+}
+
+/** A forward spec with every default filled in (the `shape` of a returnIntermediates result). */
+export interface ResolvedShape {
+  variant: Variant;
+  seqLen: number; dModel: number; nHeads: number; nKvHeads: number; dHead: number;
+  latentRank?: number; ropeDim?: number;
+  /** MLA: the decoupled RoPE's base when ropeDim > 0. */
+  rope: false | { base: number };
+  causal: boolean;
+}
+
+/** Result of {@link Attention.forward} with returnIntermediates: true. */
+export interface ForwardIntermediatesResult extends AttentionResult {
+  intermediates: Intermediates;
+  /** The weight matrices used (seeded or given), by their API names. */
+  parameters: Record<string, Float32Array>;
+  shape: ResolvedShape;
+}
+
+/** One row of the configurator's size table: a rule-of-thumb shape at an anchor budget. */
+export interface SizeRow {
+  /** The anchor budget (parameters). */
+  params: number;
+  dModel: number;
+  nHeads: number;
+  dHead: number;
+  nLayers: number;
+  /** Where the shape comes from, e.g. 'lesson: Small (~125M); GPT-2 small'. */
+  source: string;
+  /** A row of the lesson's own rule-of-thumb table (125M, 350M, 1B, 70B). */
+  lesson: boolean;
 }
 
 /** Input of {@link Attention.createSession}: a forward spec without x, seqLen and causal, plus maxLen. */
@@ -219,6 +281,7 @@ export interface AttentionInfo {
 export interface Attention {
   readonly info: AttentionInfo;
   /** One attention block over a whole sequence. */
+  forward(spec: ForwardSpec & { returnIntermediates: true }): ForwardIntermediatesResult;
   forward(spec: ForwardSpec): AttentionResult;
   /** A decoding session holding the weights and a KV cache. Call dispose() when done. */
   createSession(spec: SessionSpec): Session;
@@ -231,6 +294,8 @@ export interface Attention {
   recommend(request: RecommendRequest): Recommendation;
   /** The deployment targets `recommend` knows by id. */
   deploymentTargets(): DeploymentTarget[];
+  /** The configurator's size table (the heads table of the page shows it). */
+  sizeTable(): SizeRow[];
   /** A seeded training run of a tiny transformer (the lab). */
   createTrainer(spec: TrainerSpec): Trainer;
   /** A trainer from `trainer.exportModel()` bytes. */

@@ -17,6 +17,7 @@
 #include "attn/configurator.hpp"
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
+#include "attn/intermediates.hpp"
 #include "attn/session.hpp"
 #include "attn/weights.hpp"
 #include "js_convert.hpp"
@@ -85,6 +86,56 @@ val forward_js(val spec) {
     const attn::Matrix x = read_tokens(spec["x"], s.d, "seqLen", s.n);
     const attn::Weights w = read_weights(spec, s);
     return result_to_js(attn::forward(s, w, x));
+  });
+}
+
+// forward() with every stage of the lesson kept (the API's returnIntermediates: true; attention-api.mjs
+// removes that field from the spec and calls this instead of forward).
+val forward_intermediates_js(val spec) {
+  return guarded([&] {
+    const attn::RawSpec raw = read_spec(spec, "forward spec");
+    if (raw.max_len) attn::throw_type("maxLen applies to createSession, not forward");
+    const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
+    const double bytes = attn::forward_work_bytes(s) + attn::intermediates_bytes(s);
+    if (bytes > attn::kMaxWorkBytes) {
+      attn::throw_range("returnIntermediates", "returnIntermediates: the stages of this pass take " + attn::fmt(bytes) +
+                        " bytes with the pass itself, above the cap of " + attn::fmt(attn::kMaxWorkBytes) +
+                        " bytes (use a shorter seqLen or fewer heads)");
+    }
+    const attn::Matrix x = read_tokens(spec["x"], s.d, "seqLen", s.n);
+    const attn::Weights w = read_weights(spec, s);
+    const attn::Intermediates r = attn::forward_intermediates(s, w, x);
+    val out = val::object();
+    out.set("output", to_js(r.output.data(), r.output.size()));
+    val stages = val::object();
+    for (const attn::Stage& st : r.stages) {
+      val t = val::object();
+      val shape = val::array();
+      for (int64_t d : st.shape) shape.call<void>("push", double(d));
+      t.set("shape", shape);
+      t.set("data", to_js(st.data.data(), st.data.size()));
+      stages.set(st.name, t);
+    }
+    out.set("intermediates", stages);
+    val params = val::object();
+    for (const auto& slot : attn::weight_slots(s)) {
+      const attn::Matrix& m = w.*(slot.member);
+      params.set(slot.name, to_js(m.data(), m.size()));
+    }
+    out.set("parameters", params);
+    val shape = val::object();  // the spec as resolved: every default filled in
+    shape.set("variant", std::string(attn::variant_name(s.variant)));
+    shape.set("seqLen", double(s.n)); shape.set("dModel", double(s.d)); shape.set("nHeads", double(s.h));
+    shape.set("nKvHeads", double(s.g)); shape.set("dHead", double(s.dh));
+    if (s.variant == attn::Variant::MLA) {
+      shape.set("latentRank", double(s.r)); shape.set("ropeDim", double(s.dr));
+    }
+    const bool any_rope = s.variant == attn::Variant::MLA ? s.dr > 0 : s.rope;
+    shape.set("rope", any_rope ? val::object() : val(false));
+    if (any_rope) shape["rope"].set("base", s.rope_base);
+    shape.set("causal", s.causal);
+    out.set("shape", shape);
+    return out;
   });
 }
 
@@ -264,6 +315,23 @@ val recommend_js(val cfg) {
   });
 }
 
+// The configurator's size table: the lesson's rule of thumb (rows marked lesson) and real models between.
+val size_table_js() {
+  val list = val::array();
+  for (const auto& r : attn::size_table()) {
+    val o = val::object();
+    o.set("params", r.params);
+    o.set("dModel", double(r.d_model));
+    o.set("nHeads", double(r.n_heads));
+    o.set("dHead", double(r.d_head));
+    o.set("nLayers", double(r.n_layers));
+    o.set("source", std::string(r.source));
+    o.set("lesson", std::string(r.source).rfind("lesson:", 0) == 0);
+    list.call<void>("push", o);
+  }
+  return list;
+}
+
 val deployment_targets_js() {
   val list = val::array();
   for (const auto& t : attn::deployment_targets()) {
@@ -343,11 +411,13 @@ double flops_js(val spec, double cache_len) {
 
 EMSCRIPTEN_BINDINGS(attention) {
   emscripten::function("forward", &forward_js);
+  emscripten::function("forwardIntermediates", &forward_intermediates_js);
   emscripten::function("paramCount", &param_count_js);
   emscripten::function("kvCacheBytes", &kv_cache_bytes_js);
   emscripten::function("presets", &presets_js);
   emscripten::function("recommend", &recommend_js);
   emscripten::function("deploymentTargets", &deployment_targets_js);
+  emscripten::function("sizeTable", &size_table_js);
   emscripten::function("buildInfo", &build_info_js);
   emscripten::function("benchmarkForward", &benchmark_forward_js);
   emscripten::function("benchmarkDecode", &benchmark_decode_js);

@@ -34,7 +34,9 @@ test('lab-heads: five head counts trained together, table and a summary from the
   assert.deepEqual(cells.map((c) => c[1]), ['64', '32', '16', '8', '4']);
   for (const c of cells) assert.ok(Number(c[3]) > 0 && Number(c[5]) > 0, `losses measured: ${c}`);
   const summary = await view.locator('.lab-summary').innerText();
-  assert.match(summary, /more heads (help|hurt|make no difference)/i);
+  // 30 steps is a short run: the page gives the numbers and says they are too few for a verdict.
+  assert.match(summary, /^Only 30 steps per model: too few for a verdict on whether more heads help/);
+  assert.doesNotMatch(summary, /more heads (help|hurt|make no difference) from/i);
   for (const c of cells) assert.ok(summary.includes(c[3]), `the summary quotes the measured loss ${c[3]}`);
   assert.equal(await view.locator('.lab-chart canvas').count() > 0, true, 'the chart is drawn');
   await page.waitForTimeout(200);

@@ -14,8 +14,8 @@ test('the playground boots with no console errors, draws one map per head, and r
   const page = await b.open();
   await heatmapDrawn(page);
   const el = app(page);
-  assert.equal(await el.locator('[data-slot="heatmap"] canvas[data-head]').count(), 8, 'GQA default: 8 heads');
-  assert.equal(await el.locator('.kv-group').count(), 2, 'two K/V heads: two groups');
+  assert.equal(await el.locator('[data-slot="heatmap"] canvas[data-head]').count(), 4, 'the lesson\'s example: MHA, 4 heads');
+  assert.equal(await el.locator('.kv-group').count(), 4, 'MHA: every head its own K/V head');
   assert.match(await el.locator('.app-head [data-role="build"]').innerText(), /SIMD/);
   await shot(page, 'playground-desktop');
   assert.deepEqual(page.errors, []);
@@ -24,7 +24,7 @@ test('the playground boots with no console errors, draws one map per head, and r
 });
 
 test('changing the variant or nKvHeads redraws the maps and updates the chart', async () => {
-  const page = await b.open();
+  const page = await b.open('?variant=gqa&nHeads=8&nKvHeads=2&v=2');  // GQA, 8 query heads, 2 K/V heads
   await heatmapDrawn(page);
   const el = app(page);
   await viewReady(page, 'kv-chart');
@@ -46,7 +46,7 @@ test('changing the variant or nKvHeads redraws the maps and updates the chart', 
 });
 
 test('an invalid combination is explained next to the control in the core\'s words', async () => {
-  const page = await b.open();
+  const page = await b.open('?variant=gqa&nHeads=8&nKvHeads=2&v=2');  // GQA, 8 query heads, 2 K/V heads
   await heatmapDrawn(page);
   const el = app(page);
   await el.locator('input[name="nKvHeads"]').fill('3');
@@ -164,10 +164,11 @@ test('the dark theme follows prefers-color-scheme', async () => {
 });
 
 test('hover reads out query, key and weight; a selected query is shown across all heads (mouse and keyboard)', async () => {
-  const page = await b.open();
+  const page = await b.open('?variant=gqa&nHeads=8&nKvHeads=2&v=2');  // GQA, 8 query heads, 2 K/V heads
   await heatmapDrawn(page);
   const el = app(page);
   const canvas = el.locator('canvas[data-head="2"]');
+  await canvas.scrollIntoViewIfNeeded();  // the walkthrough comes first on the full page
   const box = await canvas.boundingBox();
   const cell = box.width / 6;
   await page.mouse.move(box.x + cell * 1.5, box.y + cell * 3.5);  // query 3 ("on"), key 1 ("cat")
@@ -186,7 +187,7 @@ test('hover reads out query, key and weight; a selected query is shown across al
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => /sel=2/.test(location.search));
-  assert.match(await selected.locator('h3').innerText(), /Query “sat” \(2\)/);
+  await selected.locator('h3', { hasText: 'Query “sat” (2)' }).waitFor();  // the panel redraws after the URL
   await page.keyboard.press('Escape');
   await selected.waitFor({ state: 'hidden' });
   assert.deepEqual(page.errors, []);

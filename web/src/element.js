@@ -26,6 +26,7 @@ export class AttentionPlayground extends HTMLElement {
     this.views = [];
     this.errors = new Map();
     this.inspected = null;  // a trained model shown in the heatmap view (see ctx.inspectModel)
+    this.trained = new Map(); // lab id -> the models it keeps ({ lab, label, key, inspect, ... }), for compare
     this.state = { ...DEFAULTS };
     this.pending = false;
   }
@@ -88,6 +89,12 @@ export class AttentionPlayground extends HTMLElement {
         if (model) this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth' });
       },
       openPlayground: (patch) => this.#openPlayground(patch),
+      // The labs' trained models, for the compare view's comparison that measures quality.
+      trained: () => [...this.trained.values()].flat(),
+      noteTrained: (lab, models) => {
+        this.trained.set(lab, models);
+        this.#render();
+      },
       info: null,
       presets: [],
     };

@@ -6,7 +6,10 @@
 //   intro        one sentence under the heading on the full page (HTML you wrote, or '')
 //   create       the view's factory
 //   ownControls  true: the view brings its own settings, so a single embed of it hides the shape form
+import { createWalkthroughView } from './views/walkthrough.js';
 import { createHeatmapView } from './views/heatmap.js';
+import { createPytorchView } from './views/pytorch.js';
+import { createHeadsTableView } from './views/heads-table.js';
 import { createCompareView } from './views/compare.js';
 import { createDecodeView } from './views/decode.js';
 import { createKvChartView } from './views/kv-chart.js';
@@ -18,11 +21,17 @@ import { createLabMqaView } from './views/lab-mqa.js';
 import { createLabRankView } from './views/lab-rank.js';
 
 export const REGISTRY = [
+  { id: 'walkthrough', title: 'The mechanism, step by step: split → attend → concat → W_o', create: createWalkthroughView, ownControls: false,
+    intro: 'One sentence through every stage of the lesson, drawn from the core\'s own tensors. Step with the buttons or the arrow keys; hover a cell to see what it was made from.' },
   { id: 'heatmap', title: 'Attention maps, one per head', create: createHeatmapView, ownControls: false,
     intro: 'softmax(Q<sub>h</sub> K<sub>g</sub><sup>T</sup> / √d<sub>head</sub>) for every query head h; query heads that share a K/V head g are boxed together.' },
   { id: 'compare', title: 'Variants side by side', create: createCompareView, ownControls: false,
     intro: 'The same sentence, seed and query/output projections through different variants.' },
   { id: 'decode', title: 'Decoding with a KV cache', create: createDecodeView, ownControls: false, intro: '' },
+  { id: 'pytorch', title: 'The same computation in PyTorch', create: createPytorchView, ownControls: false,
+    intro: 'The code you would write next, for these settings, and a file with this page\'s input, weights and output to check it against.' },
+  { id: 'heads-table', title: 'How many heads? The rule of thumb and real models', create: createHeadsTableView, ownControls: true,
+    intro: 'The lesson\'s table next to real models, with the KV cache each one pays per token.' },
   { id: 'params', title: 'Parameters and KV cache per token', create: createParamsView, ownControls: true, intro: '' },
   { id: 'kv-chart', title: 'KV-cache size against context length', create: createKvChartView, ownControls: true, intro: '' },
   { id: 'configurator', title: 'Configurator: a new model\'s attention', create: createConfiguratorView, ownControls: true,

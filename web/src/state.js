@@ -15,9 +15,9 @@ export const dtypeLabel = (k) => DTYPE_LABELS[k] ?? String(k);
 export const DEFAULTS = Object.freeze({
   view: 'all',
   text: 'the cat sat on the mat',
-  variant: 'gqa',
+  variant: 'mha',    // the lesson's example: MHA with 4 heads
   dModel: 64,
-  nHeads: 8,
+  nHeads: 4,
   nKvHeads: 2,
   dHead: 0,          // 0: dModel / nHeads
   latentRank: 16,    // MLA
@@ -27,6 +27,7 @@ export const DEFAULTS = Object.freeze({
   seed: 0,
   compare: 'mha,gqa,mla', // variants side by side in compare mode
   sel: '',           // selected query row: '' or a token index
+  step: '',          // the walkthrough's step ('' = the first): an id of lesson/stages.js
   nLayers: 12,       // for the KV-cache chart of the current shape
   dtype: 'bf16',
   batch: 1,
@@ -56,6 +57,21 @@ const NUMBERS = ['cfgBudget', 'cfgDModel', 'cfgLayers', 'cfgSeqLen', 'cfgBatch',
 const BOOLS = ['rope', 'causal', 'cfgBenchmark'];
 
 /**
+ * The URL format's version. Version 1 links (no `v` key, made before the page opened on the lesson's
+ * example) left out the keys that equalled the version 1 defaults below, so they are read with those.
+ */
+export const URL_VERSION = 2;
+const V1_DEFAULTS = Object.freeze({ variant: 'gqa', nHeads: 8, nKvHeads: 2 });
+const V2_KEYS = ['step'];                                  // keys a version 1 link cannot have
+const V2_VIEWS = ['walkthrough', 'pytorch', 'heads-table']; // views a version 1 link cannot name
+
+/** Whether URL parameters are a version 1 link (see URL_VERSION). */
+function isVersion1(params) {
+  if (params.has('v') || V2_KEYS.some((k) => params.has(k)) || V2_VIEWS.includes(params.get('view'))) return false;
+  return [...params.keys()].some((k) => k !== 'view' && k in DEFAULTS);
+}
+
+/**
  * Reads a state from URL parameters; unknown or malformed values fall back to the defaults
  * (semantic checks are the core's job: it explains invalid combinations next to the controls).
  * @param {URLSearchParams} params
@@ -63,6 +79,7 @@ const BOOLS = ['rope', 'causal', 'cfgBenchmark'];
  */
 export function fromParams(params, { views = null } = {}) {
   const s = { ...DEFAULTS };
+  if (isVersion1(params)) Object.assign(s, V1_DEFAULTS);
   for (const [key, value] of params) {
     if (!(key in DEFAULTS)) continue;
     if (INTS.includes(key)) {
@@ -94,6 +111,7 @@ export function toParams(state) {
     if (v === DEFAULTS[key]) continue;
     p.set(key, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
   }
+  if ([...p.keys()].some((k) => k !== 'view')) p.set('v', String(URL_VERSION));  // see fromParams
   return p;
 }
 

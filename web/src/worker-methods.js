@@ -20,6 +20,8 @@ export const methods = {
   /** The configurator (views/configurator.js): a recommended attention geometry and the memory targets. */
   recommend: (attn, q) => attn.recommend(q),
   deploymentTargets: (attn) => attn.deploymentTargets(),
+  /** The configurator's size table, for the heads table (views/heads-table.js). */
+  sizeTable: (attn) => attn.sizeTable(),
   sessionCreate(attn, key, spec) {
     sessions.get(key)?.dispose();
     const s = attn.createSession(spec);

@@ -10,6 +10,7 @@ import { drawMiniHeatmap, createMiniCanvas, cellAt, createLegend } from './mini-
 import { VARIANT_IDS as VARIANTS, announce, createLatest, el, plural, setViewState, variantLabel, variantName } from '../kit.js';
 import { truncationNote } from '../tokens.js';
 import { cacheElementsPerToken } from '../shape-math.js';
+import { createTrainedBox } from './compare-trained.js';
 
 const NAME = Object.fromEntries(VARIANTS.map((v) => [v, variantName(v)]));
 // State fields this view reads: anything else changing does not recompute.
@@ -73,7 +74,8 @@ export function createCompareView(root, ctx) {
   toolbar.append(legend, colButton, status);
   const cols = el('div', 'cmp-cols');
   cols.style.cssText = 'display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start';
-  root.append(note, toolbar, cols);
+  const trained = createTrainedBox(ctx);
+  root.append(trained.box, note, toolbar, cols);
 
   let state = null;
   let lastKey = '';
@@ -338,6 +340,7 @@ export function createCompareView(root, ctx) {
   return {
     update(next) {
       state = next;
+      trained.update();
       const key = JSON.stringify(FIELDS.map((f) => next[f]));
       if (key === lastKey) return;
       lastKey = key;

@@ -2,7 +2,7 @@
 // heads, trained on the copy task interleaved chunk by chunk (all curves grow together), then
 // evaluated; the summary sentence is computed from the measured final losses.
 import { alignCurves, createLineChart } from './lab-common.js';
-import { createLabRunner, parseIntegerField } from './lab-runner.js';
+import { createLabRunner, parseIntegerField, tooFewSteps } from './lab-runner.js';
 
 const HEADS = [1, 2, 4, 8, 16];
 const D_MODEL = 64;
@@ -19,8 +19,18 @@ const FAST = 0.1; // "steps to reach loss < 0.1"
 const fmt = (v, d = 3) => (v == null || !Number.isFinite(v) ? '—' : v.toFixed(d));
 export const STEPS = { label: 'Steps per model', min: 1, max: 20000 };
 
-/** Verdict between consecutive head counts from their final losses (lower is better). */
-export function summarise(heads, losses) {
+/** Steps per model below which the sweep states no verdict (losses settle by ~150-200 steps, see above). */
+export const ENOUGH_STEPS = 200;
+
+/**
+ * Verdict between consecutive head counts from their final losses (lower is better); after fewer
+ * than ENOUGH_STEPS steps, only the numbers.
+ */
+export function summarise(heads, losses, steps = ENOUGH_STEPS) {
+  const few = tooFewSteps(steps, ENOUGH_STEPS, 'a verdict on whether more heads help');
+  if (few) {
+    return { verdicts: [], sentence: `${few}final training losses ${losses.map((l) => fmt(l)).join(', ')} (h = ${heads.join(', ')}).` };
+  }
   const verdicts = [];
   for (let i = 0; i + 1 < heads.length; i++) {
     const a = losses[i], b = losses[i + 1];
@@ -115,7 +125,7 @@ export function createLabHeadsView(root, ctx) {
       }));
       const trained = runs.filter((r) => r.last);
       const summary = trained.length >= 2
-        ? summarise(trained.map((r) => r.h), trained.map((r) => r.last.loss))
+        ? summarise(trained.map((r) => r.h), trained.map((r) => r.last.loss), Math.min(...trained.map((r) => r.done)))
         : { sentence: 'Train at least two models to compare.', verdicts: [] };
       const speed = trained.filter((r) => r.points.some((p) => p[1] < FAST))
         .map((r) => `h=${r.h} at step ${r.points.find((p) => p[1] < FAST)[0]}`);

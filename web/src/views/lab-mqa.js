@@ -6,7 +6,7 @@
 // CSS classes used (styles.css): .lab-row (controls row), .field, button.primary, .note, .scroll,
 // table/th/td, .lab-summary (the computed sentence), .error-text, .lab-chart (lab-common.js).
 import { createLineChart, alignCurves } from './lab-common.js';
-import { createLabRunner, parseIntegerField } from './lab-runner.js';
+import { createLabRunner, parseIntegerField, tooFewSteps } from './lab-runner.js';
 
 const D = 64, H = 8, N = 2048, BPE = 4;
 const VARIANTS = [
@@ -23,6 +23,8 @@ const CHUNK = 10;
 
 const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 const fmtBytes = (b) => (b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(2)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${fmtInt(b)} B`);
+/** Steps per variant below which the lab states no verdict (the default: measured settled, docs/lab.md). */
+const ENOUGH_STEPS = 150;
 export const STEPS = { label: 'Steps per variant', min: 1, max: 5000 };
 const stepsOf = (state) => parseIntegerField(state.labMSteps, STEPS).value ?? 150;
 
@@ -112,11 +114,13 @@ export function createLabMqaView(root, ctx) {
     const rel = (x) => (mha.loss > 0 ? x.loss / mha.loss : Infinity);
     const accGap = (mha.accuracy - mqa.accuracy) * 100;
     const order = [...VARIANTS].sort((a, b) => results.get(a.id).loss - results.get(b.id).loss).map((v) => v.name);
+    const few = tooFewSteps(stepsRun, ENOUGH_STEPS, 'a verdict on what MQA costs');
     let verdict;
-    if (Math.abs(accGap) < 0.5 && mqa.loss - mha.loss < 0.05) verdict = `MQA costs almost nothing here: the same accuracy (${(mqa.accuracy * 100).toFixed(1)} %) and only ${(mqa.loss - mha.loss).toFixed(3)} nats more held-out loss`;
+    if (few) verdict = `${few}MQA ${(mqa.loss - mha.loss).toFixed(3)} nats from MHA's held-out loss, ${(mqa.accuracy * 100).toFixed(1)} % vs ${(mha.accuracy * 100).toFixed(1)} % accuracy`;
+    else if (Math.abs(accGap) < 0.5 && mqa.loss - mha.loss < 0.05) verdict = `MQA costs almost nothing here: the same accuracy (${(mqa.accuracy * 100).toFixed(1)} %) and only ${(mqa.loss - mha.loss).toFixed(3)} nats more held-out loss`;
     else if (accGap > 0) verdict = `MQA pays ${accGap.toFixed(1)} accuracy points (${(mqa.accuracy * 100).toFixed(1)} % vs ${(mha.accuracy * 100).toFixed(1)} %) and ${(mqa.loss - mha.loss).toFixed(3)} nats of held-out loss`;
     else verdict = `MQA's held-out loss is ${(mqa.loss - mha.loss).toFixed(3)} nats ${mqa.loss >= mha.loss ? 'above' : 'below'} MHA's at ${(mqa.accuracy * 100).toFixed(1)} % accuracy`;
-    $('summary').textContent = `After ${stepsRun} steps each, ranked by held-out loss: ${order.join(' < ')}. ${verdict}, `
+    $('summary').textContent = `After ${stepsRun} steps each, ${few ? 'held-out loss so far' : 'ranked by held-out loss'}: ${order.join(' < ')}. ${verdict}, `
       + `for ${((bm.params - bq.params) / bm.params * 100).toFixed(2)} % fewer attention weights and a ${Number((bm.atN / bq.atN).toFixed(2))}× smaller cache `
       + `(${fmtBytes(bq.atN)} instead of ${fmtBytes(bm.atN)} at N = ${N}). Held-out loss against MHA's: GQA ${rel(gqa).toFixed(2)}×, MQA ${rel(mqa).toFixed(2)}×${gqa.loss >= Math.min(mha.loss, mqa.loss) && gqa.loss <= Math.max(mha.loss, mqa.loss) ? ' (GQA between the two, as its cache is)' : ''}.`;
   }

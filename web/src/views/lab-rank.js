@@ -14,7 +14,7 @@ const CORPUS_BYTES = 262144;
 let corpusText = null;
 const loadCorpus = async () => (corpusText ??= (await import('../../data/tinyshakespeare-256k.txt?raw')).default);
 import { createLineChart, alignCurves } from './lab-common.js';
-import { createLabRunner, parseIntegerField, parseIntegerList } from './lab-runner.js';
+import { createLabRunner, parseIntegerField, tooFewSteps, parseIntegerList } from './lab-runner.js';
 import { escapeHtml as esc } from '../kit.js';
 
 const D = 64, H = 4, DH = 16, DR = 4, BPE = 4;
@@ -25,6 +25,8 @@ const CHUNK = 5;
 const EVAL_EVERY = 50;
 const LN2 = Math.log(2);
 
+/** Steps per model below which the lab states no verdict (its default; the runs are short even then). */
+const ENOUGH_STEPS = 200;
 export const STEPS = { label: 'Steps per model', min: 1, max: 5000 };
 export const RANKS = { label: 'MLA latent ranks r', min: 1, max: 256, most: 8 };
 /** The state's values, or the defaults where the state (a URL) holds something not allowed. */
@@ -157,8 +159,11 @@ export function createLabRankView(root, ctx) {
     const small = mla.filter((r) => r.bytes * 8 < mha.bytes);
     const ok = small.filter((r) => r.result.bitsPerToken - mb <= 1);
     const f = (r) => `r = ${r.rank} (${r.result.bitsPerToken.toFixed(2)} vs ${mb.toFixed(2)} bits/char, cache ${r.bytes} vs ${mha.bytes} bytes)`;
+    const few = tooFewSteps(stepsRun, ENOUGH_STEPS, 'a verdict on how small the latent can be');
     let text;
-    if (!small.length) {
+    if (few) {
+      text = `${few}${mla.map((r) => `r = ${r.rank}: ${r.result.bitsPerToken.toFixed(2)}`).join(', ')} bits/char against MHA's ${mb.toFixed(2)}.`;
+    } else if (!small.length) {
       text = `None of the ranks tried has a cache below 1/8 of MHA's (needs r + dr < ${mha.bytes / 8 / BPE}, i.e. r ≤ ${mha.bytes / 8 / BPE - DR - 1}): try smaller ranks.`;
     } else if (!ok.length) {
       text = `The cache is below 1/8 of MHA's at ${small.map((r) => `r = ${r.rank}`).join(', ')}, but none of them stays within 1 bit/char of MHA: the smallest, ${f(small[0])}.`;

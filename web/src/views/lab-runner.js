@@ -15,6 +15,7 @@ import { trainerKey } from './lab-common.js';
 import { parseIntegerField, parseIntegerList } from '../field-parse.js';
 
 export { parseIntegerField, parseIntegerList };
+export { tooFewSteps } from './lab-verdicts.js';
 
 /** Inspect tokens for any model: n / 2 tokens, then the same again (the induction pattern). */
 function defaultInspectTokens(vocabSize, n = 16) {
@@ -94,6 +95,12 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
     // Before any model exists only Import is offered.
     for (const e of [modelLabel, modelSelect, exportBtn]) e.hidden = models.size === 0;
     inspectBtn.hidden = models.size === 0 || !ctx.canInspect?.();
+    if (!running) {  // finished models only: the compare view lists them with their held-out scores
+      ctx.noteTrained?.(spec.id, [...models].map(([label, key]) => ({
+        lab: spec.id, label, key,
+        inspect: (spec.inspectTokens ?? defaultInspectTokens)(vocab.get(key) ?? 16),
+      })));
+    }
   }
 
   function setRunning(on) {

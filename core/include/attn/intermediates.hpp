@@ -1,0 +1,51 @@
+// intermediates.hpp — one forward pass with every stage of the lesson kept, for the walkthrough view.
+//
+// The same building blocks as forward() (matmul, apply_rope, attend), run stage by stage and kept:
+//
+//   MHA / MQA / GQA
+//     q = X Wq (N, H*dh)      k = X Wk (N, G*dh)      v = X Wv (N, G*dh)          the projections
+//     qHeads (H, N, dh)       kHeads (G, N, dh)       vHeads (G, N, dh)           split (+ RoPE on q, k)
+//     scores (H, N, N) = q_h k_g^T / sqrt(dh), g = h / (H/G)                     before the causal mask
+//     attention (H, N, N) = softmax(masked scores)                               the maps
+//     heads (H, N, dh) = attention_h v_g                                         per-head outputs
+//     concat (N, H*dh)        output = concat Wo (N, D)
+//   MLA adds the latent and its two readings:
+//     c = X W_dkv (N, r)      k = c W_uk (N, H*dh)    v = c W_uv (N, H*dh)
+//     qRope = rope(X W_qr) (N, H*dr)   kRope = rope(X W_kr) (N, dr)   (ropeDim > 0 only)
+//     qHeads (H, N, dh+dr) = [q_h | qr_h]     kHeads (H, N, dh+dr) = [k_h | kr]   vHeads (H, N, dh)
+//     cache (N, r+dr) = [c | kRope]: all a KV cache keeps per token
+//     qAbsorbed (H, N, r) = q_h W_uk_h^T: the absorbed query (scores = [qAbsorbed_h | qr_h] cache^T / sqrt(dh+dr))
+//
+// `output` is computed exactly as forward() computes it (same kernels, same order), so it is
+// bit-identical to forward()'s output; `attention` equals forward()'s weights.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/forward.hpp"
+#include "attn/spec.hpp"
+#include "attn/tensor.hpp"
+#include "attn/weights.hpp"
+
+namespace attn {
+
+struct Stage {
+  std::string name;            // the JS API name: "q", "qHeads", "scores", ...
+  std::vector<int64_t> shape;  // row-major, outermost first
+  std::vector<float> data;
+};
+
+struct Intermediates {
+  Matrix output;               // (N, D)
+  std::vector<Stage> stages;   // in the lesson's order
+};
+
+// x: (N, D). `s` must come from resolve(); weights must match weight_slots(s).
+Intermediates forward_intermediates(const Shape& s, const Weights& w, const Matrix& x);
+
+// Float32 bytes the stages take (checked against the work cap before anything is computed).
+double intermediates_bytes(const Shape& s);
+
+}  // namespace attn

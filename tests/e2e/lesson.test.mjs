@@ -1,0 +1,181 @@
+// Browser tests of the lesson views (issue 9): the walkthrough draws the core's own stage tensors and
+// walks by buttons, keys and URL; the PyTorch twin's downloaded file and copied code reproduce the page's
+// output in python3-torch; the heads table's "Load shape" sets the playground's shape; the page opens
+// on the lesson's example while version 1 links keep their meaning.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DIST, REPO, app, labStatus, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+
+const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
+const { embed, tokenize } = await import(pathToFileURL(path.join(REPO, 'web/src/tokens.js')).href);
+
+let b;
+let attn;
+before(async () => { b = await startBrowser(); attn = await loadAttention({ simd: true }); });
+after(async () => { await b?.close(); });
+
+const same = (a, c) => a.length === c.length && a.every((v, k) => Object.is(v, c[k]));
+
+test('the page opens on the lesson\'s example; a version 1 link keeps its meaning', async () => {
+  const page = await b.open();
+  await viewReady(page, 'walkthrough');
+  const r = await viewResult(page, 'walkthrough');
+  assert.deepEqual([r.shape.variant, r.shape.nHeads, r.shape.seqLen], ['mha', 4, 6], 'MHA, 4 heads, "the cat sat on the mat"');
+  assert.equal(await app(page).locator('input[name="text"]').inputValue(), 'the cat sat on the mat');
+  await page.close();
+  const old = await b.open('embed.html?view=heatmap&nKvHeads=4');
+  await viewReady(old, 'heatmap');
+  assert.equal(await app(old).locator('select[name="variant"]').inputValue(), 'gqa', 'a v1 link without variant meant GQA');
+  assert.equal(await app(old).locator('input[name="nHeads"]').inputValue(), '8');
+  await old.close();
+});
+
+for (const [name, query, stepsWanted] of [
+  ['MHA', 'variant=mha&nHeads=4&causal=1', 8],
+  ['GQA with RoPE', 'variant=gqa&nHeads=8&nKvHeads=2&rope=1', 8],
+  ['MLA', 'variant=mla&nHeads=4&latentRank=12&ropeDim=4', 11],
+]) {
+  test(`walkthrough (${name}): every step draws the core's own tensors`, async () => {
+    const page = await b.open(`embed.html?view=walkthrough&v=2&text=the+cat+sat+on+the+mat&${query}`);
+    await viewReady(page, 'walkthrough');
+    const first = await viewResult(page, 'walkthrough');
+    assert.equal(first.steps.length, stepsWanted);
+    // The same pass in Node through the public API, on the same embedding of the same tokens.
+    const s = first.shape;
+    const tokens = tokenize('the cat sat on the mat');
+    const x = embed(tokens, s.dModel, { seed: 0, positions: !(s.variant !== 'mla' && s.rope) });
+    const spec = { variant: s.variant, seqLen: s.seqLen, dModel: s.dModel, nHeads: s.nHeads, causal: s.causal,
+      returnIntermediates: true, x, seed: 0 };
+    if (s.variant === 'gqa') spec.nKvHeads = s.nKvHeads;
+    if (s.variant === 'mla') Object.assign(spec, { latentRank: s.latentRank, ropeDim: s.ropeDim });
+    else if (s.rope) spec.rope = true;
+    const want = attn.forward(spec);
+    const seen = new Set();
+    for (let k = 0; k < first.steps.length; k++) {
+      const r = await viewResult(page, 'walkthrough');
+      assert.equal(r.step, first.steps[k]);
+      for (const [key, t] of Object.entries(r.drawn)) {
+        const ref = key === 'x' ? { data: x } : key === 'output' ? { data: want.output } : want.intermediates[key];
+        assert.ok(same(Array.from(t.data), Array.from(ref.data)), `${name} step ${r.step}: ${key} differs from the core's`);
+        seen.add(key);
+      }
+      if (k + 1 < first.steps.length) {
+        const draws = Number(await app(page).locator('[data-slot="walkthrough"]').getAttribute('data-draws'));
+        await app(page).locator('button[data-action="next"]').click();
+        await viewReady(page, 'walkthrough', draws + 1);
+      }
+    }
+    for (const key of Object.keys(want.intermediates)) assert.ok(seen.has(key), `stage ${key} is never shown`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+}
+
+test('walkthrough: arrow keys walk the steps, the step is in the URL, cells say what they were made from', async () => {
+  const page = await b.open('index.html?v=2&step=weighted');
+  await viewReady(page, 'walkthrough');
+  const el = app(page);
+  const slot = el.locator('[data-slot="walkthrough"]');
+  assert.equal(await slot.getAttribute('data-step'), 'weighted', 'the URL\'s step opens');
+  // hover a cell of head 2's output: the read-out says how it was made
+  const canvas = slot.locator('canvas').nth(2);
+  const box = await canvas.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.05, box.y + box.height * (3.5 / 6));
+  assert.match(await slot.locator('[data-role="readout"]').innerText(), /^row 3 of head 2's output: O_2\[3, 0\] = Σ_k P_2\[3, k\] · V_2\[k, 0\] = -?\d/);
+  // keyboard: focus a plot and move with the arrows; the read-out follows
+  await canvas.focus();
+  await page.keyboard.press('ArrowRight');
+  assert.match(await slot.locator('[data-role="readout"]').innerText(), /O_2\[3, 1\]/);
+  // arrows outside a plot change the step, and the URL follows
+  await slot.locator('button[data-action="next"]').focus();
+  const d = Number(await slot.getAttribute('data-draws'));
+  await page.keyboard.press('ArrowRight');
+  await viewReady(page, 'walkthrough', d + 1);
+  assert.equal(await slot.getAttribute('data-step'), 'concat');
+  assert.match(page.url(), /step=concat/);
+  await page.keyboard.press('ArrowLeft');
+  await viewReady(page, 'walkthrough', d + 2);
+  assert.match(page.url(), /step=weighted/);
+  await shot(page, 'lesson-walkthrough-full');
+  await page.close();
+});
+
+test('PyTorch twin: the downloaded file and the shown code reproduce the page\'s output in python3-torch', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-twin-e2e-'));
+  for (const [name, query] of [['gqa', 'variant=gqa&nHeads=8&nKvHeads=2&rope=1'], ['mla', 'variant=mla&latentRank=8&ropeDim=4'],
+    ['mha', 'variant=mha&nHeads=4']]) {
+    const page = await b.open(`embed.html?view=pytorch&v=2&${query}`);
+    await viewReady(page, 'pytorch');
+    const el = app(page);
+    const [download] = await Promise.all([page.waitForEvent('download'), el.locator('button[data-action="download"]').click()]);
+    const sub = fs.mkdtempSync(path.join(dir, `${name}-`));
+    await download.saveAs(path.join(sub, download.suggestedFilename()));
+    fs.writeFileSync(path.join(sub, 'twin.py'), await el.locator('[data-role="code"]').textContent());
+    const run = spawnSync('/usr/bin/python3', ['twin.py'], { cwd: sub, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(run.status, 0, run.stderr);
+    const m = /^max abs diff vs the page: (\S+)\n$/.exec(run.stdout);
+    assert.ok(m, `unexpected output: ${run.stdout}`);
+    assert.ok(Number(m[1]) < 1e-4, `${name}: diff ${m[1]}`);
+    if (name === 'gqa') await shot(page, 'lesson-pytorch');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
+
+test('heads table: the lesson rows beside real models; "Load shape" sets the playground\'s shape', async () => {
+  const page = await b.open('index.html?v=2');
+  await viewReady(page, 'heads-table');
+  const el = app(page);
+  const table = el.locator('[data-slot="heads-table"]');
+  assert.equal((await viewResult(page, 'heads-table')).lessonRows, 4);
+  const llama = table.locator('tr[data-row="llama-3-70b"]');
+  const cells = (await llama.locator('td').allTextContents()).join(' | ');
+  assert.equal(cells, '8,192 | 64 | 128 | 8 | 80 | 320 KiB | Load shape');
+  await llama.locator('button[data-action="load-shape"]').click();
+  await page.waitForFunction(() => /nKvHeads=1/.test(location.search) && /variant=gqa/.test(location.search));
+  assert.equal(await el.locator('select[name="variant"]').inputValue(), 'gqa');
+  assert.equal(await el.locator('input[name="nHeads"]').inputValue(), '8', '64 heads scaled to 8, 8 per K/V head kept');
+  assert.match(await table.locator('[data-role="status"]').innerText(), /Scaled down .*64 → 8 query heads/);
+  await page.close();
+});
+
+test('compare: random weights are said to measure nothing; lab 2\'s trained models are listed with held-out scores', async () => {
+  const page = await b.open('index.html?v=2&labMSteps=20');
+  const el = app(page);
+  await viewReady(page, 'compare');
+  const compare = el.locator('[data-slot="compare"]');
+  assert.match(await compare.locator('[data-role="honest"]').textContent(),
+    /These weights are random, not trained\..*says nothing about which variant is better/);
+  assert.equal(await compare.locator('[data-role="trained"] table').count(), 0, 'nothing trained yet');
+  await compare.locator('button[data-action="go-lab-mqa"]').click();  // goes to lab 2
+  const lab = el.locator('[data-slot="lab-mqa"]');
+  await lab.locator('[data-role="start"]').click();
+  await labStatus(page, 'lab-mqa', ['done'], 60000);
+  const rows = compare.locator('[data-role="trained"] tbody tr');
+  await rows.nth(2).waitFor({ state: 'attached', timeout: 20000 });
+  const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(cells.map((c) => c[0]).sort(), ['GQA', 'MHA', 'MQA'].sort(), JSON.stringify(cells));
+  for (const c of cells) {
+    assert.equal(c[1], 'Lab 2');
+    assert.ok(Number(c[2]) > 0, `held-out loss ${c[2]}`);
+    assert.match(c[3], /^\d+\.\d %$/);
+  }
+  // the lab's own table shows the same held-out losses
+  for (const v of ['mha', 'gqa', 'mqa']) {
+    const labLoss = Number(await lab.locator(`[data-role="loss-${v}"]`).textContent());
+    const row = cells.find((c) => c[0] === v.toUpperCase());
+    assert.ok(Math.abs(Number(row[2]) - labLoss) < 1e-3, `${v}: compare ${row[2]} vs lab ${labLoss}`);
+  }
+  // "Show its maps" puts a trained model in the attention maps
+  const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
+  await rows.filter({ hasText: 'MQA' }).locator('button[data-action="inspect-trained"]').click();
+  await viewReady(page, 'heatmap', draws + 1);
+  assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').textContent(), /Trained model: MQA/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
