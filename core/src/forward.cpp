@@ -9,42 +9,14 @@ namespace attn {
 
 namespace {
 
+float* maps_of(ForwardResult& r) { return r.weights ? r.weights->data() : nullptr; }
+
 ForwardResult make_result(const Shape& s, int64_t n_q, int64_t n_k) {
   ForwardResult r;
   if (s.return_weights) {
     r.weights = Tensor3::from_shape({std::size_t(s.h), std::size_t(n_q), std::size_t(n_k)});
   }
   return r;
-}
-
-// Copies `width` columns starting at src_col of each row of src into dst at dst_col.
-void copy_columns(const Matrix& src, int64_t src_col, Matrix& dst, int64_t dst_col, int64_t width) {
-  const int64_t rows = int64_t(src.shape(0)), lds = int64_t(src.shape(1)), ldd = int64_t(dst.shape(1));
-  for (int64_t i = 0; i < rows; ++i) {
-    std::copy_n(src.data() + i * lds + src_col, width, dst.data() + i * ldd + dst_col);
-  }
-}
-
-// o (N, H*d_v) = attention of the N queries over the N keys of one sequence; fills r.weights.
-// q: (N, H*d_qk)   k: (N, G*d_qk)   v: rows of width d_v per K/V head at v_data, row stride ldv.
-Matrix attend_sequence(const Shape& s, ForwardResult& r, int64_t n_kv_heads, int64_t d_qk, int64_t d_v,
-                       const Matrix& q, const Matrix& k, const float* v_data, int64_t ldv) {
-  Matrix o = uninitialised(s.n, s.h * d_v);
-  AttendArgs a;
-  a.n_q = a.n_k = s.n;
-  a.n_heads = s.h;
-  a.n_kv_heads = n_kv_heads;
-  a.d_qk = d_qk;
-  a.d_v = d_v;
-  a.q = q.data(); a.ldq = int64_t(q.shape(1));
-  a.k = k.data(); a.ldk = int64_t(k.shape(1));
-  a.v = v_data; a.ldv = ldv;
-  a.scale = s.scale();
-  a.causal = s.causal;
-  a.out = o.data(); a.ldo = s.h * d_v;
-  a.weights = r.weights ? r.weights->data() : nullptr;
-  attend(a);
-  return o;
 }
 
 // MHA / MQA / GQA.
@@ -57,7 +29,7 @@ ForwardResult forward_grouped(const Shape& s, const Weights& w, const Matrix& x)
     apply_rope(k.data(), s.n, s.g * s.dh, 0, s.g, s.dh, s.dh, 0, s.rope_base);
   }
   ForwardResult r = make_result(s, s.n, s.n);
-  const Matrix o = attend_sequence(s, r, s.g, s.dh, s.dh, q, k, v.data(), s.g * s.dh);  // (N, H*dh)
+  const Matrix o = attend_sequence(s, maps_of(r), s.g, s.dh, s.dh, q, k, v.data(), s.g * s.dh);  // (N, H*dh)
   r.output = matmul(o, w.wo);  // (N, D)
   return r;
 }
@@ -86,12 +58,39 @@ ForwardResult forward_mla_naive(const Shape& s, const Weights& w, const Matrix& 
     }
   }
   ForwardResult r = make_result(s, s.n, s.n);
-  const Matrix o = attend_sequence(s, r, s.h, dqk, s.dh, q, k, v.data(), s.h * s.dh);  // (N, H*dh)
+  const Matrix o = attend_sequence(s, maps_of(r), s.h, dqk, s.dh, q, k, v.data(), s.h * s.dh);  // (N, H*dh)
   r.output = matmul(o, w.wo);
   return r;
 }
 
 }  // namespace
+
+void copy_columns(const Matrix& src, int64_t src_col, Matrix& dst, int64_t dst_col, int64_t width) {
+  const int64_t rows = int64_t(src.shape(0)), lds = int64_t(src.shape(1)), ldd = int64_t(dst.shape(1));
+  for (int64_t i = 0; i < rows; ++i) {
+    std::copy_n(src.data() + i * lds + src_col, width, dst.data() + i * ldd + dst_col);
+  }
+}
+
+Matrix attend_sequence(const Shape& s, float* weights, int64_t n_kv_heads, int64_t d_qk, int64_t d_v,
+                       const Matrix& q, const Matrix& k, const float* v_data, int64_t ldv) {
+  Matrix o = uninitialised(s.n, s.h * d_v);
+  AttendArgs a;
+  a.n_q = a.n_k = s.n;
+  a.n_heads = s.h;
+  a.n_kv_heads = n_kv_heads;
+  a.d_qk = d_qk;
+  a.d_v = d_v;
+  a.q = q.data(); a.ldq = int64_t(q.shape(1));
+  a.k = k.data(); a.ldk = int64_t(k.shape(1));
+  a.v = v_data; a.ldv = ldv;
+  a.scale = s.scale();
+  a.causal = s.causal;
+  a.out = o.data(); a.ldo = s.h * d_v;
+  a.weights = weights;
+  attend(a);
+  return o;
+}
 
 AbsorbedMla absorb_mla(const Shape& s, const Weights& w) {
   const int64_t rq = s.r + s.dr;
@@ -135,7 +134,7 @@ ForwardResult forward_mla_absorbed(const Shape& s, const Weights& w, const Matri
   }
   ForwardResult r = make_result(s, s.n, s.n);
   // One shared K/V "head": keys [c | kr], values c = the first r columns of the same rows.
-  const Matrix o = attend_sequence(s, r, 1, rq, s.r, q, ckr, ckr.data(), rq);  // (N, H*r)
+  const Matrix o = attend_sequence(s, maps_of(r), 1, rq, s.r, q, ckr, ckr.data(), rq);  // (N, H*r)
   r.output = matmul(o, m.w_o);
   return r;
 }

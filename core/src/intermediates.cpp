@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "attn/attention.hpp"
 #include "attn/kernels.hpp"
 #include "attn/rope.hpp"
 
@@ -94,32 +93,12 @@ void keep_scores(std::vector<Stage>& st, const Shape& s, const Matrix& q, const 
   }
 }
 
-// attend() over the whole sequence, keeping the maps; returns concat (N, H*d_v).
+// attend_sequence() (forward's own step), keeping the maps; returns concat (N, H*d_v).
 Matrix attend_keep(std::vector<Stage>& st, const Shape& s, int64_t n_kv, int64_t d_qk, int64_t d_v, const Matrix& q,
                    const Matrix& k, const float* v, int64_t ldv) {
-  Matrix o = uninitialised(s.n, s.h * d_v);
   std::vector<float>& maps = find(st, "attention").data;
   maps.resize(std::size_t(s.h * s.n * s.n));
-  AttendArgs a;
-  a.n_q = a.n_k = s.n;
-  a.n_heads = s.h;
-  a.n_kv_heads = n_kv;
-  a.d_qk = d_qk;
-  a.d_v = d_v;
-  a.q = q.data(); a.ldq = int64_t(q.shape(1));
-  a.k = k.data(); a.ldk = int64_t(k.shape(1));
-  a.v = v; a.ldv = ldv;
-  a.scale = s.scale();
-  a.causal = s.causal;
-  a.out = o.data(); a.ldo = s.h * d_v;
-  a.weights = maps.data();
-  attend(a);
-  return o;
-}
-
-void copy_columns(const Matrix& src, int64_t src_col, Matrix& dst, int64_t dst_col, int64_t width) {
-  const int64_t rows = int64_t(src.shape(0)), lds = int64_t(src.shape(1)), ldd = int64_t(dst.shape(1));
-  for (int64_t i = 0; i < rows; ++i) std::copy_n(src.data() + i * lds + src_col, width, dst.data() + i * ldd + dst_col);
+  return attend_sequence(s, maps.data(), n_kv, d_qk, d_v, q, k, v, ldv);
 }
 
 Intermediates grouped(const Shape& s, const Weights& w, const Matrix& x) {

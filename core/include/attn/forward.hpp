@@ -40,4 +40,12 @@ struct AbsorbedMla {
 };
 AbsorbedMla absorb_mla(const Shape& s, const Weights& w);
 
+// The steps forward() is made of, shared with forward_intermediates() (intermediates.hpp):
+// o (N, H*d_v) = attention of the N queries of one sequence over its N keys; weights: optional (H, N, N).
+// q: (N, H*d_qk)   k: (N, G*d_qk)   v: rows of width d_v per K/V head at v_data, row stride ldv.
+Matrix attend_sequence(const Shape& s, float* weights, int64_t n_kv_heads, int64_t d_qk, int64_t d_v,
+                       const Matrix& q, const Matrix& k, const float* v_data, int64_t ldv);
+// Copies `width` columns starting at src_col of each row of src into dst at dst_col.
+void copy_columns(const Matrix& src, int64_t src_col, Matrix& dst, int64_t dst_col, int64_t width);
+
 }  // namespace attn
