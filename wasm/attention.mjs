@@ -29,7 +29,14 @@ const loaded = new Map();
  * @returns {Promise<Attention>}
  */
 export async function loadAttention(options = {}) {
-  const simd = options?.simd ?? 'auto';
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    const got = options === null ? 'null' : Array.isArray(options) ? 'an Array' : `${typeof options} (${String(options)})`;
+    throw new TypeError(`loadAttention: options must be an object { simd?: 'auto' | true | false }, got ${got}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'simd') throw new TypeError(`loadAttention: unknown option '${key}'; known options: simd`);
+  }
+  const simd = Object.hasOwn(options, 'simd') && options.simd !== undefined ? options.simd : 'auto';
   if (simd !== 'auto' && simd !== true && simd !== false) {
     throw new TypeError(`options.simd (${String(simd)}) must be 'auto', true or false`);
   }

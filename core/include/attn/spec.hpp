@@ -29,6 +29,7 @@ struct RawSpec {
   std::optional<double> seed, max_len;
   RopeField rope;
   bool causal = false, return_weights = false;
+  bool allow_long_work = false;  // JS allowLongWork: lifts kMaxSyncFlops (checked by the binding)
 };
 
 // A resolved, valid attention geometry. Sizes are int64 so that products never overflow.
@@ -55,6 +56,13 @@ struct Shape {
 // Limits. Work above the cap is refused before anything is allocated (docs/limits in README).
 constexpr double kMaxWorkBytes = 1024.0 * 1024.0 * 1024.0;  // 1 GiB of float32 working memory
 constexpr double kMaxDim = 1 << 17;                          // any single size (dModel, seqLen, ...)
+// A synchronous forward pass or session append may take at most this many floating-point operations
+// (attention_flops) unless the spec opts in with allowLongWork: true. 5e11 FLOP is about 10-15 s of
+// wasm SIMD work on the machine docs/reliability.md measured; N=4096 D=1024 H=16 G=4 (9e10) fits.
+constexpr double kMaxSyncFlops = 5e11;
+// trainer.step(n) runs at most this many training tokens (n * batchSize * seqLen) per call, about a
+// second at the lab's sizes; trainer.train({ steps }) runs more in chunks.
+constexpr double kMaxStepTokens = 32768;
 
 // Which fields a resolve needs.
 enum class Need { Forward, Session, Shape };
