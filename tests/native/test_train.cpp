@@ -724,6 +724,11 @@ TEST(Trainer, ModelFilesAreCheckedBeforeTheyAreTrusted) {
   EXPECT_NE(load_error(with_header(file, "seqLen=8", "seqLen=1")).find("header describes no valid trainer: seqLen (1)"),
             std::string::npos);
 
+  // a header describing a bigger model than the file holds is refused before the model is allocated
+  EXPECT_NE(load_error(with_header(file, "dModel=64", "dModel=1024")).find("the file has"), std::string::npos)
+      << load_error(with_header(file, "dModel=64", "dModel=1024"));
+  EXPECT_NE(load_error(with_header(file, "dModel=64", "dModel=65536")).find("MiB"), std::string::npos);
+
   // non-finite moments (the probe: NaN loss on the next step), negative second moments
   auto nan_moment = body_of(file);
   const float nan = std::nanf("");

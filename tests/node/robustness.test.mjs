@@ -404,6 +404,52 @@ for (const { simd, name } of BUILDS) {
   });
 }
 
+// A seeded fuzz of the JS layer (the native fuzzer cannot make inherited fields): random specs with
+// huge, odd-typed and inherited fields. Properties: every call returns finite numbers or throws an
+// Error whose `field`, when set, is a string that the message mentions (its last path segment);
+// inherited fields never change a result.
+describe('JS-layer fuzz: huge, odd and inherited fields', () => {
+  test('400 random specs per build', async () => {
+    const { rng } = await import('./helpers.mjs');
+    const r = rng(12);
+    const pick = (a) => a[Math.floor(r() * a.length)];
+    const FIELDS = ['variant', 'seqLen', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope', 'causal', 'seed', 'returnWeights', 'allowLongWork'];
+    const VALUES = [1, 2, 4, 8, 16, 0, -1, 2.5, 1e300, 2 ** 53 + 2, Number.MAX_VALUE, NaN, Infinity, '4', true, null, [], {}, 5n, 'gqa', 'mla', { base: 1e300 }];
+    for (const { simd } of BUILDS) {
+      const attn = await load(simd);
+      for (let i = 0; i < 400; i++) {
+        const own = { variant: pick(['mha', 'mqa', 'gqa', 'mla']), seqLen: pick([1, 2, 3]), dModel: pick([8, 16]), nHeads: pick([1, 2, 4]) };
+        if (own.variant === 'gqa') own.nKvHeads = pick([1, 2]);
+        if (own.variant === 'mla') own.latentRank = pick([2, 4]);
+        for (let k = Math.floor(r() * 3); k > 0; k--) own[pick(FIELDS)] = pick(VALUES);
+        const inherited = {};
+        for (let k = 1 + Math.floor(r() * 3); k > 0; k--) inherited[pick([...FIELDS, 'x', 'weights', 'nKVHeads'])] = pick(VALUES);
+        const len = Number(own.seqLen) * Number(own.dModel);
+        const x = randomArray(Number.isInteger(len) && len > 0 && len <= 4096 ? len : 16, i);
+        const run = (spec) => {
+          try {
+            const res = attn.forward(spec);
+            assert.ok(res.output.every(Number.isFinite), 'non-finite output');
+            return res.output;
+          } catch (e) {
+            assert.ok(e instanceof Error, `non-Error ${String(e)}`);
+            if (e.field !== undefined) {
+              assert.equal(typeof e.field, 'string');
+              const last = e.field.split('.').pop();
+              assert.ok(e.message.includes(last), `field ${e.field} not in "${e.message}"`);
+            }
+            return e.message;
+          }
+        };
+        const plain = run({ ...own, x });
+        const withProto = run(Object.assign(Object.create(inherited), own, { x }));
+        if (typeof plain === 'string') assert.equal(withProto, plain, `spec ${i}: inherited fields changed the error`);
+        else assert.ok(bitIdentical(withProto, plain), `spec ${i}: inherited fields changed the output`);
+      }
+    }
+  });
+});
+
 describe('5. loadAttention option checks', () => {
   test('non-objects and unknown keys are refused with a TypeError', async () => {
     const { loadAttention } = await importLib();

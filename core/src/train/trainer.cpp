@@ -9,6 +9,7 @@
 #include <map>
 
 #include "attn/errors.hpp"
+#include "attn/weights.hpp"
 
 namespace attn::train {
 
@@ -46,9 +47,18 @@ TaskKind parse_task(const std::optional<std::string>& t) {
 constexpr int64_t kEvalSequences = 256;
 constexpr int64_t kScoreSequences = 64;
 
+// Parameter floats of a model (a lower bound: LayerNorm vectors and biases are not counted).
+double param_floats(const ModelConfig& c) {
+  const double d = double(c.attn.d), v = double(c.vocab), n = double(c.attn.n);
+  double per_layer = 0;
+  for (const auto& slot : weight_slots(c.attn)) per_layer += double(slot.rows) * double(slot.cols);
+  if (c.mlp) per_layer += 8.0 * d * d;
+  return v * d + n * d + (c.tied ? 0.0 : d * v) + double(c.n_layers) * per_layer;
+}
+
 }  // namespace
 
-Trainer::Trainer(const TrainerSpec& spec) : spec_(spec) {
+Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
   const TaskKind kind = parse_task(spec.task);
   const int64_t n = int_field("seqLen", spec.seq_len, 2, 1024, 32);
   batch_size_ = int_field("batchSize", spec.batch_size, 1, 1024, 16);
@@ -116,6 +126,17 @@ Trainer::Trainer(const TrainerSpec& spec) : spec_(spec) {
                 " MiB of working memory per step, more than the 1024 MiB limit: lower batchSize, seqLen or dModel");
   }
 
+  // Parameters with their gradients and AdamW's two moments: 16 bytes each.
+  const double params = param_floats(cfg_);
+  if (16.0 * params > kMaxWorkBytes) {
+    throw_range("this model has about " + fmt(std::ceil(params / 1e6)) + " million parameters, needing about " +
+                fmt(std::ceil(16.0 * params / 1048576.0)) +
+                " MiB with gradients and AdamW moments, more than the 1024 MiB limit: lower dModel, nLayers or vocabSize");
+  }
+  if (file_bytes >= 0 && 12.0 * params > file_bytes) {
+    throw_range("the model needs at least " + fmt(12.0 * params) + " bytes of tensors (weights and two moments), "
+                "the file has " + fmt(file_bytes) + " left");
+  }
   model_ = std::make_unique<Model>(cfg_, seed_);
   AdamConfig ac;
   ac.lr = lr;
@@ -510,7 +531,7 @@ std::unique_ptr<Trainer> Trainer::load_model(const std::vector<uint8_t>& bytes) 
 
   std::unique_ptr<Trainer> t;
   try {
-    t = std::make_unique<Trainer>(spec);
+    t = std::make_unique<Trainer>(spec, double(end - r.pos));
   } catch (const Error& e) {
     file_error(std::string("its header describes no valid trainer: ") + e.what());
   }

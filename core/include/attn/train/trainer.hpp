@@ -48,7 +48,9 @@ struct HeadScore {
 
 class Trainer {
  public:
-  explicit Trainer(const TrainerSpec& spec);
+  // file_bytes: when the spec comes from a model file, the bytes left in it for the tensors; a spec
+  // whose parameters (and moments) cannot fit in them is refused before the model is allocated.
+  explicit Trainer(const TrainerSpec& spec, double file_bytes = -1);
 
   // n optimiser steps; loss = mean training cross-entropy of the last step (nats per token).
   StepResult step(int64_t n = 1);
