@@ -295,7 +295,7 @@ for (const { simd, name } of BUILDS) {
       });
 
       test('forward above maxSyncFlops is refused unless allowLongWork: true; the benchmark workload is admitted', () => {
-        const big = { variant: 'gqa', seqLen: 16384, dModel: 512, nHeads: 8, nKvHeads: 2, x: X }; // 5.6e11 FLOP
+        const big = { variant: 'gqa', seqLen: 12288, dModel: 512, nHeads: 8, nKvHeads: 2, x: X }; // 3.3e11 FLOP
         throwsField(() => attn.forward(big), RangeError, undefined, [/GFLOP/, /allowLongWork/]);
         // with the opt-in the cap is lifted: the next check (x's length) speaks, nothing runs
         throwsField(() => attn.forward({ ...big, allowLongWork: true }), RangeError, 'x', [/expected seqLen \* dModel/]);

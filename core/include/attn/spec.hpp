@@ -57,9 +57,12 @@ struct Shape {
 constexpr double kMaxWorkBytes = 1024.0 * 1024.0 * 1024.0;  // 1 GiB of float32 working memory
 constexpr double kMaxDim = 1 << 17;                          // any single size (dModel, seqLen, ...)
 // A synchronous forward pass or session append may take at most this many floating-point operations
-// (attention_flops) unless the spec opts in with allowLongWork: true. 5e11 FLOP is about 10-15 s of
-// wasm SIMD work on the machine docs/reliability.md measured; N=4096 D=1024 H=16 G=4 (9e10) fits.
-constexpr double kMaxSyncFlops = 5e11;
+// (attention_flops) unless the spec opts in with allowLongWork: true. It admits the benchmark workload
+// N=4096 D=1024 H=16 G=4 non-causal (9.0e10 FLOP) with a margin of 2.2x. Measured with the kernels of
+// 2026-12-01 (wasm SIMD, node 20, another build on the second core): 9.0e10 FLOP took 8.4 s and
+// 5.8e11 took 46 s, so the cap is about 18 s today and a few seconds once the kernels reach ~50 GFLOP/s
+// (docs/reliability.md).
+constexpr double kMaxSyncFlops = 2e11;
 // trainer.step(n) runs at most this many training tokens (n * batchSize * seqLen) per call, about a
 // second at the lab's sizes; trainer.train({ steps }) runs more in chunks.
 constexpr double kMaxStepTokens = 32768;
