@@ -62,8 +62,8 @@ uint32_t crc32(const uint8_t* p, size_t n) {
   return ~c;
 }
 
-// A model file: refused with attn::Error, or loaded into a trainer whose loss is finite and which
-// exports and reloads to the same bytes.
+// A model file: refused with attn::Error, or loaded into a trainer whose next step has a finite loss
+// and which exports and reloads with the same step count.
 int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
   if (reseal) {
     const uint32_t c = crc32(bytes.data(), bytes.size());
@@ -78,8 +78,8 @@ int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
   }
   // Loaded: keep the work small (a file may describe a large model legitimately).
   if (t->model().params().size() > 64 || t->batch_size() * t->task().seq_len() > 4096) return 0;
-  const auto e = t->evaluate();
-  if (!std::isfinite(e.loss)) __builtin_trap();
+  // One training step (cheaper than evaluate's 256 held-out sequences): a valid file trains finitely.
+  if (!std::isfinite(t->step(1).loss)) __builtin_trap();
   const auto again = attn::train::Trainer::load_model(t->export_model());
   if (again->steps() != t->steps()) __builtin_trap();
   return 0;
