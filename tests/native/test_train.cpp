@@ -746,6 +746,23 @@ TEST(Trainer, ModelFilesAreCheckedBeforeTheyAreTrusted) {
   std::memcpy(v1.data() + v1.size() - 4, &nan, 4);
   EXPECT_NE(load_error(v1).find("moment"), std::string::npos);
 
+  // finite but huge weights (a file passes every check with them) make a step overflow float32: it is
+  // refused naming the largest weight and not applied (found by the fuzzer:
+  // tests/fuzz/corpus/model_regression_overflowing_weights)
+  {
+    auto loaded = Trainer::load_model(file);
+    for (auto& p : loaded->model().params())
+      if (p.name == "wte" || p.name == "wpe") std::fill(p.value->begin(), p.value->end(), 3e38f);  // sum: inf
+    try {
+      loaded->step(1);
+      ADD_FAILURE() << "a step with embeddings of 3e38 was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("overflowed float32"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("= 3e+38"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(loaded->steps(), 2) << "the refused step was not applied";
+  }
+
   // the size cap and the magic are checked from the first bytes alone
   EXPECT_THROW(Trainer::check_model_prefix({'A', 'T', 'T', 'N', 'T', 'R', 'N', '2'}, 2e9), Error);
   EXPECT_THROW(Trainer::check_model_prefix({'P', 'K', 3, 4, 0, 0, 0, 0}, 100), Error);

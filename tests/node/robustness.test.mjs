@@ -135,6 +135,28 @@ for (const { simd, name } of BUILDS) {
         throwsField(() => attn.loadModel(resealed(bad)), RangeError, 'bytes', [/non-finite/, /NaN/]);
       });
 
+      test('finite but huge weights load, and a training step that overflows is refused and not applied', () => {
+        // wte and wpe (the first two parameters) filled with 3e38: their sum overflows float32
+        const body = bodyOf(file).slice();
+        const dv = new DataView(body.buffer);
+        let at = 12 + u32(body, 8);
+        at += 4 + u32(body, at) + 4; // text, parameter count
+        for (let p = 0; p < 2; p++) {
+          at += 4 + u32(body, at);
+          const count = u32(body, at) * u32(body, at + 4);
+          at += 8;
+          for (let i = 0; i < count; i++) dv.setFloat32(at + 4 * i, 3e38, true);
+          at += 4 * count;
+        }
+        const t = attn.loadModel(resealed(body));
+        try {
+          throwsField(() => t.step(1), RangeError, undefined, [/overflowed float32/, /3e\+38/, /not applied/]);
+          assert.equal(t.steps, 5);
+        } finally {
+          t.dispose();
+        }
+      });
+
       test('header fields are checked for type and range (step, rng, numbers, booleans, duplicates)', () => {
         const cases = [
           [(h) => h.replace(/^step=\d+$/m, 'step=99999999999999999999999'), /step/],

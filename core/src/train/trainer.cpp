@@ -159,9 +159,34 @@ StepResult Trainer::step(int64_t n) {
     model_->zero_grad();
     loss = model_->forward(b.tokens.data(), b.targets.data(), b.loss_mask.data(), b.batch, b.n);
     model_->backward();
+    refuse_non_finite(loss);  // before the update: a refused step leaves the trainer as it was
     adam_->step();
   }
   return {adam_->steps(), loss};
+}
+
+// Finite weights can still overflow float32 (e.g. a model file with weights of 1e30 that passes every
+// check): refuse to report a non-finite loss or apply a non-finite gradient, naming the largest weight.
+void Trainer::refuse_non_finite(double loss) {
+  bool finite = std::isfinite(loss);
+  for (const auto& p : model_->params()) {
+    if (!finite) break;
+    for (float g : *p.grad) finite = finite && std::isfinite(g);
+  }
+  if (finite) return;
+  double largest = 0;
+  std::string where;
+  for (const auto& p : model_->params()) {
+    for (float v : *p.value) {
+      if (std::fabs(double(v)) > largest) {
+        largest = std::fabs(double(v));
+        where = p.name;
+      }
+    }
+  }
+  throw_range("training step " + fmt(double(adam_->steps() + 1)) + " overflowed float32 (loss " + fmt(loss) +
+              ", or a gradient, is not finite) although every weight is finite: the largest is |" + where + "| = " +
+              fmt(largest) + "; the step was not applied");
 }
 
 EvalResult Trainer::measure(const Batch& b) {

@@ -81,6 +81,9 @@ class Trainer {
   const TrainerSpec& spec() const { return spec_; }
 
  private:
+  // Throws attn::Error when the loss or a gradient is not finite (float32 overflow), naming the
+  // largest weight; called before AdamW updates the weights.
+  void refuse_non_finite(double loss);
   // Masked loss and accuracy of the model on a batch, in chunks of at most batchSize sequences.
   EvalResult measure(const Batch& b);
 
