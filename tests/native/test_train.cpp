@@ -761,6 +761,8 @@ TEST(Trainer, ModelFilesAreCheckedBeforeTheyAreTrusted) {
       EXPECT_NE(std::string(e.what()).find("= 3e+38"), std::string::npos) << e.what();
     }
     EXPECT_EQ(loaded->steps(), 2) << "the refused step was not applied";
+    EXPECT_THROW(loaded->evaluate(), Error) << "evaluate must not return a NaN loss";
+    EXPECT_THROW(loaded->attention({1, 2, 3}), Error) << "attention must not return NaN maps";
   }
 
   // the size cap and the magic are checked from the first bytes alone

@@ -152,6 +152,8 @@ for (const { simd, name } of BUILDS) {
         try {
           throwsField(() => t.step(1), RangeError, undefined, [/overflowed float32/, /3e\+38/, /not applied/]);
           assert.equal(t.steps, 5);
+          throwsField(() => t.evaluate(), RangeError, undefined, [/overflowed float32/]);
+          throwsField(() => t.attention([1, 2, 3]), RangeError, undefined, [/overflowed float32/]);
         } finally {
           t.dispose();
         }

@@ -174,6 +174,12 @@ void Trainer::refuse_non_finite(double loss) {
     for (float g : *p.grad) finite = finite && std::isfinite(g);
   }
   if (finite) return;
+  throw_range("training step " + fmt(double(adam_->steps() + 1)) + " overflowed float32 (loss " + fmt(loss) +
+              ", or a gradient, is not finite) although every weight is finite: " + largest_weight() +
+              "; the step was not applied");
+}
+
+std::string Trainer::largest_weight() {
   double largest = 0;
   std::string where;
   for (const auto& p : model_->params()) {
@@ -184,9 +190,7 @@ void Trainer::refuse_non_finite(double loss) {
       }
     }
   }
-  throw_range("training step " + fmt(double(adam_->steps() + 1)) + " overflowed float32 (loss " + fmt(loss) +
-              ", or a gradient, is not finite) although every weight is finite: the largest is |" + where + "| = " +
-              fmt(largest) + "; the step was not applied");
+  return "the largest is |" + where + "| = " + fmt(largest);
 }
 
 EvalResult Trainer::measure(const Batch& b) {
@@ -217,7 +221,14 @@ EvalResult Trainer::measure(const Batch& b) {
   return e;
 }
 
-EvalResult Trainer::evaluate() { return measure(eval_); }
+EvalResult Trainer::evaluate() {
+  const EvalResult e = measure(eval_);
+  if (!std::isfinite(e.loss)) {
+    throw_range("evaluate overflowed float32 (the loss is " + fmt(e.loss) + ") although every weight is finite: " +
+                largest_weight());
+  }
+  return e;
+}
 
 std::vector<HeadScore> Trainer::head_scores() {
   const int64_t layers = cfg_.n_layers, h = cfg_.attn.h, n = task_->seq_len();
@@ -293,6 +304,12 @@ xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
     }
   }
   model_->forward(tokens.data(), nullptr, nullptr, 1, n);
+  for (int64_t l = 0; l < layers; ++l)
+    for (float p : model_->attention_probs(l))
+      if (!std::isfinite(p)) {
+        throw_range("attention overflowed float32 (a weight map holds " + fmt(p) + ") although every weight is finite: " +
+                    largest_weight());
+      }
   auto out = xt::xtensor<float, 4>::from_shape({std::size_t(layers), std::size_t(h), std::size_t(n), std::size_t(n)});
   for (int64_t l = 0; l < layers; ++l) {
     const std::vector<float>& p = model_->attention_probs(l);

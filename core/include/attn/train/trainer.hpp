@@ -84,6 +84,8 @@ class Trainer {
   // Throws attn::Error when the loss or a gradient is not finite (float32 overflow), naming the
   // largest weight; called before AdamW updates the weights.
   void refuse_non_finite(double loss);
+  // "the largest is |name| = value", over every parameter, for overflow messages.
+  std::string largest_weight();
   // Masked loss and accuracy of the model on a batch, in chunks of at most batchSize sequences.
   EvalResult measure(const Batch& b);
 
