@@ -764,6 +764,22 @@ TEST(Trainer, ModelFilesAreCheckedBeforeTheyAreTrusted) {
     EXPECT_THROW(loaded->evaluate(), Error) << "evaluate must not return a NaN loss";
     EXPECT_THROW(loaded->attention({1, 2, 3}), Error) << "attention must not return NaN maps";
   }
+  {
+    // a finite loss whose gradients are so large that AdamW's g^2 would overflow: refused too (the
+    // fuzzer's second find: the step went through and the trainer's own export was then refused)
+    auto loaded = Trainer::load_model(file);
+    for (auto& p : loaded->model().params())
+      if (p.name == "unembed")
+        for (std::size_t j = 0; j < p.value->size(); ++j) p.value->data()[j] = (j % 3 == 0) ? 1e25f : -1e24f;
+    try {
+      const double loss = loaded->step(1).loss;
+      ADD_FAILURE() << "accepted, loss " << loss;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("overflowed float32"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(loaded->steps(), 2);
+    EXPECT_NO_THROW(Trainer::load_model(loaded->export_model())) << "the trainer's own export loads";
+  }
 
   // the size cap and the magic are checked from the first bytes alone
   EXPECT_THROW(Trainer::check_model_prefix({'A', 'T', 'T', 'N', 'T', 'R', 'N', '2'}, 2e9), Error);

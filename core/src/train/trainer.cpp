@@ -166,16 +166,20 @@ StepResult Trainer::step(int64_t n) {
 }
 
 // Finite weights can still overflow float32 (e.g. a model file with weights of 1e30 that passes every
-// check): refuse to report a non-finite loss or apply a non-finite gradient, naming the largest weight.
+// check): refuse to report a non-finite loss or apply a gradient whose square would overflow AdamW's
+// second moment (the trainer's own export would then be refused), naming the largest weight. Both
+// found by the fuzzer (tests/fuzz/corpus/model_regression_*).
 void Trainer::refuse_non_finite(double loss) {
   bool finite = std::isfinite(loss);
   for (const auto& p : model_->params()) {
     if (!finite) break;
-    for (float g : *p.grad) finite = finite && std::isfinite(g);
+    // |g| <= 1e19: AdamW's second moment adds g^2, which must stay below float32's 3.4e38
+    for (float g : *p.grad) finite = finite && std::fabs(g) <= 1e19f;
   }
   if (finite) return;
   throw_range("training step " + fmt(double(adam_->steps() + 1)) + " overflowed float32 (loss " + fmt(loss) +
-              ", or a gradient, is not finite) although every weight is finite: " + largest_weight() +
+              ", or a gradient, is not finite or above 1e19, where AdamW's g^2 overflows) although every weight is "
+              "finite: " + largest_weight() +
               "; the step was not applied");
 }
 
