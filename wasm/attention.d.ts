@@ -47,7 +47,7 @@ export interface LoadOptions {
 }
 // loadAttention rejects with a TypeError when options is not an object or has another key.
 
-/** RoPE on every q and k head (MHA/MQA/GQA): `true` uses base 10000. */
+/** RoPE on every q and k head (MHA/MQA/GQA): `true` uses base 10000; `{ base }` a finite base >= 1. */
 export type RopeOption = boolean | { base: number };
 
 /** Weights of MHA / MQA / GQA. Shapes are (rows, cols), row-major; G = nKvHeads, dh = dHead. */
