@@ -64,6 +64,104 @@ function requireObject(where, spec) {
 }
 
 /**
+ * A TypeError about `field` (its path), created here so that its stack points at the API.
+ * @param {string} field
+ * @param {string} message
+ */
+function fieldTypeError(field, message) {
+  const err = /** @type {TypeError & { field?: string }} */ (new TypeError(message));
+  err.field = field;
+  return err;
+}
+
+/** @param {unknown} e */
+const reason = (e) => (e instanceof Error ? e.message : String(e));
+
+/** @param {ArrayBufferLike} buffer */
+function isDetached(buffer) {
+  if (typeof (/** @type {any} */ (buffer).detached) === 'boolean') return /** @type {any} */ (buffer).detached;
+  if (buffer.byteLength !== 0) return false;
+  try {
+    new Uint8Array(buffer); // throws on a detached buffer
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Objects whose own fields are read as nested specs (their fields are named `key.field`). */
+const NESTED = new Set(['weights', 'rope', 'model']);
+
+/**
+ * Checks one value of a spec (or an argument) before it reaches the core: a typed array must not be
+ * detached; an Array of numbers becomes a Float32Array (a BigInt or any other non-number element is
+ * a TypeError naming `field[i]`), provided it is not longer than `maxElements`.
+ * @param {unknown} v
+ * @param {string} field
+ * @param {number} maxElements
+ */
+function checkValue(v, field, maxElements) {
+  if (ArrayBuffer.isView(v)) {
+    if (isDetached(v.buffer)) {
+      throw fieldTypeError(field, `${field} is a view of a detached ArrayBuffer (transferred to a worker or freed): pass a live array`);
+    }
+    return v;
+  }
+  if (Array.isArray(v)) {
+    if (v.length > maxElements) {
+      const err = /** @type {RangeError & { field?: string }} */ (
+        new RangeError(`${field} has ${v.length} elements, above the size cap (${maxElements})`));
+      err.field = field;
+      throw err;
+    }
+    const out = new Float32Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const e = v[i];
+      if (typeof e !== 'number') {
+        throw fieldTypeError(field, `${field}[${i}] must be a number, got ${typeof e}${typeof e === 'bigint' ? ` (${String(e)}n)` : ''}`);
+      }
+      out[i] = e;
+    }
+    return out;
+  }
+  if (typeof v === 'bigint') throw fieldTypeError(field, `${field} must be a number, got a bigint (${String(v)}n)`);
+  return v;
+}
+
+/**
+ * A copy of `spec` holding its own enumerable fields only (inherited ones, e.g. a field set on
+ * Object.prototype, are not read), in an object without a prototype, with nested specs (weights,
+ * rope, model) copied the same way and each value checked by `checkValue`. A getter that throws
+ * becomes a TypeError naming its field.
+ * @param {object} spec
+ * @param {string} prefix  '' at the top, 'weights' etc. below
+ * @param {number} maxElements
+ * @returns {Record<string, unknown>}
+ */
+function ownFields(spec, prefix, maxElements) {
+  /** @type {string[]} */
+  let keys;
+  try {
+    keys = Object.keys(spec);
+  } catch (e) {
+    throw fieldTypeError(prefix || undefined, `${prefix || 'the spec'}: its fields could not be listed (${reason(e)})`);
+  }
+  const out = Object.create(null);
+  for (const key of keys) {
+    const field = prefix ? `${prefix}.${key}` : key;
+    let v;
+    try {
+      v = /** @type {any} */ (spec)[key];
+    } catch (e) {
+      throw fieldTypeError(field, `${field} could not be read: its getter threw (${reason(e)})`);
+    }
+    const plain = v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
+    out[key] = plain && NESTED.has(key) && !prefix ? ownFields(v, field, maxElements) : checkValue(v, field, maxElements);
+  }
+  return out;
+}
+
+/**
  * Wraps the raw Embind module.
  * @param {any} M the instantiated Emscripten module
  * @param {'simd' | 'scalar'} build
@@ -138,7 +236,9 @@ export function makeAttention(M, build) {
      * @param {Float32Array} x `(k, dModel)`
      */
     append(x) {
-      return call(() => this.live().append(x)); // the binding returns copies JS owns
+      const raw = this.live();
+      const checked = checkValue(x, 'x', maxElements);
+      return call(() => raw.append(checked)); // the binding returns copies JS owns
     }
 
     /** Empties the cache; positions count from 0 again. */
@@ -172,9 +272,76 @@ export function makeAttention(M, build) {
       return call(() => this.live().vocabSize());
     }
 
-    /** Runs n optimiser steps; `loss` is the last step's mean training cross-entropy (nats per token). */
+    /**
+     * Runs n optimiser steps; `loss` is the last step's mean training cross-entropy (nats per token).
+     * n is an integer >= 1 and at most `maxStepsPerCall` (kMaxStepTokens training tokens per call).
+     */
     step(n = 1) {
-      return call(() => this.live().step(n));
+      const raw = this.live();
+      if (typeof n !== 'number') {
+        throw fieldTypeError('n', `n must be a number, got ${n === null ? 'null' : Array.isArray(n) ? 'an Array' : typeof n}`);
+      }
+      return call(() => raw.step(n));
+    }
+
+    /** The most steps one synchronous step(n) call may run: floor(maxStepTokens / (batchSize * seqLen)), >= 1. */
+    get maxStepsPerCall() {
+      return call(() => this.live().maxStepsPerCall());
+    }
+
+    /**
+     * Runs `steps` optimiser steps in chunks of at most `maxStepsPerCall`, yielding to the event loop
+     * between chunks, so that the page (or worker) stays responsive. Stops when `signal` aborts: the
+     * promise rejects with `signal.reason` (an AbortError DOMException by default) and the trainer
+     * keeps the steps already taken. `onProgress({ step, loss, done, steps })` is called after each chunk.
+     * Resolves to the last chunk's `{ step, loss }`.
+     * @param {{ steps: number, signal?: AbortSignal, onProgress?: (p: { step: number, loss: number, done: number, steps: number }) => void, chunk?: number }} options
+     */
+    async train(options) {
+      if (options === null || typeof options !== 'object') {
+        throw new TypeError(`train: options must be an object { steps, signal?, onProgress?, chunk? }, got ${options === null ? 'null' : typeof options}`);
+      }
+      const o = ownFields(options, '', 0);
+      for (const k of Object.keys(o)) {
+        if (!['steps', 'signal', 'onProgress', 'chunk'].includes(k)) {
+          throw fieldTypeError(k, `train options have an unknown field '${k}'; known fields: chunk, onProgress, signal, steps`);
+        }
+      }
+      const { steps, signal, onProgress } = /** @type {any} */ (o);
+      if (typeof steps !== 'number') throw fieldTypeError('steps', `steps must be a number, got ${typeof steps}`);
+      if (!Number.isInteger(steps) || steps < 1 || steps > 1e9) {
+        const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`steps (${steps}) must be an integer between 1 and 1000000000`));
+        err.field = 'steps';
+        throw err;
+      }
+      if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean')) {
+        throw fieldTypeError('signal', 'signal must be an AbortSignal');
+      }
+      if (onProgress !== undefined && typeof onProgress !== 'function') {
+        throw fieldTypeError('onProgress', `onProgress must be a function, got ${typeof onProgress}`);
+      }
+      const cap = this.maxStepsPerCall;
+      let chunk = cap;
+      if (o.chunk !== undefined) {
+        if (typeof o.chunk !== 'number' || !Number.isInteger(o.chunk) || o.chunk < 1 || o.chunk > cap) {
+          const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`chunk (${String(o.chunk)}) must be an integer between 1 and maxStepsPerCall (${cap})`));
+          err.field = 'chunk';
+          throw err;
+        }
+        chunk = o.chunk;
+      }
+      let done = 0;
+      let last = { step: this.steps, loss: NaN };
+      while (done < steps) {
+        signal?.throwIfAborted();
+        const n = Math.min(chunk, steps - done);
+        last = this.step(n);
+        done += n;
+        onProgress?.({ step: last.step, loss: last.loss, done, steps });
+        await new Promise((resolve) => setTimeout(resolve, 0)); // let events (and aborts) in
+      }
+      signal?.throwIfAborted();
+      return last;
     }
 
     /** Loss, bits per token and accuracy on held-out data. */
@@ -189,7 +356,9 @@ export function makeAttention(M, build) {
 
     /** Attention weights for a token sequence: `weights` is (layers, H, N, N). */
     attention(tokens) {
-      return call(() => this.live().attention(tokens));
+      const raw = this.live();
+      const checked = checkValue(tokens, 'tokens', maxElements);
+      return call(() => raw.attention(checked));
     }
 
     /** The model as bytes (spec, step, weights): `attn.loadModel(bytes)` restores it. */
@@ -199,43 +368,49 @@ export function makeAttention(M, build) {
   }
 
   const buildInfo = M.buildInfo();
+  const maxElements = Math.floor(buildInfo.maxWorkBytes / 4);
+  /** The spec's own fields, checked (see ownFields), after the object check. */
+  const own = (/** @type {string} */ where, /** @type {unknown} */ spec) => {
+    requireObject(where, spec);
+    return ownFields(/** @type {object} */ (spec), '', maxElements);
+  };
   return Object.freeze({
     info: Object.freeze({
       simd: Boolean(buildInfo.simd),
       build,
       version: buildInfo.version,
       maxWorkBytes: buildInfo.maxWorkBytes,
+      maxSyncFlops: buildInfo.maxSyncFlops,
+      maxStepTokens: buildInfo.maxStepTokens,
     }),
     forward(spec) {
-      requireObject('forward', spec);
-      if (!Object.prototype.hasOwnProperty.call(spec, 'returnIntermediates')) return call(() => M.forward(spec));
-      const { returnIntermediates, ...rest } = spec;
-      if (typeof returnIntermediates !== 'boolean') {
-        throw new TypeError(`returnIntermediates must be a boolean, got ${typeof returnIntermediates}`);
+      const { returnIntermediates, ...s } = own('forward', spec);
+      if (returnIntermediates === undefined || returnIntermediates === false) return call(() => M.forward(s));
+      if (returnIntermediates !== true) {
+        throw fieldTypeError('returnIntermediates', `returnIntermediates must be a boolean, got ${typeof returnIntermediates}`);
       }
-      if (!returnIntermediates) return call(() => M.forward(rest));
-      const r = call(() => M.forwardIntermediates(rest));
-      if (spec.returnWeights === true) r.weights = r.intermediates.attention.data.slice();
+      const r = call(() => M.forwardIntermediates(s));
+      if (s.returnWeights === true) r.weights = r.intermediates.attention.data.slice();
       return r;
     },
     createSession(spec) {
-      requireObject('createSession', spec);
-      return new Session(call(() => M.createSession(spec)));
+      const s = own('createSession', spec);
+      return new Session(call(() => M.createSession(s)));
     },
     paramCount(cfg) {
-      requireObject('paramCount', cfg);
-      return call(() => M.paramCount(cfg));
+      const s = own('paramCount', cfg);
+      return call(() => M.paramCount(s));
     },
     kvCacheBytes(cfg) {
-      requireObject('kvCacheBytes', cfg);
-      return call(() => M.kvCacheBytes(cfg));
+      const s = own('kvCacheBytes', cfg);
+      return call(() => M.kvCacheBytes(s));
     },
     presets() {
       return call(() => M.presets());
     },
     recommend(request) {
-      requireObject('recommend', request);
-      return call(() => M.recommend(request));
+      const s = own('recommend', request);
+      return call(() => M.recommend(s));
     },
     deploymentTargets() {
       return call(() => M.deploymentTargets());
@@ -244,11 +419,19 @@ export function makeAttention(M, build) {
       return call(() => M.sizeTable());
     },
     createTrainer(spec) {
-      requireObject('createTrainer', spec);
-      return new Trainer(call(() => new M.RawTrainer(spec)));
+      const s = own('createTrainer', spec);
+      return new Trainer(call(() => new M.RawTrainer(s)));
     },
     loadModel(bytes) {
-      return new Trainer(call(() => M.loadModel(bytes)));
+      if (!(bytes instanceof Uint8Array)) {
+        const got = bytes === null ? 'null' : ArrayBuffer.isView(bytes) ? `a ${bytes.constructor.name}` : typeof bytes;
+        throw fieldTypeError('bytes', `loadModel needs a Uint8Array, got ${got}`);
+      }
+      checkValue(bytes, 'bytes', Infinity); // detached?
+      return new Trainer(call(() => M.loadModel(bytes))); // size and magic are checked before copying
+    },
+    heapBytes() {
+      return M.HEAPU8.buffer.byteLength;
     },
   });
 }

@@ -5,6 +5,16 @@
 // floor(h / (nHeads / nKvHeads)). Attention weights are head-major: weights[h*N*S + i*S + j].
 // Bad input throws an Error naming the field and its value: RangeError for a bad number, TypeError
 // for a wrong type or a missing field; `error.field` holds the field's path (see AttentionError).
+// Only a spec's own enumerable fields are read (nested ones too: weights, rope, model); inherited
+// fields (e.g. set on Object.prototype) are ignored. Lengths are checked before anything is copied
+// into the wasm heap, so a refused call leaves `heapBytes()` unchanged. A finite input whose result
+// would overflow float32 is refused with a RangeError naming the input and its magnitude: results
+// never hold NaN or Infinity.
+//
+// Memory: the wasm heap grows on demand and never shrinks (WebAssembly memory cannot). Disposing
+// sessions and trainers returns their memory to the heap for reuse; to give the heap itself back to
+// the browser, drop every reference to the Attention object (or terminate the worker that owns it)
+// and load a fresh instance in a new worker: `loadAttention` memoises one instance per realm.
 
 /**
  * What every function of the API throws on bad input: a `TypeError` (wrong type, missing or unknown
@@ -35,8 +45,9 @@ export interface LoadOptions {
    */
   simd?: 'auto' | boolean;
 }
+// loadAttention rejects with a TypeError when options is not an object or has another key.
 
-/** RoPE on every q and k head (MHA/MQA/GQA): `true` uses base 10000. */
+/** RoPE on every q and k head (MHA/MQA/GQA): `true` uses base 10000; `{ base }` a finite base >= 1. */
 export type RopeOption = boolean | { base: number };
 
 /** Weights of MHA / MQA / GQA. Shapes are (rows, cols), row-major; G = nKvHeads, dh = dHead. */
@@ -96,6 +107,12 @@ export interface AttentionShape {
   weights?: MhaWeights | MlaWeights;
   /** Integer seed of the deterministic weights. Default 0. */
   seed?: number;
+  /**
+   * Lifts the compute cap of synchronous calls (`info.maxSyncFlops`, 2e11 floating-point operations:
+   * several seconds to tens of seconds of blocking work): forward passes, and for a session spec every
+   * append. Only `true` opts in; default false. Use it in a Web Worker, where blocking is harmless.
+   */
+  allowLongWork?: boolean;
 }
 
 /** Input of {@link Attention.forward}. */
@@ -189,7 +206,8 @@ export interface AttentionResult {
 
 /**
  * Decoding with a KV cache; causal by construction. Appending a sequence token by token, or in
- * chunks, gives the same outputs as a causal forward pass over all of it. Positions (RoPE) count from
+ * chunks, gives the same outputs as a causal forward pass over all of it, equal within float32
+ * rounding (different chunkings sum in a different order; measured differences up to about 1.5e-8). Positions (RoPE) count from
  * the first cached token. Every member throws `Error('session is disposed')` after {@link dispose}.
  */
 export interface Session {
@@ -199,7 +217,12 @@ export interface Session {
   readonly cacheBytes: number;
   /** The most tokens the cache can hold; appending beyond it throws a RangeError. */
   readonly maxLen: number;
-  /** Appends k >= 1 tokens, `x` of (k, dModel), and returns their outputs. */
+  /**
+   * Appends k >= 1 tokens, `x` of (k, dModel), and returns their outputs. More tokens than the room
+   * left (maxLen - length) is a RangeError before anything is copied; work above `info.maxSyncFlops`
+   * is refused unless the session spec had `allowLongWork: true`; a result that would overflow float32
+   * is refused (field 'x') and leaves the cache as it was.
+   */
   append(x: Float32Array): AttentionResult;
   /** Empties the cache. */
   reset(): void;
@@ -275,6 +298,13 @@ export interface AttentionInfo {
   version: string;
   /** Work above this many bytes is refused with an Error before any allocation. */
   maxWorkBytes: number;
+  /**
+   * The compute cap of a synchronous forward or append, in floating-point operations (2e11) unless the
+   * spec says `allowLongWork: true`. Admits the benchmark workload N=4096 D=1024 H=16 G=4 (9e10).
+   */
+  maxSyncFlops: number;
+  /** The cap of one `trainer.step(n)` call in training tokens, n * batchSize * seqLen (32768). */
+  maxStepTokens: number;
 }
 
 /** The attention core. */
@@ -298,8 +328,16 @@ export interface Attention {
   sizeTable(): SizeRow[];
   /** A seeded training run of a tiny transformer (the lab). */
   createTrainer(spec: TrainerSpec): Trainer;
-  /** A trainer from `trainer.exportModel()` bytes. */
+  /**
+   * A trainer from `trainer.exportModel()` bytes. The size (at most 1 GiB) and the magic bytes are
+   * checked before anything is copied; then the CRC-32 (files from before the checksum, magic
+   * ATTNTRN1, are still read without it), every header field's type and range, and every tensor (finite
+   * weights and moments, second moments >= 0). Errors are RangeErrors with `field: 'bytes'` whose
+   * message says what is wrong ("model file is not valid: ...").
+   */
   loadModel(bytes: Uint8Array): Trainer;
+  /** The current size of the wasm heap in bytes (it grows on demand and never shrinks). */
+  heapBytes(): number;
 }
 
 /** Input of {@link Attention.createTrainer}. */
@@ -340,11 +378,34 @@ export interface TrainerSpec {
   weightDecay?: number;
 }
 
+/** Options of {@link Trainer.train}. */
+export interface TrainOptions {
+  /** Optimiser steps to run, an integer from 1 to 1e9. */
+  steps: number;
+  /** Stops between chunks: the promise rejects with `signal.reason` (an AbortError by default). */
+  signal?: AbortSignal;
+  /** Called after each chunk. `done` of `steps` run by this call; `step` is the trainer's total. */
+  onProgress?: (p: { step: number; loss: number; done: number; steps: number }) => void;
+  /** Steps per synchronous chunk, 1 to maxStepsPerCall. Default maxStepsPerCall. */
+  chunk?: number;
+}
+
 export interface Trainer {
   readonly steps: number;
   readonly vocabSize: number;
-  /** n optimiser steps; loss: the last step's mean training cross-entropy, nats per token. */
+  /** The most steps one `step(n)` may run: max(1, floor(info.maxStepTokens / (batchSize * seqLen))). */
+  readonly maxStepsPerCall: number;
+  /**
+   * n optimiser steps; loss: the last step's mean training cross-entropy, nats per token. n must be a
+   * number (a TypeError otherwise: '5', true and [2] are refused), an integer from 1 to
+   * `maxStepsPerCall` (about a second at the lab's sizes; a RangeError naming the cap beyond it).
+   */
   step(n?: number): { step: number; loss: number };
+  /**
+   * Runs `steps` steps in chunks, yielding to the event loop between them, and stops on `signal`.
+   * The trainer keeps the steps taken before an abort. Same losses as step() in the same chunks.
+   */
+  train(options: TrainOptions): Promise<{ step: number; loss: number }>;
   /** On held-out data; for copy and induction, accuracy counts only the predictable positions. */
   evaluate(): { loss: number; bitsPerToken: number; accuracy: number };
   headScores(): { layer: number; head: number; previousToken: number; induction: number; firstToken: number; diagonal: number }[];

@@ -3,8 +3,9 @@
 // Picks the SIMD or the scalar WebAssembly build, instantiates it once per build, and wraps the raw
 // Embind module into the `Attention` object of the JS API (shared spec/js-api.md). It runs unchanged
 // in a browser page, a module Web Worker and Node >= 20, has no dependencies and never generates code
-// from strings. Input checks live in C++ (which throws Error / TypeError / RangeError naming the
-// field); this file only adapts.
+// from strings. Value checks live in C++ (which throws Error / TypeError / RangeError naming the
+// field, with error.field); attention-api.mjs reads a spec's own fields only and checks what only JS
+// can see (throwing getters, detached buffers, BigInts) before anything reaches the wasm heap.
 
 import { engineHasSimd, makeAttention } from './attention-api.mjs';
 
@@ -29,7 +30,14 @@ const loaded = new Map();
  * @returns {Promise<Attention>}
  */
 export async function loadAttention(options = {}) {
-  const simd = options?.simd ?? 'auto';
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    const got = options === null ? 'null' : Array.isArray(options) ? 'an Array' : `${typeof options} (${String(options)})`;
+    throw new TypeError(`loadAttention: options must be an object { simd?: 'auto' | true | false }, got ${got}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'simd') throw new TypeError(`loadAttention: unknown option '${key}'; known options: simd`);
+  }
+  const simd = Object.hasOwn(options, 'simd') && options.simd !== undefined ? options.simd : 'auto';
   if (simd !== 'auto' && simd !== true && simd !== false) {
     throw new TypeError(`options.simd (${String(simd)}) must be 'auto', true or false`);
   }

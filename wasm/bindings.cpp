@@ -6,6 +6,7 @@
 #include <emscripten/val.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <new>
 #include <set>
@@ -46,15 +47,20 @@ attn::Weights read_weights(const val& spec, const attn::Shape& s) {
   attn::Weights w;
   for (const auto& slot : slots) {
     const std::string field = std::string("weights.") + slot.name;
-    std::vector<float> data = read_floats(given[slot.name], field);
+    std::vector<float> data = read_floats(given[slot.name], field, double(slot.rows * slot.cols), slot.formula);
     attn::check_buffer(field, data.data(), int64_t(data.size()), slot.rows * slot.cols, slot.formula);
     w.*(slot.member) = to_matrix(std::move(data), slot.rows, slot.cols);
   }
   return w;
 }
 
-attn::Matrix read_tokens(const val& x, int64_t d_model, const char* rows_name, std::optional<int64_t> rows) {
-  std::vector<float> data = read_floats(x, "x");
+// x: (rows, dModel). rows known (forward): its length is checked before copying; unknown (append):
+// at most `max_rows` rows, a whole number of them.
+attn::Matrix read_tokens(const val& x, int64_t d_model, const char* rows_name, std::optional<int64_t> rows,
+                         int64_t max_rows = 0, const std::string& room = "") {
+  std::vector<float> data =
+      rows ? read_floats(x, "x", double(*rows * d_model), std::string(rows_name) + " * dModel")
+           : read_floats(x, "x", std::nullopt, room, double(max_rows) * double(d_model));
   const int64_t n = int64_t(data.size());
   if (rows) {
     attn::check_buffer("x", data.data(), n, *rows * d_model, std::string(rows_name) + " * dModel");
@@ -69,6 +75,53 @@ attn::Matrix read_tokens(const val& x, int64_t d_model, const char* rows_name, s
   return to_matrix(std::move(data), k, d_model);
 }
 
+// The compute cap of synchronous calls (attn::kMaxSyncFlops), unless the spec says allowLongWork.
+void check_work(double flops, bool allow_long_work, const std::string& what) {
+  if (allow_long_work || flops <= attn::kMaxSyncFlops) return;
+  attn::throw_range(what + " needs about " + attn::fmt(std::ceil(flops / 1e9)) + " GFLOP, above the cap of " +
+                    attn::fmt(attn::kMaxSyncFlops / 1e9) +
+                    " GFLOP for a synchronous call (several seconds of blocking work): reduce seqLen or the sizes, "
+                    "or pass allowLongWork: true (in a Web Worker)");
+}
+
+// A finite input gave a non-finite result (float32 overflow, e.g. scores of x = 1e20): name the
+// input of the largest magnitude. `inputs`: (field, values, count).
+struct Input { std::string field; const float* data; std::size_t count; };
+// Refuses results holding Infinity or NaN from finite inputs, naming the input of largest magnitude.
+// outputs: (data, count) of every array the call returns.
+void check_finite(const std::vector<std::pair<const float*, std::size_t>>& outputs, const std::vector<Input>& inputs) {
+  bool finite = true;
+  for (const auto& [data, count] : outputs) {
+    for (std::size_t i = 0; i < count; ++i) finite = finite && std::isfinite(data[i]);
+  }
+  if (finite) return;
+  std::string field = "x", list;
+  double worst = -1;
+  for (const Input& in : inputs) {
+    double m = 0;
+    for (std::size_t i = 0; i < in.count; ++i) m = std::max(m, double(std::fabs(in.data[i])));
+    list += (list.empty() ? "" : ", ") + in.field + " up to " + attn::fmt(m);
+    if (m > worst) { worst = m; field = in.field; }
+  }
+  attn::throw_range(field, "the result overflowed float32 (it would hold Infinity or NaN) although every input is finite: "
+                           "magnitudes " + list + "; the attention scores grow with |x|^2 |wq| |wk|, so scale " + field +
+                           " (" + attn::fmt(worst) + ") down");
+}
+
+void check_result_finite(const attn::ForwardResult& r, const std::vector<Input>& inputs) {
+  std::vector<std::pair<const float*, std::size_t>> outputs = {{r.output.data(), r.output.size()}};
+  if (r.weights) outputs.emplace_back(r.weights->data(), r.weights->size());
+  check_finite(outputs, inputs);
+}
+
+std::vector<Input> inputs_of(const attn::Matrix& x, const attn::Weights& w, const attn::Shape& s) {
+  std::vector<Input> in = {{"x", x.data(), x.size()}};
+  for (const auto& slot : attn::weight_slots(s)) {
+    const attn::Matrix& m = w.*(slot.member);
+    in.push_back({std::string("weights.") + slot.name, m.data(), m.size()});
+  }
+  return in;
+}
 
 val result_to_js(const attn::ForwardResult& r) {
   val out = val::object();
@@ -83,9 +136,12 @@ val forward_js(val spec) {
     const attn::RawSpec raw = read_spec(spec, "forward spec");
     if (raw.max_len) attn::throw_type("maxLen", "maxLen applies to createSession, not forward");
     const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
+    check_work(attn::attention_flops(s, s.n, 0, s.causal), raw.allow_long_work, "this forward pass");
     const attn::Matrix x = read_tokens(spec["x"], s.d, "seqLen", s.n);
     const attn::Weights w = read_weights(spec, s);
-    return result_to_js(attn::forward(s, w, x));
+    const attn::ForwardResult r = attn::forward(s, w, x);
+    check_result_finite(r, inputs_of(x, w, s));
+    return result_to_js(r);
   });
 }
 
@@ -94,8 +150,9 @@ val forward_js(val spec) {
 val forward_intermediates_js(val spec) {
   return guarded([&] {
     const attn::RawSpec raw = read_spec(spec, "forward spec");
-    if (raw.max_len) attn::throw_type("maxLen applies to createSession, not forward");
+    if (raw.max_len) attn::throw_type("maxLen", "maxLen applies to createSession, not forward");
     const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
+    check_work(attn::attention_flops(s, s.n, 0, s.causal), raw.allow_long_work, "this forward pass");
     const double bytes = attn::forward_work_bytes(s) + attn::intermediates_bytes(s);
     if (bytes > attn::kMaxWorkBytes) {
       attn::throw_range("returnIntermediates", "returnIntermediates: the stages of this pass take " + attn::fmt(bytes) +
@@ -105,6 +162,9 @@ val forward_intermediates_js(val spec) {
     const attn::Matrix x = read_tokens(spec["x"], s.d, "seqLen", s.n);
     const attn::Weights w = read_weights(spec, s);
     const attn::Intermediates r = attn::forward_intermediates(s, w, x);
+    std::vector<std::pair<const float*, std::size_t>> outputs = {{r.output.data(), r.output.size()}};
+    for (const attn::Stage& st : r.stages) outputs.emplace_back(st.data.data(), st.data.size());
+    check_finite(outputs, inputs_of(x, w, s));
     val out = val::object();
     out.set("output", to_js(r.output.data(), r.output.size()));
     val stages = val::object();
@@ -141,12 +201,28 @@ val forward_intermediates_js(val spec) {
 
 class JsSession {
  public:
-  explicit JsSession(val spec) : session_(guarded([&] { return make(spec); })) {}
+  explicit JsSession(val spec)
+      : session_(guarded([&] { return make(spec, allow_long_work_); })) {}
 
   val append(val x) {
     return guarded([&] {
-      const attn::Matrix m = read_tokens(x, session_->shape().d, "k", std::nullopt);
-      return result_to_js(session_->append(m));
+      const attn::Shape& s = session_->shape();
+      const int64_t before = session_->length();
+      const int64_t room = std::max<int64_t>(1, s.max_len - before);
+      const attn::Matrix m = read_tokens(x, s.d, "k", std::nullopt, room,
+                                         "the room left in the cache, (maxLen (" + attn::fmt(double(s.max_len)) +
+                                             ") - length (" + attn::fmt(double(before)) + ")) * dModel (" +
+                                             attn::fmt(double(s.d)) + ")");
+      check_work(attn::attention_flops(s, int64_t(m.shape(0)), before, true), allow_long_work_,
+                 "appending " + attn::fmt(double(m.shape(0))) + " tokens");
+      const attn::ForwardResult r = session_->append(m);
+      try {
+        check_result_finite(r, {{"x", m.data(), m.size()}});
+      } catch (...) {
+        session_->truncate(before);  // a refused append leaves the cache as it was
+        throw;
+      }
+      return result_to_js(r);
     });
   }
   void reset() { session_->reset(); }
@@ -170,8 +246,9 @@ class JsSession {
   double max_len() const { return double(session_->max_len()); }
 
  private:
-  static std::unique_ptr<attn::Session> make(const val& spec) {
+  static std::unique_ptr<attn::Session> make(const val& spec, bool& allow_long_work) {
     attn::RawSpec raw = read_spec(spec, "session spec");
+    allow_long_work = raw.allow_long_work;
     if (!spec["x"].isUndefined()) attn::throw_type("x", "a session spec has no x: pass tokens to session.append(x)");
     if (!spec["causal"].isUndefined() && !raw.causal) {
       attn::throw_range("causal", "causal (false) does not apply to a session: a session is causal by construction");
@@ -180,6 +257,7 @@ class JsSession {
     const attn::Shape s = attn::resolve(raw, attn::Need::Session);
     return std::make_unique<attn::Session>(s, read_weights(spec, s));
   }
+  bool allow_long_work_ = false;  // declared first: make() sets it while session_ is initialised
   std::unique_ptr<attn::Session> session_;
 };
 
@@ -247,6 +325,8 @@ val build_info_js() {
 #endif
   o.set("version", std::string(ATTN_VERSION));
   o.set("maxWorkBytes", attn::kMaxWorkBytes);
+  o.set("maxSyncFlops", attn::kMaxSyncFlops);
+  o.set("maxStepTokens", attn::kMaxStepTokens);
   return o;
 }
 
@@ -419,6 +499,7 @@ EMSCRIPTEN_BINDINGS(attention) {
   emscripten::function("deploymentTargets", &deployment_targets_js);
   emscripten::function("sizeTable", &size_table_js);
   emscripten::function("buildInfo", &build_info_js);
+
   emscripten::function("benchmarkForward", &benchmark_forward_js);
   emscripten::function("benchmarkDecode", &benchmark_decode_js);
   emscripten::function("benchmarkFlops", &flops_js);

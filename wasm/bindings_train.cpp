@@ -3,6 +3,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,10 +63,22 @@ class JsTrainer {
   explicit JsTrainer(val spec) : t_(guarded([&] { return std::make_unique<attn::train::Trainer>(read_trainer_spec(spec)); })) {}
   explicit JsTrainer(std::unique_ptr<attn::train::Trainer> t) : t_(std::move(t)) {}
 
-  val step(double n) {
+  // n: an integer >= 1, and at most kMaxStepTokens training tokens (n * batchSize * seqLen) per call.
+  val step(val n_val) {
     return guarded([&] {
-      if (n != static_cast<double>(static_cast<int64_t>(n)) || n < 1 || n > 100000) {
-        attn::throw_range("n", "n (" + attn::fmt(n) + ") must be an integer between 1 and 100000");
+      if (!n_val.isNumber()) attn::throw_type("n", "n must be a number, got " + describe(n_val));
+      const double n = n_val.as<double>();
+      if (!std::isfinite(n) || n != std::floor(n) || n < 1) {
+        attn::throw_range("n", "n (" + attn::fmt(n) + ") must be an integer >= 1");
+      }
+      const double tokens = double(t_->batch_size() * t_->task().seq_len());
+      const double max_steps = std::max(1.0, std::floor(attn::kMaxStepTokens / tokens));
+      if (n > max_steps) {
+        attn::throw_range("n", "n (" + attn::fmt(n) + ") is above the cap of a synchronous step(n): " +
+                                   attn::fmt(max_steps) + " steps here (" + attn::fmt(attn::kMaxStepTokens) +
+                                   " training tokens per call, batchSize * seqLen = " + attn::fmt(tokens) +
+                                   " per step; about a second at the lab's sizes): call step in a loop, or "
+                                   "use trainer.train({ steps, signal, onProgress })");
       }
       const auto r = t_->step(static_cast<int64_t>(n));
       val o = val::object();
@@ -72,6 +86,11 @@ class JsTrainer {
       o.set("loss", r.loss);
       return o;
     });
+  }
+  // The most steps one step(n) call may run (the cap above).
+  double max_steps_per_call() const {
+    const double tokens = double(t_->batch_size() * t_->task().seq_len());
+    return std::max(1.0, std::floor(attn::kMaxStepTokens / tokens));
   }
   val evaluate() {
     return guarded([&] {
@@ -134,7 +153,15 @@ class JsTrainer {
 JsTrainer* load_model_js(val bytes) {
   return guarded([&] {
     if (!bytes.instanceof(val::global("Uint8Array"))) attn::throw_type("bytes", "loadModel needs a Uint8Array, got " + describe(bytes));
-    const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
+    // Size and magic before copying anything into the wasm heap.
+    const double n = bytes["length"].as<double>();
+    attn::train::Trainer::check_model_prefix(bytes.call<val>("subarray", 0, 8)["length"].as<double>() < 8
+                                                 ? std::vector<uint8_t>{}
+                                                 : emscripten::convertJSArrayToNumberVector<uint8_t>(
+                                                       bytes.call<val>("subarray", 0, 8)),
+                                             n);
+    std::vector<uint8_t> data(static_cast<std::size_t>(n));
+    val(emscripten::typed_memory_view(data.size(), data.data())).call<void>("set", bytes);  // one bulk copy
     return new JsTrainer(attn::train::Trainer::load_model(data));
   });
 }
@@ -150,6 +177,7 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("attention", &JsTrainer::attention)
       .function("exportModel", &JsTrainer::export_model)
       .function("steps", &JsTrainer::steps)
+      .function("maxStepsPerCall", &JsTrainer::max_steps_per_call)
       .function("vocabSize", &JsTrainer::vocab_size);
   emscripten::function("loadModel", &load_model_js, emscripten::allow_raw_pointers());
 }

@@ -6,7 +6,8 @@
 namespace attn_js {
 
 const std::set<std::string> kSpecFields = {"variant", "seqLen", "dModel", "nHeads", "nKvHeads", "dHead", "latentRank",
-                                           "ropeDim", "rope", "causal", "returnWeights", "x", "weights", "seed", "maxLen"};
+                                           "ropeDim", "rope", "causal", "returnWeights", "x", "weights", "seed", "maxLen",
+                                           "allowLongWork"};
 
 void throw_js(const std::string& cls, const std::string& message, const std::string& field) {
   val error = val::global(cls.c_str()).new_(message);
@@ -92,6 +93,7 @@ attn::RawSpec read_spec(const val& spec, const char* what) {
   r.max_len = number_field(spec, "maxLen");
   r.causal = bool_field(spec, "causal");
   r.return_weights = bool_field(spec, "returnWeights");
+  r.allow_long_work = bool_field(spec, "allowLongWork");
   const val rope = spec["rope"];
   if (rope.isUndefined() || (rope.typeOf().as<std::string>() == "boolean" && !rope.as<bool>())) {
     r.rope.enabled = false;
@@ -108,7 +110,8 @@ attn::RawSpec read_spec(const val& spec, const char* what) {
 }
 
 // A numeric array (Float32Array, another typed array or an Array of numbers) -> float32 values.
-std::vector<float> read_floats(const val& v, const std::string& field) {
+std::vector<float> read_floats(const val& v, const std::string& field, std::optional<double> expected,
+                               const std::string& formula, std::optional<double> at_most) {
   if (v.isUndefined()) attn::throw_type(field, field + " is required");
   const bool view = val::global("ArrayBuffer").call<bool>("isView", v);
   if (!(view && !v.instanceof(val::global("DataView")) && !v.instanceof(val::global("BigInt64Array")) &&
@@ -117,6 +120,14 @@ std::vector<float> read_floats(const val& v, const std::string& field) {
     attn::throw_type(field, field + " must be a Float32Array, got " + describe(v));
   }
   const double n = v["length"].as<double>();
+  if (expected && n != *expected) {
+    attn::throw_range(field, field + " has " + attn::fmt(n) + " elements, expected " +
+                                 (formula.empty() ? "" : formula + " = ") + attn::fmt(*expected));
+  }
+  if (at_most && n > *at_most) {
+    attn::throw_range(field, field + " has " + attn::fmt(n) + " elements, more than " +
+                                 (formula.empty() ? "" : formula + " = ") + attn::fmt(*at_most));
+  }
   if (n > attn::kMaxWorkBytes / 4) {
     attn::throw_range(field, field + " has " + attn::fmt(n) + " elements, above the size cap");
   }

@@ -59,7 +59,10 @@ extern const std::set<std::string> kSpecFields;
 // A forward / session / shape spec; `what` names it in messages ("forward spec").
 attn::RawSpec read_spec(const val& spec, const char* what);
 // A numeric array (Float32Array, another typed array or an Array of numbers) -> float32 values.
-std::vector<float> read_floats(const val& v, const std::string& field);
+// The length is checked before anything is copied: exactly `expected` elements when given, else at
+// most `at_most`, else at most kMaxWorkBytes / 4; a refused call leaves the wasm heap as it was.
+std::vector<float> read_floats(const val& v, const std::string& field, std::optional<double> expected = std::nullopt,
+                               const std::string& formula = "", std::optional<double> at_most = std::nullopt);
 // A Float32Array copy of n floats, owned by JS.
 val to_js(const float* p, std::size_t n);
 

@@ -143,7 +143,9 @@ Shape resolve(const RawSpec& raw, Need need) {
   }
   if (raw.rope.base) {
     const double b = *raw.rope.base;
-    if (!std::isfinite(b) || b <= 0) throw_range("rope.base", "rope.base (" + fmt(b) + ") must be a finite number > 0");
+    // Below 1 the frequencies base^(-2i/d) grow, and for tiny bases (1e-310, found by the fuzzer)
+    // they overflow to Infinity and the output turns NaN.
+    if (!std::isfinite(b) || b < 1) throw_range("rope.base", "rope.base (" + fmt(b) + ") must be a finite number >= 1");
     s.rope_base = b;
   }
 

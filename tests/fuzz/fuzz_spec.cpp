@@ -1,5 +1,9 @@
 // fuzz_spec.cpp — libFuzzer target: arbitrary specs through validation, accounting, the configurator,
-// forward and sessions.
+// forward and sessions; and model files through Trainer::load_model (issue 12).
+// Modes, by the first byte: 0xA8: the rest is a model file, loaded as is (the corpus holds exports
+// with bytes flipped: tests/fuzz/corpus/model_*); 0xA9: the rest is a model file body whose CRC-32
+// the harness appends, so that mutations get past the checksum into the header and tensor checks;
+// anything else: a spec (below).
 // Any attn::Error is an accepted outcome; a crash, a sanitizer report, a non-finite output for
 // finite input or any other exception is a bug. Sizes are drawn small so that each input runs fast;
 // the size cap is exercised through resolve() with large values, which must refuse before allocating.
@@ -8,13 +12,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "attn/accounting.hpp"
 #include "attn/configurator.hpp"
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
 #include "attn/session.hpp"
+#include "attn/train/trainer.hpp"
 
 namespace {
 
@@ -33,6 +40,10 @@ struct Reader {
       case 4: return INFINITY;
       case 5: return double(uint32_t(byte()) << 16 | uint32_t(byte()) << 8 | byte());  // large
       case 6: return 1e300;
+      case 7: return 9007199254740993.0;  // above 2^53
+      case 8: return -0.0;
+      case 9: return double(uint64_t(byte()) << 40);  // huge integers
+      case 10: return 1e-310;  // subnormal
       default: return double(byte() % 24);
     }
   }
@@ -42,9 +53,50 @@ void check_finite(const attn::Matrix& m) {
   for (float v : m) if (!std::isfinite(v)) __builtin_trap();
 }
 
+uint32_t crc32(const uint8_t* p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+
+// A model file: refused with attn::Error, or loaded into a trainer whose next step has a finite loss
+// and which exports and reloads with the same step count.
+int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
+  if (reseal) {
+    const uint32_t c = crc32(bytes.data(), bytes.size());
+    for (int i = 0; i < 4; ++i) bytes.push_back(uint8_t(c >> (8 * i)));
+  }
+  std::unique_ptr<attn::train::Trainer> t;
+  try {
+    attn::train::Trainer::check_model_prefix(bytes, double(bytes.size()));
+    t = attn::train::Trainer::load_model(bytes);
+  } catch (const attn::Error&) {
+    return 0;
+  }
+  // Loaded: keep the work small (a file may describe a large model legitimately).
+  if (t->model().params().size() > 64 || t->batch_size() * t->task().seq_len() > 4096) return 0;
+  // One training step (cheaper than evaluate's 256 held-out sequences): a finite loss, or an
+  // attn::Error when finite weights overflow float32 (found by this fuzzer: a shuffled weight block).
+  const int64_t before = t->steps();
+  try {
+    if (!std::isfinite(t->step(1).loss)) __builtin_trap();
+  } catch (const attn::Error&) {
+    if (t->steps() != before) __builtin_trap();  // a refused step is not applied
+  }
+  const auto again = attn::train::Trainer::load_model(t->export_model());
+  if (again->steps() != t->steps()) __builtin_trap();
+  return 0;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size >= 1 && (data[0] == 0xA8 || data[0] == 0xA9)) {
+    return fuzz_model_file(std::vector<uint8_t>(data + 1, data + size), data[0] == 0xA9);
+  }
   Reader rd{data, size};
   static const char* kVariants[] = {"mha", "mqa", "gqa", "mla", "", "MHA", "gqa "};
   attn::RawSpec raw;

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -645,4 +646,143 @@ TEST(Trainer, SeededRunsAreReproducibleAndAttentionIsCausal) {
       EXPECT_LE(v, 1.0);
     }
   }
+}
+
+// Issue 12, item 1: a model file carries a CRC-32 of its contents; every header field is checked;
+// non-finite tensors and negative second moments are refused; each error names what is wrong.
+namespace {
+std::string load_error(const std::vector<uint8_t>& bytes) {
+  try {
+    Trainer::load_model(bytes);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "bytes");
+    return e.what();
+  }
+  return "(no error)";
+}
+// CRC-32 of zlib, bit by bit (the core's is table-driven).
+uint32_t crc32_bitwise(const uint8_t* p, std::size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (std::size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+std::vector<uint8_t> reseal(std::vector<uint8_t> body) {
+  const uint32_t c = crc32_bitwise(body.data(), body.size());
+  for (int i = 0; i < 4; ++i) body.push_back(uint8_t(c >> (8 * i)));
+  return body;
+}
+std::vector<uint8_t> body_of(const std::vector<uint8_t>& file) { return {file.begin(), file.end() - 4}; }
+std::vector<uint8_t> with_header(const std::vector<uint8_t>& file, const std::string& from, const std::string& to) {
+  std::vector<uint8_t> body = body_of(file);
+  const uint32_t n = uint32_t(body[8]) | uint32_t(body[9]) << 8 | uint32_t(body[10]) << 16 | uint32_t(body[11]) << 24;
+  std::string header(body.begin() + 12, body.begin() + 12 + n);
+  const auto at = header.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  header.replace(at, from.size(), to);
+  std::vector<uint8_t> out(body.begin(), body.begin() + 8);
+  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(header.size() >> (8 * i)));
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), body.begin() + 12 + n, body.end());
+  return reseal(out);
+}
+}  // namespace
+
+TEST(Trainer, ModelFilesAreCheckedBeforeTheyAreTrusted) {
+  TrainerSpec s = lab_spec("copy", "mha");
+  s.seq_len = 8;
+  s.batch_size = 4;
+  Trainer t(s);
+  t.step(2);
+  const std::vector<uint8_t> file = t.export_model();
+  ASSERT_EQ(std::string(file.begin(), file.begin() + 8), "ATTNTRN2");
+  EXPECT_EQ(reseal(body_of(file)), file) << "the trailer is the CRC-32 of the contents";
+  EXPECT_EQ(Trainer::load_model(file)->steps(), 2);
+
+  // a flipped weight byte (the issue's probe: evaluate changed with no error)
+  auto bad = file;
+  bad[file.size() / 2] ^= 0x01;
+  EXPECT_NE(load_error(bad).find("checksum does not match"), std::string::npos) << load_error(bad);
+
+  // header fields: type and range
+  const std::string step_line = "step=2\n";
+  for (const auto& [to, part] : std::vector<std::pair<std::string, std::string>>{
+           {"step=99999999999999999999999\n", "header field 'step'"},
+           {"step=-5\n", "header field 'step' ('-5')"},
+           {"step=abc\n", "header field 'step' ('abc')"},
+           {"", "header field 'step' is missing"},
+           {"step=2\nmlp=2\n", "header field 'mlp' ('2') must be 0 or 1"},
+           {"step=2\nseqLen=8\n", "header field 'seqLen' appears twice"},
+           {"step=2\nwarp=9\n", "unknown header field 'warp'"}}) {
+    EXPECT_NE(load_error(with_header(file, step_line, to)).find(part), std::string::npos)
+        << to << " -> " << load_error(with_header(file, step_line, to));
+  }
+  EXPECT_NE(load_error(with_header(file, "seqLen=8", "seqLen=nan")).find("'seqLen' ('nan') is not a finite number"),
+            std::string::npos);
+  EXPECT_NE(load_error(with_header(file, "seqLen=8", "seqLen=1")).find("header describes no valid trainer: seqLen (1)"),
+            std::string::npos);
+
+  // a header describing a bigger model than the file holds is refused before the model is allocated
+  EXPECT_NE(load_error(with_header(file, "dModel=64", "dModel=1024")).find("the file has"), std::string::npos)
+      << load_error(with_header(file, "dModel=64", "dModel=1024"));
+  EXPECT_NE(load_error(with_header(file, "dModel=64", "dModel=65536")).find("MiB"), std::string::npos);
+
+  // non-finite moments (the issue's probe: NaN loss on the next step), negative second moments
+  auto nan_moment = body_of(file);
+  const float nan = std::nanf("");
+  std::memcpy(nan_moment.data() + nan_moment.size() - 4, &nan, 4);
+  EXPECT_NE(load_error(reseal(nan_moment)).find("second moment"), std::string::npos);
+  auto negative = body_of(file);
+  const float minus = -1.0f;
+  std::memcpy(negative.data() + negative.size() - 4, &minus, 4);
+  EXPECT_NE(load_error(reseal(negative)).find(">= 0"), std::string::npos);
+
+  // version 1 (no checksum) still loads, with every other check
+  auto v1 = body_of(file);
+  std::memcpy(v1.data(), "ATTNTRN1", 8);
+  EXPECT_EQ(Trainer::load_model(v1)->evaluate().loss, t.evaluate().loss);
+  std::memcpy(v1.data() + v1.size() - 4, &nan, 4);
+  EXPECT_NE(load_error(v1).find("moment"), std::string::npos);
+
+  // finite but huge weights (a file passes every check with them) make a step overflow float32: it is
+  // refused naming the largest weight and not applied (found by the fuzzer:
+  // tests/fuzz/corpus/model_regression_overflowing_weights)
+  {
+    auto loaded = Trainer::load_model(file);
+    for (auto& p : loaded->model().params())
+      if (p.name == "wte" || p.name == "wpe") std::fill(p.value->begin(), p.value->end(), 3e38f);  // sum: inf
+    try {
+      loaded->step(1);
+      ADD_FAILURE() << "a step with embeddings of 3e38 was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("overflowed float32"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("= 3e+38"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(loaded->steps(), 2) << "the refused step was not applied";
+    EXPECT_THROW(loaded->evaluate(), Error) << "evaluate must not return a NaN loss";
+    EXPECT_THROW(loaded->attention({1, 2, 3}), Error) << "attention must not return NaN maps";
+  }
+  {
+    // a finite loss whose gradients are so large that AdamW's g^2 would overflow: refused too (the
+    // fuzzer's second find: the step went through and the trainer's own export was then refused)
+    auto loaded = Trainer::load_model(file);
+    for (auto& p : loaded->model().params())
+      if (p.name == "unembed")
+        for (std::size_t j = 0; j < p.value->size(); ++j) p.value->data()[j] = (j % 3 == 0) ? 1e25f : -1e24f;
+    try {
+      const double loss = loaded->step(1).loss;
+      ADD_FAILURE() << "accepted, loss " << loss;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("overflowed float32"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(loaded->steps(), 2);
+    EXPECT_NO_THROW(Trainer::load_model(loaded->export_model())) << "the trainer's own export loads";
+  }
+
+  // the size cap and the magic are checked from the first bytes alone
+  EXPECT_THROW(Trainer::check_model_prefix({'A', 'T', 'T', 'N', 'T', 'R', 'N', '2'}, 2e9), Error);
+  EXPECT_THROW(Trainer::check_model_prefix({'P', 'K', 3, 4, 0, 0, 0, 0}, 100), Error);
+  EXPECT_NO_THROW(Trainer::check_model_prefix({'A', 'T', 'T', 'N', 'T', 'R', 'N', '1'}, 100));
 }

@@ -76,6 +76,8 @@ TEST(Validation, EachFieldNamesItselfAndItsValue) {
   expect_error(r, Error::Kind::Range, {"dHead (5)", "even"});
   r = good(); r.rope.enabled = true; r.rope.base = -1.0;
   expect_error(r, Error::Kind::Range, {"rope.base (-1)"});
+  r = good(); r.rope.enabled = true; r.rope.base = 1e-310;  // fuzzer find: NaN output before
+  expect_error(r, Error::Kind::Range, {"rope.base (1e-310)", ">= 1"});
   r = good(); r.latent_rank = 4.0;
   expect_error(r, Error::Kind::Range, {"latentRank (4)", "mla"});
   r = good(); r.variant = std::string("mla"); r.n_kv_heads.reset();

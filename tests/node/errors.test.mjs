@@ -59,6 +59,7 @@ const CASES = [
   ['MLA with an odd ropeDim', (a) => a.forward({ ...MLA, ropeDim: 3, x: X }), RangeError, ['ropeDim', /\b3\b/], 'ropeDim'],
   ['rope on an odd dHead', (a) => a.forward({ variant: 'mha', seqLen: 2, dModel: 12, nHeads: 4, rope: true, x: randomArray(24, 4) }), RangeError, [/dHead|rope/, /\b3\b/], 'dHead'],
   ['rope base not positive', (a) => a.forward({ ...BASE, rope: { base: -1 }, x: X }), RangeError, ['base', '-1'], 'rope.base'],
+  ['rope base tiny (NaN output before; fuzzer find)', (a) => a.forward({ ...BASE, rope: { base: 1e-310 }, x: X }), RangeError, ['rope.base', '>= 1'], 'rope.base'],
   // x
   ['x of the wrong length', (a) => a.forward(withX(randomArray(120, 5))), Error, ['x has 120 elements', '128'], 'x'],
   ['missing x', (a) => a.forward(BASE), TypeError, [/\bx\b/], 'x'],

@@ -31,7 +31,10 @@ describe('loadAttention', () => {
     for (const f of ['forward', 'createSession', 'paramCount', 'kvCacheBytes', 'presets']) {
       assert.equal(typeof attn[f], 'function', f);
     }
-    assert.deepEqual(Object.keys(attn.info).sort(), ['build', 'maxWorkBytes', 'simd', 'version']);
+    assert.deepEqual(Object.keys(attn.info).sort(), ['build', 'maxStepTokens', 'maxSyncFlops', 'maxWorkBytes', 'simd', 'version']);
+    assert.equal(attn.info.maxSyncFlops, 2e11);
+    assert.equal(attn.info.maxStepTokens, 32768);
+    assert.equal(typeof attn.heapBytes, 'function');
   });
 
   test('a bad simd option is refused with a TypeError naming it', async () => {

@@ -29,6 +29,7 @@ struct RawSpec {
   std::optional<double> seed, max_len;
   RopeField rope;
   bool causal = false, return_weights = false;
+  bool allow_long_work = false;  // JS allowLongWork: lifts kMaxSyncFlops (checked by the binding)
 };
 
 // A resolved, valid attention geometry. Sizes are int64 so that products never overflow.
@@ -55,6 +56,16 @@ struct Shape {
 // Limits. Work above the cap is refused before anything is allocated (docs/limits in README).
 constexpr double kMaxWorkBytes = 1024.0 * 1024.0 * 1024.0;  // 1 GiB of float32 working memory
 constexpr double kMaxDim = 1 << 17;                          // any single size (dModel, seqLen, ...)
+// A synchronous forward pass or session append may take at most this many floating-point operations
+// (attention_flops) unless the spec opts in with allowLongWork: true. It admits the benchmark workload
+// N=4096 D=1024 H=16 G=4 non-causal (9.0e10 FLOP) with a margin of 2.2x. Measured with the kernels of
+// 2026-12-01 (wasm SIMD, node 20, another build on the second core): 9.0e10 FLOP took 8.4 s and
+// 5.8e11 took 46 s, so the cap is about 18 s today and a few seconds once the kernels reach ~50 GFLOP/s
+// (docs/reliability.md).
+constexpr double kMaxSyncFlops = 2e11;
+// trainer.step(n) runs at most this many training tokens (n * batchSize * seqLen) per call, about a
+// second at the lab's sizes; trainer.train({ steps }) runs more in chunks.
+constexpr double kMaxStepTokens = 32768;
 
 // Which fields a resolve needs.
 enum class Need { Forward, Session, Shape };

@@ -2,12 +2,14 @@
 #include "attn/train/trainer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
 #include "attn/errors.hpp"
+#include "attn/weights.hpp"
 
 namespace attn::train {
 
@@ -45,9 +47,18 @@ TaskKind parse_task(const std::optional<std::string>& t) {
 constexpr int64_t kEvalSequences = 256;
 constexpr int64_t kScoreSequences = 64;
 
+// Parameter floats of a model (a lower bound: LayerNorm vectors and biases are not counted).
+double param_floats(const ModelConfig& c) {
+  const double d = double(c.attn.d), v = double(c.vocab), n = double(c.attn.n);
+  double per_layer = 0;
+  for (const auto& slot : weight_slots(c.attn)) per_layer += double(slot.rows) * double(slot.cols);
+  if (c.mlp) per_layer += 8.0 * d * d;
+  return v * d + n * d + (c.tied ? 0.0 : d * v) + double(c.n_layers) * per_layer;
+}
+
 }  // namespace
 
-Trainer::Trainer(const TrainerSpec& spec) : spec_(spec) {
+Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
   const TaskKind kind = parse_task(spec.task);
   const int64_t n = int_field("seqLen", spec.seq_len, 2, 1024, 32);
   batch_size_ = int_field("batchSize", spec.batch_size, 1, 1024, 16);
@@ -115,6 +126,17 @@ Trainer::Trainer(const TrainerSpec& spec) : spec_(spec) {
                 " MiB of working memory per step, more than the 1024 MiB limit: lower batchSize, seqLen or dModel");
   }
 
+  // Parameters with their gradients and AdamW's two moments: 16 bytes each.
+  const double params = param_floats(cfg_);
+  if (16.0 * params > kMaxWorkBytes) {
+    throw_range("this model has about " + fmt(std::ceil(params / 1e6)) + " million parameters, needing about " +
+                fmt(std::ceil(16.0 * params / 1048576.0)) +
+                " MiB with gradients and AdamW moments, more than the 1024 MiB limit: lower dModel, nLayers or vocabSize");
+  }
+  if (file_bytes >= 0 && 12.0 * params > file_bytes) {
+    throw_range("the model needs at least " + fmt(12.0 * params) + " bytes of tensors (weights and two moments), "
+                "the file has " + fmt(file_bytes) + " left");
+  }
   model_ = std::make_unique<Model>(cfg_, seed_);
   AdamConfig ac;
   ac.lr = lr;
@@ -128,15 +150,51 @@ Trainer::Trainer(const TrainerSpec& spec) : spec_(spec) {
 
 StepResult Trainer::step(int64_t n) {
   if (n < 1) throw_range("n", "n (" + fmt(double(n)) + ") must be >= 1");
+  if (double(adam_->steps()) + double(n) > 2 * kMaxFileStep) {
+    throw_range("n", "n (" + fmt(double(n)) + ") would take the step count past " + fmt(2 * kMaxFileStep));
+  }
   double loss = 0;
   for (int64_t i = 0; i < n; ++i) {
     const Batch b = task_->sample(rng_, batch_size_);
     model_->zero_grad();
     loss = model_->forward(b.tokens.data(), b.targets.data(), b.loss_mask.data(), b.batch, b.n);
     model_->backward();
+    refuse_non_finite(loss);  // before the update: a refused step leaves the trainer as it was
     adam_->step();
   }
   return {adam_->steps(), loss};
+}
+
+// Finite weights can still overflow float32 (e.g. a model file with weights of 1e30 that passes every
+// check): refuse to report a non-finite loss or apply a gradient whose square would overflow AdamW's
+// second moment (the trainer's own export would then be refused), naming the largest weight. Both
+// found by the fuzzer (tests/fuzz/corpus/model_regression_*).
+void Trainer::refuse_non_finite(double loss) {
+  bool finite = std::isfinite(loss);
+  for (const auto& p : model_->params()) {
+    if (!finite) break;
+    // |g| <= 1e19: AdamW's second moment adds g^2, which must stay below float32's 3.4e38
+    for (float g : *p.grad) finite = finite && std::fabs(g) <= 1e19f;
+  }
+  if (finite) return;
+  throw_range("training step " + fmt(double(adam_->steps() + 1)) + " overflowed float32 (loss " + fmt(loss) +
+              ", or a gradient, is not finite or above 1e19, where AdamW's g^2 overflows) although every weight is "
+              "finite: " + largest_weight() +
+              "; the step was not applied");
+}
+
+std::string Trainer::largest_weight() {
+  double largest = 0;
+  std::string where;
+  for (const auto& p : model_->params()) {
+    for (float v : *p.value) {
+      if (std::fabs(double(v)) > largest) {
+        largest = std::fabs(double(v));
+        where = p.name;
+      }
+    }
+  }
+  return "the largest is |" + where + "| = " + fmt(largest);
 }
 
 EvalResult Trainer::measure(const Batch& b) {
@@ -167,7 +225,14 @@ EvalResult Trainer::measure(const Batch& b) {
   return e;
 }
 
-EvalResult Trainer::evaluate() { return measure(eval_); }
+EvalResult Trainer::evaluate() {
+  const EvalResult e = measure(eval_);
+  if (!std::isfinite(e.loss)) {
+    throw_range("evaluate overflowed float32 (the loss is " + fmt(e.loss) + ") although every weight is finite: " +
+                largest_weight());
+  }
+  return e;
+}
 
 std::vector<HeadScore> Trainer::head_scores() {
   const int64_t layers = cfg_.n_layers, h = cfg_.attn.h, n = task_->seq_len();
@@ -243,6 +308,12 @@ xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
     }
   }
   model_->forward(tokens.data(), nullptr, nullptr, 1, n);
+  for (int64_t l = 0; l < layers; ++l)
+    for (float p : model_->attention_probs(l))
+      if (!std::isfinite(p)) {
+        throw_range("attention overflowed float32 (a weight map holds " + fmt(p) + ") although every weight is finite: " +
+                    largest_weight());
+      }
   auto out = xt::xtensor<float, 4>::from_shape({std::size_t(layers), std::size_t(h), std::size_t(n), std::size_t(n)});
   for (int64_t l = 0; l < layers; ++l) {
     const std::vector<float>& p = model_->attention_probs(l);
@@ -252,10 +323,13 @@ xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
 }
 
 // --- export / load -------------------------------------------------------------------------------
-// Format (little-endian): "ATTNTRN1", u32 header bytes, header = "key=value\n" lines (the spec as
+// Format (little-endian): "ATTNTRN2", u32 header bytes, header = "key=value\n" lines (the spec as
 // given, plus step and rng), u32 text bytes, text, u32 params, then per param: u32 name bytes, name,
 // u32 rows, u32 cols, rows*cols float32; then per param AdamW's first and second moments (float32),
-// so that a loaded trainer continues exactly where the exported one stood.
+// so that a loaded trainer continues exactly where the exported one stood; then u32 CRC-32 (IEEE,
+// zlib's crc32) of every byte before it.
+// Version 1 files ("ATTNTRN1", exported before the checksum existed) are the same without the CRC:
+// they are still read, with every other check, so a flipped weight byte in them goes unnoticed.
 
 namespace {
 
@@ -274,30 +348,85 @@ std::string num(double v) {
   return buf;
 }
 
+// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), the checksum of zlib, PNG and gzip.
+uint32_t crc32(const uint8_t* p, std::size_t n) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  uint32_t c = 0xFFFFFFFFu;
+  for (std::size_t i = 0; i < n; ++i) c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+[[noreturn]] void file_error(const std::string& why) {
+  throw Error(Error::Kind::Range, "model file is not valid: " + why, "bytes");
+}
+
 struct Reader {
   const std::vector<uint8_t>& b;
+  std::size_t end;  // the checksum, when there is one, is not read as data
   std::size_t pos = 0;
-  [[noreturn]] void fail(const std::string& why) const {
-    throw Error(Error::Kind::Range, "model file is not valid: " + why + " (at byte " + fmt(double(pos)) + ")");
-  }
+  [[noreturn]] void fail(const std::string& why) const { file_error(why + " (at byte " + fmt(double(pos)) + ")"); }
   uint32_t u32() {
-    if (pos + 4 > b.size()) fail("truncated");
+    if (pos + 4 > end) fail("truncated");
     uint32_t v = 0;
     for (int i = 0; i < 4; ++i) v |= uint32_t(b[pos + i]) << (8 * i);
     pos += 4;
     return v;
   }
   std::string str(std::size_t n) {
-    if (n > b.size() - pos) fail("truncated");
+    if (n > end - pos) fail("truncated");
     std::string s(reinterpret_cast<const char*>(b.data() + pos), n);
     pos += n;
     return s;
   }
 };
 
-constexpr char kMagic[] = "ATTNTRN1";
+constexpr char kMagicV1[] = "ATTNTRN1";
+constexpr char kMagicV2[] = "ATTNTRN2";
+
+bool starts_with(const std::vector<uint8_t>& b, const char* magic) {
+  return b.size() >= 8 && std::memcmp(b.data(), magic, 8) == 0;
+}
+
+// A header value shown in messages: at most 40 characters, control characters escaped.
+std::string shown(const std::string& v) {
+  std::string out;
+  for (char c : v.substr(0, 40)) out += (c >= 32 && c < 127) ? std::string(1, c) : "?";
+  return "'" + out + (v.size() > 40 ? "...'" : "'");
+}
+
+// A whole unsigned decimal number ("0".."18446744073709551615"), or nullopt.
+std::optional<uint64_t> parse_u64(const std::string& v) {
+  if (v.empty() || v.size() > 20) return std::nullopt;
+  uint64_t x = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const uint64_t d = uint64_t(c - '0');
+    if (x > (UINT64_MAX - d) / 10) return std::nullopt;
+    x = x * 10 + d;
+  }
+  return x;
+}
 
 }  // namespace
+
+void Trainer::check_model_prefix(const std::vector<uint8_t>& prefix, double total_bytes) {
+  if (total_bytes > kMaxModelBytes) {
+    file_error("it has " + fmt(total_bytes) + " bytes, above the cap of " + fmt(kMaxModelBytes) +
+               " bytes (1 GiB); nothing was read");
+  }
+  if (!starts_with(prefix, kMagicV2) && !starts_with(prefix, kMagicV1)) {
+    file_error("it does not start with " + std::string(kMagicV2) + " (or " + kMagicV1 +
+               "): not a model exported by trainer.exportModel()");
+  }
+}
 
 std::vector<uint8_t> Trainer::export_model() const {
   std::string header;
@@ -332,7 +461,7 @@ std::vector<uint8_t> Trainer::export_model() const {
   add("rng", std::to_string(rng_.state()));
 
   std::vector<uint8_t> out;
-  put_bytes(out, kMagic, 8);
+  put_bytes(out, kMagicV2, 8);
   put_u32(out, uint32_t(header.size()));
   put_bytes(out, header.data(), header.size());
   const std::string text = spec_.text.value_or("");
@@ -351,20 +480,37 @@ std::vector<uint8_t> Trainer::export_model() const {
     put_bytes(out, adam_->first_moment(i).data(), adam_->first_moment(i).size() * sizeof(float));
     put_bytes(out, adam_->second_moment(i).data(), adam_->second_moment(i).size() * sizeof(float));
   }
+  put_u32(out, crc32(out.data(), out.size()));
   return out;
 }
 
 std::unique_ptr<Trainer> Trainer::load_model(const std::vector<uint8_t>& bytes) {
-  Reader r{bytes};
-  if (r.str(8) != std::string(kMagic, 8)) r.fail("it does not start with " + std::string(kMagic));
+  check_model_prefix(bytes, double(bytes.size()));
+  const bool v2 = starts_with(bytes, kMagicV2);
+  std::size_t end = bytes.size();
+  if (v2) {
+    if (bytes.size() < 12) file_error("truncated: " + fmt(double(bytes.size())) + " bytes");
+    end -= 4;
+    uint32_t stored = 0;
+    for (int i = 0; i < 4; ++i) stored |= uint32_t(bytes[end + i]) << (8 * i);
+    const uint32_t actual = crc32(bytes.data(), end);
+    if (stored != actual) {
+      file_error("its checksum does not match its contents (CRC-32 stored " + fmt(double(stored)) + ", computed " +
+                 fmt(double(actual)) + "): the file was changed or damaged after export");
+    }
+  }
+  Reader r{bytes, end};
+  r.pos = 8;
   const std::string header = r.str(r.u32());
   std::map<std::string, std::string> kv;
   for (std::size_t i = 0; i < header.size();) {
     const std::size_t eol = header.find('\n', i);
     const std::string line = header.substr(i, eol == std::string::npos ? std::string::npos : eol - i);
     const std::size_t eq = line.find('=');
-    if (eq == std::string::npos) r.fail("bad header line '" + line.substr(0, 40) + "'");
-    kv[line.substr(0, eq)] = line.substr(eq + 1);
+    if (eq == std::string::npos) r.fail("bad header line " + shown(line));
+    if (!kv.emplace(line.substr(0, eq), line.substr(eq + 1)).second) {
+      r.fail("header field '" + line.substr(0, std::min<std::size_t>(eq, 40)) + "' appears twice");
+    }
     if (eol == std::string::npos) break;
     i = eol + 1;
   }
@@ -378,14 +524,17 @@ std::unique_ptr<Trainer> Trainer::load_model(const std::vector<uint8_t>& bytes) 
   auto take_num = [&](const char* k) -> std::optional<double> {
     auto v = take(k);
     if (!v) return std::nullopt;
-    char* end = nullptr;
-    const double x = std::strtod(v->c_str(), &end);
-    if (end == v->c_str() || *end != '\0') r.fail(std::string(k) + " is not a number");
+    char* end_ptr = nullptr;
+    const double x = std::strtod(v->c_str(), &end_ptr);
+    if (v->empty() || end_ptr != v->c_str() + v->size() || !std::isfinite(x)) {
+      r.fail("header field '" + std::string(k) + "' (" + shown(*v) + ") is not a finite number");
+    }
     return x;
   };
   auto take_bool = [&](const char* k) -> std::optional<bool> {
     auto v = take(k);
     if (!v) return std::nullopt;
+    if (*v != "0" && *v != "1") r.fail("header field '" + std::string(k) + "' (" + shown(*v) + ") must be 0 or 1");
     return *v == "1";
   };
   TrainerSpec spec;
@@ -412,34 +561,60 @@ std::unique_ptr<Trainer> Trainer::load_model(const std::vector<uint8_t>& bytes) 
   spec.total_steps = take_num("totalSteps");
   spec.warmup_steps = take_num("warmupSteps");
   spec.weight_decay = take_num("weightDecay");
-  const auto step = take("step");
-  const auto rng = take("rng");
+  const auto step_text = take("step");
+  const auto rng_text = take("rng");
   if (!kv.empty()) r.fail("unknown header field '" + kv.begin()->first.substr(0, 40) + "'");
+  if (!step_text) r.fail("header field 'step' is missing");
+  const auto step = parse_u64(*step_text);
+  if (!step || double(*step) > kMaxFileStep) {
+    r.fail("header field 'step' (" + shown(*step_text) + ") must be an integer between 0 and " + fmt(kMaxFileStep));
+  }
+  if (!rng_text) r.fail("header field 'rng' is missing");
+  const auto rng = parse_u64(*rng_text);
+  if (!rng) r.fail("header field 'rng' (" + shown(*rng_text) + ") must be an unsigned 64-bit integer");
   const std::string text = r.str(r.u32());
   if (spec.task && *spec.task == "chars") spec.text = text;
 
-  auto t = std::make_unique<Trainer>(spec);
+  std::unique_ptr<Trainer> t;
+  try {
+    t = std::make_unique<Trainer>(spec, double(end - r.pos));
+  } catch (const Error& e) {
+    file_error(std::string("its header describes no valid trainer: ") + e.what());
+  }
   auto& params = t->model_->params();
   if (r.u32() != params.size()) r.fail("wrong number of parameters for this spec");
   for (auto& p : params) {
     const std::string name = r.str(r.u32());
-    if (name != p.name) r.fail("parameter '" + name.substr(0, 40) + "' where '" + p.name + "' was expected");
+    if (name != p.name) r.fail("parameter " + shown(name) + " where '" + p.name + "' was expected");
     const uint32_t rows = r.u32(), cols = r.u32();
     if (rows != p.value->shape(0) || cols != p.value->shape(1)) r.fail("parameter '" + name + "' has the wrong shape");
     const std::string data = r.str(std::size_t(rows) * cols * sizeof(float));
     std::memcpy(p.value->data(), data.data(), data.size());
     for (std::size_t i = 0; i < p.value->size(); ++i)
-      if (!std::isfinite(p.value->data()[i])) r.fail("parameter '" + name + "' holds a non-finite value");
+      if (!std::isfinite(p.value->data()[i])) {
+        r.fail("parameter '" + name + "' holds a non-finite value (" + fmt(p.value->data()[i]) + " at index " +
+               fmt(double(i)) + ")");
+      }
   }
   for (std::size_t i = 0; i < params.size(); ++i) {
+    const char* which[2] = {"first", "second"};
+    int k = 0;
     for (std::vector<float>* m : {&t->adam_->first_moment(i), &t->adam_->second_moment(i)}) {
       const std::string data = r.str(m->size() * sizeof(float));
       std::memcpy(m->data(), data.data(), data.size());
+      for (std::size_t j = 0; j < m->size(); ++j) {
+        const float v = (*m)[j];
+        if (!std::isfinite(v) || (k == 1 && v < 0)) {
+          r.fail(std::string("AdamW's ") + which[k] + " moment of parameter '" + params[i].name + "' holds " +
+                 fmt(v) + " at index " + fmt(double(j)) + (k == 1 ? " (must be finite and >= 0)" : " (must be finite)"));
+        }
+      }
+      ++k;
     }
   }
-  if (r.pos != bytes.size()) r.fail("trailing bytes");
-  if (step) t->adam_->set_steps(std::strtoll(step->c_str(), nullptr, 10));
-  if (rng) t->rng_.set_state(std::strtoull(rng->c_str(), nullptr, 10));
+  if (r.pos != end) r.fail("trailing bytes");
+  t->adam_->set_steps(int64_t(*step));
+  t->rng_.set_state(*rng);
   return t;
 }
 

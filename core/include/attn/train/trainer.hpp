@@ -34,6 +34,11 @@ struct TrainerSpec {
   std::optional<double> total_steps, warmup_steps, weight_decay;
 };
 
+// The largest model file load_model reads (the trainer's working-memory cap).
+constexpr double kMaxModelBytes = kMaxWorkBytes;
+// The largest step count a model file may carry (far above any run; keeps step + n exact).
+constexpr double kMaxFileStep = 1e12;
+
 struct StepResult { int64_t step; double loss; };
 struct EvalResult { double loss, bits_per_token, accuracy; };
 struct HeadScore {
@@ -43,7 +48,9 @@ struct HeadScore {
 
 class Trainer {
  public:
-  explicit Trainer(const TrainerSpec& spec);
+  // file_bytes: when the spec comes from a model file, the bytes left in it for the tensors; a spec
+  // whose parameters (and moments) cannot fit in them is refused before the model is allocated.
+  explicit Trainer(const TrainerSpec& spec, double file_bytes = -1);
 
   // n optimiser steps; loss = mean training cross-entropy of the last step (nats per token).
   StepResult step(int64_t n = 1);
@@ -58,15 +65,27 @@ class Trainer {
 
   // The spec (with the text for 'chars'), the step count, the data stream's state, the weights and
   // AdamW's moments: a loaded trainer evaluates and continues training exactly like the original.
+  // File format: see trainer.cpp ("export / load"); version 2 ends with a CRC-32 of its contents.
+  // load_model checks the checksum, every header field's type and range, every tensor for finite
+  // values, and throws attn::Error (field "bytes") naming what is wrong.
   std::vector<uint8_t> export_model() const;
   static std::unique_ptr<Trainer> load_model(const std::vector<uint8_t>& bytes);
+  // Checks what can be checked before the bytes are copied: total size <= kMaxModelBytes and the
+  // magic (`prefix`: the first 8 bytes, or fewer when the file is shorter).
+  static void check_model_prefix(const std::vector<uint8_t>& prefix, double total_bytes);
 
   Model& model() { return *model_; }
   const Task& task() const { return *task_; }
   int64_t steps() const { return adam_->steps(); }
+  int64_t batch_size() const { return batch_size_; }
   const TrainerSpec& spec() const { return spec_; }
 
  private:
+  // Throws attn::Error when the loss or a gradient is not finite (float32 overflow), naming the
+  // largest weight; called before AdamW updates the weights.
+  void refuse_non_finite(double loss);
+  // "the largest is |name| = value", over every parameter, for overflow messages.
+  std::string largest_weight();
   // Masked loss and accuracy of the model on a batch, in chunks of at most batchSize sequences.
   EvalResult measure(const Batch& b);
 

@@ -1,0 +1,493 @@
+// robustness.test.mjs: issue 12, "nothing silently wrong", one block per item, on both builds.
+//   1. model files: checksum, header fields' type and range, non-finite tensors
+//   2. finite input whose result overflows float32: refused naming the input and its magnitude
+//   3. sizes and the magic are checked before anything is copied into the wasm heap
+//   4. long work: step(n) cap, async train() with AbortSignal, the compute cap of forward
+//   5. own fields only; step() refuses non-numbers; loadAttention option checks
+//   6. detached buffers, BigInt elements, throwing getters: errors naming the field
+//   7. a refused oversized call leaves the heap size unchanged
+// (8, chunked appends equal within float32 rounding, is tested in session.test.mjs.)
+
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+
+import { BUILDS, bitIdentical, importLib, load, randomArray } from './helpers.mjs';
+
+const BASE = { variant: 'gqa', seqLen: 4, dModel: 32, nHeads: 4, nKvHeads: 2 };
+const X = randomArray(4 * 32, 1);
+const TRAINER = { task: 'copy', seqLen: 8, batchSize: 4, seed: 3, model: { variant: 'mha', dModel: 16, nHeads: 2 } };
+
+/** Asserts that fn throws an instance of Class with error.field === field and a message matching every pattern. */
+function throwsField(fn, Class, field, patterns = []) {
+  let error;
+  try {
+    fn();
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error, 'did not throw');
+  assert.ok(error instanceof Class, `threw ${error?.name}: ${error?.message}, expected ${Class.name}`);
+  assert.equal(error.field, field, `error.field of: ${error.message}`);
+  for (const p of patterns) assert.match(error.message, p);
+  return error;
+}
+
+// ---- model files: an independent CRC-32 and a small parser of the format -----------------------
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(bytes) {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+const u32 = (b, at) => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at, true);
+/** A v2 file with its CRC-32 recomputed (as an attacker or a careless tool would). */
+function resealed(body) {
+  const out = new Uint8Array(body.length + 4);
+  out.set(body);
+  new DataView(out.buffer).setUint32(body.length, crc32(body), true);
+  return out;
+}
+const bodyOf = (file) => file.subarray(0, file.length - 4);
+/** The file with its header text replaced by edit(header), resealed. */
+function withHeader(file, edit) {
+  const body = bodyOf(file);
+  const n = u32(body, 8);
+  const header = new TextDecoder().decode(body.subarray(12, 12 + n));
+  const next = new TextEncoder().encode(edit(header));
+  const out = new Uint8Array(body.length - n + next.length);
+  out.set(body.subarray(0, 8));
+  new DataView(out.buffer).setUint32(8, next.length, true);
+  out.set(next, 12);
+  out.set(body.subarray(12 + n), 12 + next.length);
+  return resealed(out);
+}
+/** The same model as a version-1 file (no checksum), as exported before the checksum existed. */
+function asVersion1(file) {
+  const out = bodyOf(file).slice();
+  out.set(new TextEncoder().encode('ATTNTRN1'), 0);
+  return out;
+}
+function withFloatAtEnd(body, fromEnd, value) {
+  const out = body.slice();
+  new DataView(out.buffer).setFloat32(out.length - 4 * fromEnd, value, true);
+  return out;
+}
+
+for (const { simd, name } of BUILDS) {
+  describe(`robustness (${name})`, () => {
+    let attn;
+    before(async () => {
+      attn = await load(simd);
+    });
+
+    // ---- 1 ---------------------------------------------------------------------------------------
+    describe('1. model files', () => {
+      let file;
+      let trained;
+      before(() => {
+        const t = attn.createTrainer(TRAINER);
+        t.step(5);
+        file = t.exportModel();
+        trained = t.evaluate();
+        t.dispose();
+      });
+
+      test('an export starts with ATTNTRN2 and ends with the CRC-32 of its contents (checked by an independent CRC)', () => {
+        assert.equal(new TextDecoder().decode(file.subarray(0, 8)), 'ATTNTRN2');
+        assert.equal(u32(file, file.length - 4), crc32(bodyOf(file)));
+        const t = attn.loadModel(file);
+        assert.equal(t.steps, 5);
+        assert.deepEqual(t.evaluate(), trained);
+        t.dispose();
+      });
+
+      test('a flipped byte anywhere is refused by the checksum', () => {
+        for (const at of [3, 20, Math.floor(file.length / 2), file.length - 9, file.length - 1]) {
+          const bad = file.slice();
+          bad[at] ^= 0x10;
+          throwsField(() => attn.loadModel(bad), RangeError, 'bytes', [at < 8 ? /ATTNTRN/ : /checksum/]);
+        }
+      });
+
+      test('a version-1 file (no checksum) still loads, and gives the same model', () => {
+        const t = attn.loadModel(asVersion1(file));
+        assert.deepEqual(t.evaluate(), trained);
+        t.dispose();
+      });
+
+      test('a NaN AdamW moment or weight is refused, with or without a valid checksum', () => {
+        const body = bodyOf(file);
+        throwsField(() => attn.loadModel(resealed(withFloatAtEnd(body, 1, NaN))), RangeError, 'bytes', [/second moment/, /NaN/]);
+        throwsField(() => attn.loadModel(resealed(withFloatAtEnd(body, 1, -1))), RangeError, 'bytes', [/second moment/, />= 0/]);
+        const v1 = asVersion1(file);
+        throwsField(() => attn.loadModel(withFloatAtEnd(v1, 1, Infinity)), RangeError, 'bytes', [/moment/, /Infinity/]);
+        // the first weight: after the header, the text and the first parameter's name and shape
+        const n = u32(body, 8);
+        const textLen = u32(body, 12 + n);
+        const nameAt = 12 + n + 4 + textLen + 4;
+        const firstFloat = nameAt + 4 + u32(body, nameAt) + 8;
+        const bad = body.slice();
+        new DataView(bad.buffer).setFloat32(firstFloat, NaN, true);
+        throwsField(() => attn.loadModel(resealed(bad)), RangeError, 'bytes', [/non-finite/, /NaN/]);
+      });
+
+      test('finite but huge weights load, and a training step that overflows is refused and not applied', () => {
+        // wte and wpe (the first two parameters) filled with 3e38: their sum overflows float32
+        const body = bodyOf(file).slice();
+        const dv = new DataView(body.buffer);
+        let at = 12 + u32(body, 8);
+        at += 4 + u32(body, at) + 4; // text, parameter count
+        for (let p = 0; p < 2; p++) {
+          at += 4 + u32(body, at);
+          const count = u32(body, at) * u32(body, at + 4);
+          at += 8;
+          for (let i = 0; i < count; i++) dv.setFloat32(at + 4 * i, 3e38, true);
+          at += 4 * count;
+        }
+        const t = attn.loadModel(resealed(body));
+        try {
+          throwsField(() => t.step(1), RangeError, undefined, [/overflowed float32/, /3e\+38/, /not applied/]);
+          assert.equal(t.steps, 5);
+          throwsField(() => t.evaluate(), RangeError, undefined, [/overflowed float32/]);
+          throwsField(() => t.attention([1, 2, 3]), RangeError, undefined, [/overflowed float32/]);
+        } finally {
+          t.dispose();
+        }
+      });
+
+      test('header fields are checked for type and range (step, rng, numbers, booleans, duplicates)', () => {
+        const cases = [
+          [(h) => h.replace(/^step=\d+$/m, 'step=99999999999999999999999'), /step/],
+          [(h) => h.replace(/^step=\d+$/m, 'step=-5'), /step/],
+          [(h) => h.replace(/^step=\d+$/m, 'step=abc'), /step/],
+          [(h) => h.replace(/^step=\d+$/m, 'step=1.5'), /step/],
+          [(h) => h.replace(/^step=\d+\n/m, ''), /step' is missing/],
+          [(h) => h.replace(/^rng=\d+$/m, 'rng=-1'), /rng/],
+          [(h) => h.replace(/^seqLen=.*$/m, 'seqLen=abc'), /seqLen/],
+          [(h) => h.replace(/^seqLen=.*$/m, 'seqLen=inf'), /seqLen/],
+          [(h) => h.replace(/^seqLen=.*$/m, 'seqLen=1e300'), /seqLen/],
+          [(h) => h.replace(/^dModel=.*$/m, 'dModel=15'), /dModel|nHeads/],
+          [(h) => h + 'layerNorm=yes\n', /layerNorm/],
+          [(h) => h + 'seed=1\n', /seed' appears twice/],
+          [(h) => h + 'evil=1\n', /unknown header field 'evil'/],
+        ];
+        for (const [edit, pattern] of cases) {
+          throwsField(() => attn.loadModel(withHeader(file, edit)), RangeError, 'bytes', [/model file is not valid/, pattern]);
+        }
+        // the header edit itself is sound: an unchanged header loads
+        attn.loadModel(withHeader(file, (h) => h)).dispose();
+      });
+
+      test('truncated, empty and foreign bytes are refused naming the file', () => {
+        throwsField(() => attn.loadModel(new Uint8Array(0)), RangeError, 'bytes', [/ATTNTRN2/]);
+        throwsField(() => attn.loadModel(file.subarray(0, 20)), RangeError, 'bytes', [/checksum|truncated/]);
+        throwsField(() => attn.loadModel(resealed(bodyOf(file).subarray(0, 40))), RangeError, 'bytes', [/truncated/]);
+        throwsField(() => attn.loadModel(new TextEncoder().encode('PK\u0003\u0004 a zip file')), RangeError, 'bytes', [/not a model/]);
+      });
+    });
+
+    // ---- 2 ---------------------------------------------------------------------------------------
+    describe('2. finite input, non-finite result', () => {
+      test('x = 1e20 is refused naming x and its magnitude (it returned 128 NaN before)', () => {
+        throwsField(() => attn.forward({ ...BASE, x: new Float32Array(128).fill(1e20) }), RangeError, 'x', [/overflowed float32/, /1e\+20/]);
+      });
+
+      test('weights of 1e30 are refused naming the weight', () => {
+        const dh = 8;
+        const weights = {
+          wq: new Float32Array(32 * 4 * dh).fill(1e30),
+          wk: new Float32Array(32 * 2 * dh).fill(1e30),
+          wv: new Float32Array(32 * 2 * dh).fill(1e30),
+          wo: new Float32Array(4 * dh * 32).fill(1e30),
+        };
+        const e = throwsField(() => attn.forward({ ...BASE, x: X, weights }), RangeError, 'weights.wq', [/overflowed/, /1e\+30/]);
+        assert.match(e.message, /x up to/);
+      });
+
+      test('session.append with x = 1e20 is refused and leaves the cache as it was', () => {
+        const s = attn.createSession({ variant: 'gqa', dModel: 32, nHeads: 4, nKvHeads: 2, maxLen: 8 });
+        try {
+          s.append(X.subarray(0, 64));
+          throwsField(() => s.append(new Float32Array(64).fill(1e20)), RangeError, 'x', [/overflowed/]);
+          assert.equal(s.length, 2);
+          const r = s.append(X.subarray(64, 128));
+          assert.ok(r.output.every(Number.isFinite));
+        } finally {
+          s.dispose();
+        }
+      });
+
+      test('large but representable inputs still compute finitely', () => {
+        const r = attn.forward({ ...BASE, x: new Float32Array(128).fill(1e3), returnWeights: true });
+        assert.ok(r.output.every(Number.isFinite) && r.weights.every(Number.isFinite));
+      });
+    });
+
+    // ---- 3 and 7 ---------------------------------------------------------------------------------
+    describe('3 and 7. sizes before copying; the heap does not grow on refused calls', () => {
+      test('an x of 268435456 floats for a 128-float input is refused and the heap keeps its size', () => {
+        const heap = attn.heapBytes();
+        const big = new Float32Array(268435456);
+        throwsField(() => attn.forward({ ...BASE, x: big }), RangeError, 'x', [/268435456 elements, expected seqLen \* dModel = 128/]);
+        const w = { wq: big, wk: new Float32Array(512), wv: new Float32Array(512), wo: new Float32Array(1024) };
+        throwsField(() => attn.forward({ ...BASE, x: X, weights: w }), RangeError, 'weights.wq', [/268435456 elements/]);
+        assert.equal(attn.heapBytes(), heap, 'heap size changed');
+      });
+
+      test('an Array of 268435456 holes is refused at its first element, without copying', () => {
+        const heap = attn.heapBytes();
+        throwsField(() => attn.forward({ ...BASE, x: new Array(268435456) }), TypeError, 'x', [/x\[0\] must be a number/]);
+        assert.equal(attn.heapBytes(), heap);
+      });
+
+      test('an append larger than the room left in the cache is refused before copying', () => {
+        const s = attn.createSession({ variant: 'gqa', dModel: 32, nHeads: 4, nKvHeads: 2, maxLen: 8 });
+        try {
+          const heap = attn.heapBytes();
+          throwsField(() => s.append(new Float32Array(64 * 1024 * 1024)), RangeError, 'x', [/maxLen \(8\)/]);
+          assert.equal(attn.heapBytes(), heap);
+          assert.equal(s.length, 0);
+        } finally {
+          s.dispose();
+        }
+      });
+
+      test('256 MiB of garbage given to loadModel is refused on its magic, the heap keeps its size', () => {
+        const heap = attn.heapBytes();
+        throwsField(() => attn.loadModel(new Uint8Array(256 * 1024 * 1024).fill(7)), RangeError, 'bytes', [/does not start with ATTNTRN2/]);
+        assert.equal(attn.heapBytes(), heap);
+      });
+    });
+
+    // ---- 4 ---------------------------------------------------------------------------------------
+    describe('4. long work', () => {
+      test('step(n) is capped at maxStepTokens training tokens per call, and the error says so', () => {
+        const t = attn.createTrainer(TRAINER);
+        try {
+          assert.equal(t.maxStepsPerCall, 32768 / (8 * 4));
+          throwsField(() => t.step(100000), RangeError, 'n', [/100000/, /cap/, /1024 steps/, /train\(/]);
+          throwsField(() => t.step(1025), RangeError, 'n', [/cap/]);
+          throwsField(() => t.step(0), RangeError, 'n');
+          throwsField(() => t.step(2.5), RangeError, 'n');
+          assert.equal(t.steps, 0, 'refused calls take no step');
+        } finally {
+          t.dispose();
+        }
+      });
+
+      test('train({ steps, onProgress }) runs in chunks, yields, and equals step(n) in a loop', async () => {
+        const a = attn.createTrainer(TRAINER);
+        const b = attn.createTrainer(TRAINER);
+        try {
+          const progress = [];
+          let yielded = 0;
+          const timer = setInterval(() => yielded++, 0);
+          const last = await a.train({ steps: 25, chunk: 10, onProgress: (p) => progress.push(p) });
+          clearInterval(timer);
+          assert.deepEqual(progress.map((p) => p.done), [10, 20, 25]);
+          assert.equal(last.step, 25);
+          assert.ok(yielded >= 1, 'the event loop ran between chunks');
+          b.step(10); b.step(10);
+          assert.equal(b.step(5).loss, last.loss, 'same losses as step() in the same chunks');
+        } finally {
+          a.dispose();
+          b.dispose();
+        }
+      });
+
+      test('train() stops on an AbortSignal and keeps the steps already taken', async () => {
+        const t = attn.createTrainer(TRAINER);
+        try {
+          const ac = new AbortController();
+          await assert.rejects(
+            t.train({ steps: 1000, chunk: 5, signal: ac.signal, onProgress: (p) => p.done >= 10 && ac.abort() }),
+            (e) => e.name === 'AbortError',
+          );
+          assert.equal(t.steps, 10);
+          await assert.rejects(t.train({ steps: 5, signal: AbortSignal.abort() }), (e) => e.name === 'AbortError');
+          assert.equal(t.steps, 10, 'an aborted signal runs nothing');
+          await assert.rejects(t.train({ steps: '5' }), (e) => e instanceof TypeError && e.field === 'steps');
+          await assert.rejects(t.train({ steps: 5, chunk: 5000 }), (e) => e instanceof RangeError && e.field === 'chunk');
+          await assert.rejects(t.train({ steps: 5, every: 1 }), (e) => e instanceof TypeError && e.field === 'every');
+        } finally {
+          t.dispose();
+        }
+      });
+
+      test('forward above maxSyncFlops is refused unless allowLongWork: true; the benchmark workload is admitted', () => {
+        const big = { variant: 'gqa', seqLen: 12288, dModel: 512, nHeads: 8, nKvHeads: 2, x: X }; // 3.3e11 FLOP
+        throwsField(() => attn.forward(big), RangeError, undefined, [/GFLOP/, /allowLongWork/]);
+        // with the opt-in the cap is lifted: the next check (x's length) speaks, nothing runs
+        throwsField(() => attn.forward({ ...big, allowLongWork: true }), RangeError, 'x', [/expected seqLen \* dModel/]);
+        throwsField(() => attn.forward({ ...big, allowLongWork: 'yes' }), TypeError, 'allowLongWork');
+        const bench = { variant: 'gqa', seqLen: 4096, dModel: 1024, nHeads: 16, nKvHeads: 4, x: X }; // 9e10 FLOP
+        throwsField(() => attn.forward(bench), RangeError, 'x', [/expected seqLen \* dModel/]);
+      });
+
+      test('a session append above maxSyncFlops is refused unless the session spec has allowLongWork', () => {
+        const spec = { variant: 'mha', dModel: 1024, nHeads: 16, maxLen: 30000 };
+        const s = attn.createSession(spec);
+        try {
+          throwsField(() => s.append(new Float32Array(30000 * 1024)), RangeError, undefined, [/GFLOP/, /allowLongWork/]);
+          assert.equal(s.length, 0);
+        } finally {
+          s.dispose();
+        }
+      });
+    });
+
+    // ---- 5 ---------------------------------------------------------------------------------------
+    describe('5. own fields only; numbers only', () => {
+      test('fields inherited from Object.prototype are not read (dHead, seed, an unknown one)', () => {
+        const plain = attn.forward({ ...BASE, x: X });
+        const count = attn.paramCount({ variant: 'mha', dModel: 64, nHeads: 8 }).total;
+        try {
+          Object.prototype.dHead = 4;
+          Object.prototype.seed = 9;
+          Object.prototype.nKVHeads = 3;
+          assert.ok(bitIdentical(attn.forward({ ...BASE, x: X }).output, plain.output));
+          assert.equal(attn.paramCount({ variant: 'mha', dModel: 64, nHeads: 8 }).total, count);
+          const t = attn.createTrainer(TRAINER);
+          t.dispose();
+        } finally {
+          delete Object.prototype.dHead;
+          delete Object.prototype.seed;
+          delete Object.prototype.nKVHeads;
+        }
+        // a spec made from a class instance: own fields count, prototype getters do not
+        class Spec { get seed() { return 9; } }
+        const fromClass = Object.assign(new Spec(), BASE, { x: X });
+        assert.ok(bitIdentical(attn.forward(fromClass).output, plain.output));
+      });
+
+      test("trainer.step('5'), step(true), step([2]), step(null) are refused with a TypeError naming n", () => {
+        const t = attn.createTrainer(TRAINER);
+        try {
+          for (const bad of ['5', true, [2], null, 5n]) throwsField(() => t.step(bad), TypeError, 'n');
+          assert.equal(t.steps, 0);
+        } finally {
+          t.dispose();
+        }
+      });
+    });
+
+    // ---- 6 ---------------------------------------------------------------------------------------
+    describe('6. engine-level failures name the field', () => {
+      const detached = (n) => {
+        const a = new Float32Array(n);
+        structuredClone(a.buffer, { transfer: [a.buffer] });
+        return a;
+      };
+      test('a detached ArrayBuffer as x, a weight or append input', () => {
+        throwsField(() => attn.forward({ ...BASE, x: detached(128) }), TypeError, 'x', [/detached/]);
+        const w = { wq: detached(1024), wk: new Float32Array(512), wv: new Float32Array(512), wo: new Float32Array(1024) };
+        throwsField(() => attn.forward({ ...BASE, x: X, weights: w }), TypeError, 'weights.wq', [/detached/]);
+        const s = attn.createSession({ variant: 'gqa', dModel: 32, nHeads: 4, nKvHeads: 2, maxLen: 8 });
+        try {
+          throwsField(() => s.append(detached(32)), TypeError, 'x', [/detached/]);
+        } finally {
+          s.dispose();
+        }
+        const bytes = new Uint8Array(16);
+        structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+        throwsField(() => attn.loadModel(bytes), TypeError, 'bytes', [/detached/]);
+      });
+
+      test('a BigInt inside x or a weight', () => {
+        const x = Array.from(X);
+        x[5] = 5n;
+        throwsField(() => attn.forward({ ...BASE, x }), TypeError, 'x', [/x\[5\]/, /bigint/]);
+        throwsField(() => attn.forward({ ...BASE, x: X, seed: 1n }), TypeError, 'seed', [/bigint/]);
+      });
+
+      test('a getter that throws (an Error or anything else) names its field', () => {
+        const spec = { ...BASE, x: X };
+        Object.defineProperty(spec, 'nHeads', { enumerable: true, get() { throw new Error('boom'); } });
+        throwsField(() => attn.forward(spec), TypeError, 'nHeads', [/getter threw/, /boom/]);
+        const rope = {};
+        Object.defineProperty(rope, 'base', { enumerable: true, get() { throw 42; } }); // eslint-disable-line no-throw-literal
+        throwsField(() => attn.forward({ ...BASE, x: X, rope }), TypeError, 'rope.base', [/42/]);
+        const model = { variant: 'mha', dModel: 16 };
+        Object.defineProperty(model, 'nHeads', { enumerable: true, get() { throw new RangeError('no'); } });
+        throwsField(() => attn.createTrainer({ ...TRAINER, model }), TypeError, 'model.nHeads');
+        const proxy = new Proxy({}, { ownKeys() { throw new Error('trap'); } });
+        throwsField(() => attn.forward(proxy), TypeError, undefined, [/trap/]);
+      });
+
+      test('afterwards the module still gives the same results', () => {
+        const a = attn.forward({ ...BASE, x: X, seed: 2 });
+        const b = attn.forward({ ...BASE, x: X, seed: 2 });
+        assert.ok(bitIdentical(a.output, b.output));
+        assert.ok(a.output.every(Number.isFinite));
+      });
+    });
+  });
+}
+
+// A seeded fuzz of the JS layer (the native fuzzer cannot make inherited fields): random specs with
+// huge, odd-typed and inherited fields. Properties: every call returns finite numbers or throws an
+// Error whose `field`, when set, is a string that the message mentions (its last path segment);
+// inherited fields never change a result.
+describe('JS-layer fuzz: huge, odd and inherited fields', () => {
+  test('400 random specs per build', async () => {
+    const { rng } = await import('./helpers.mjs');
+    const r = rng(12);
+    const pick = (a) => a[Math.floor(r() * a.length)];
+    const FIELDS = ['variant', 'seqLen', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope', 'causal', 'seed', 'returnWeights', 'allowLongWork'];
+    const VALUES = [1, 2, 4, 8, 16, 0, -1, 2.5, 1e300, 2 ** 53 + 2, Number.MAX_VALUE, NaN, Infinity, '4', true, null, [], {}, 5n, 'gqa', 'mla', { base: 1e300 }];
+    for (const { simd } of BUILDS) {
+      const attn = await load(simd);
+      for (let i = 0; i < 400; i++) {
+        const own = { variant: pick(['mha', 'mqa', 'gqa', 'mla']), seqLen: pick([1, 2, 3]), dModel: pick([8, 16]), nHeads: pick([1, 2, 4]) };
+        if (own.variant === 'gqa') own.nKvHeads = pick([1, 2]);
+        if (own.variant === 'mla') own.latentRank = pick([2, 4]);
+        for (let k = Math.floor(r() * 3); k > 0; k--) own[pick(FIELDS)] = pick(VALUES);
+        const inherited = {};
+        for (let k = 1 + Math.floor(r() * 3); k > 0; k--) inherited[pick([...FIELDS, 'x', 'weights', 'nKVHeads'])] = pick(VALUES);
+        const len = Number(own.seqLen) * Number(own.dModel);
+        const x = randomArray(Number.isInteger(len) && len > 0 && len <= 4096 ? len : 16, i);
+        const run = (spec) => {
+          try {
+            const res = attn.forward(spec);
+            assert.ok(res.output.every(Number.isFinite), 'non-finite output');
+            return res.output;
+          } catch (e) {
+            assert.ok(e instanceof Error, `non-Error ${String(e)}`);
+            if (e.field !== undefined) {
+              assert.equal(typeof e.field, 'string');
+              const last = e.field.split('.').pop();
+              assert.ok(e.message.includes(last), `field ${e.field} not in "${e.message}"`);
+            }
+            return e.message;
+          }
+        };
+        const plain = run({ ...own, x });
+        const withProto = run(Object.assign(Object.create(inherited), own, { x }));
+        if (typeof plain === 'string') assert.equal(withProto, plain, `spec ${i}: inherited fields changed the error`);
+        else assert.ok(bitIdentical(withProto, plain), `spec ${i}: inherited fields changed the output`);
+      }
+    }
+  });
+});
+
+describe('5. loadAttention option checks', () => {
+  test('non-objects and unknown keys are refused with a TypeError', async () => {
+    const { loadAttention } = await importLib();
+    for (const bad of [42, null, 'auto', [true], true]) {
+      await assert.rejects(loadAttention(bad), (e) => e instanceof TypeError && /options must be an object/.test(e.message), String(bad));
+    }
+    await assert.rejects(loadAttention({ simd: true, threads: 2 }), (e) => e instanceof TypeError && /unknown option 'threads'/.test(e.message));
+    try {
+      Object.prototype.simd = 'nonsense';
+      const a = await loadAttention({});
+      assert.equal(a.info.build, 'simd', 'an inherited simd option is not read');
+    } finally {
+      delete Object.prototype.simd;
+    }
+    assert.ok(await loadAttention(undefined));
+  });
+});
