@@ -384,7 +384,9 @@ export function makeAttention(M, build) {
       maxStepTokens: buildInfo.maxStepTokens,
     }),
     forward(spec) {
-      const { returnIntermediates, ...s } = own('forward', spec);
+      const s = own('forward', spec);  // a prototype-free copy: keep it so (no spread)
+      const { returnIntermediates } = s;
+      delete s.returnIntermediates;
       if (returnIntermediates === undefined || returnIntermediates === false) return call(() => M.forward(s));
       if (returnIntermediates !== true) {
         throw fieldTypeError('returnIntermediates', `returnIntermediates must be a boolean, got ${typeof returnIntermediates}`);
