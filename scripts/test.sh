@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# npm test: builds and runs every test of the project.
+# npm test: installs what the tests need, builds and runs every test of the project.
+#   0. scripts/setup.sh --test: the Debian packages (toolchain, Chromium, python3-torch) and npm ci,
+#      each only when missing (ATTN_SKIP_APT=1 skips apt)
 #   1. native GoogleTest suite through ctest                        (build-native/)
 #   2. the same suite under AddressSanitizer + UBSan                (build-asan/)
 #   3. libFuzzer on validation, forward and sessions, bounded time  (build-fuzz/, FUZZ_SECONDS, default 60)
@@ -12,6 +14,9 @@ jobs="${BUILD_JOBS:-2}"
 fuzz_seconds="${FUZZ_SECONDS:-60}"
 
 step() { printf '\n=== %s ===\n' "$*"; }
+
+step "setup: what the tests need (scripts/setup.sh --test)"
+bash scripts/setup.sh --test
 configure() {  # configure <dir> <cmake args...>: only when the build dir is new
   local dir="$1"; shift
   [ -f "$dir/CMakeCache.txt" ] || cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
