@@ -9,7 +9,7 @@ It writes the JSON file and prints one line per case (name, max |output|). The o
 deterministic: running the script twice gives a byte-identical file (for the same torch version,
 which is recorded in the file).
 
-Conventions (the same as the JS API contract, js-api.md)
+Conventions (the same as the JS API contract, docs/api.md)
 ----------------------------------------------------
 * Every matrix is row-major float32. Weights use the layout (d_in, d_out): Y = X @ W; X is (N, D).
 * Head h of a projection owns columns [h*dh, (h+1)*dh). Query head h reads K/V head

@@ -1,4 +1,4 @@
-// attention.d.ts: types of attention.mjs, the JS API of the attention core (shared spec/js-api.md).
+// attention.d.ts: types of attention.mjs, the JS API of the attention core (docs/api.md).
 //
 // Conventions: every matrix is a row-major Float32Array. Weights use the layout (d_in, d_out), Y = X @ W.
 // Head h of a projection owns columns [h*dHead, (h+1)*dHead). Query head h reads K/V head

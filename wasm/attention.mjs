@@ -1,7 +1,7 @@
 // attention.mjs: the JS entry point of the attention core (shipped as dist/lib/attention.mjs).
 //
 // Picks the SIMD or the scalar WebAssembly build, instantiates it once per build, and wraps the raw
-// Embind module into the `Attention` object of the JS API (shared spec/js-api.md). It runs unchanged
+// Embind module into the `Attention` object of the JS API (docs/api.md). It runs unchanged
 // in a browser page, a module Web Worker and Node >= 20, has no dependencies and never generates code
 // from strings. Value checks live in C++ (which throws Error / TypeError / RangeError naming the
 // field, with error.field); attention-api.mjs reads a spec's own fields only and checks what only JS

@@ -1,4 +1,4 @@
-// bindings_train.cpp — Embind verbs of the training lab (spec/js-api.md, "Training"): read the
+// bindings_train.cpp — Embind verbs of the training lab (docs/api.md, "Training"): read the
 // trainer spec, call attn::train::Trainer, copy results out. Value checks live in the core.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>

@@ -3,7 +3,7 @@
 // - loads the built library from $ATTN_LIB_DIR (default <repo>/dist/lib)
 // - a small seeded PRNG for inputs and explicit weights
 // - relative-error comparison that reports the largest difference
-// - a float64 reference of the forward pass (spec/js-api.md), independent of the core and of the
+// - a float64 reference of the forward pass (docs/api.md), independent of the core and of the
 //   fixture generator, used to check explicit-weight results and sessions
 
 import assert from 'node:assert/strict';
@@ -117,7 +117,7 @@ export function decodeF32(base64) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Shapes and a float64 reference (spec/js-api.md)
+// Shapes and a float64 reference (docs/api.md)
 
 /** The resolved geometry of a spec, with the documented defaults. */
 export function shapeOf(spec) {
@@ -190,7 +190,7 @@ function rope(m, rows, ld, segments, w, base) {
 }
 
 /**
- * The forward pass of spec/js-api.md in float64, on explicit weights.
+ * The forward pass of docs/api.md in float64, on explicit weights.
  * @returns {{ output: Float64Array, weights: Float64Array }} weights (H, N, N)
  */
 export function referenceForward(spec, x, w) {

@@ -26,7 +26,7 @@ describe('loadAttention', () => {
     assert.equal(await loadAttention({ simd: false }), c);
   });
 
-  test('the Attention object has the API of spec/js-api.md', async () => {
+  test('the Attention object has the API of docs/api.md', async () => {
     const attn = await load(true);
     for (const f of ['forward', 'createSession', 'paramCount', 'kvCacheBytes', 'presets']) {
       assert.equal(typeof attn[f], 'function', f);

@@ -22,7 +22,7 @@ const N = 37; // sequence length; chunks cross the core's direct (< 8 queries) a
 const CHUNKS = [3, 1, 5, 10, 1, 17];
 const TOL = 1e-4;
 
-/** Bytes a cache of `length` tokens holds, at float32 (spec/js-api.md). */
+/** Bytes a cache of `length` tokens holds, at float32 (docs/api.md). */
 function expectedCacheBytes(cfg, length) {
   const { variant, G, dh, r, dr } = shapeOf({ ...cfg, seqLen: 1 });
   return variant === 'mla' ? (r + dr) * length * 4 : 2 * G * dh * length * 4;

@@ -1,7 +1,7 @@
 // errors.hpp — the one exception type of the core.
 //
 // Every check in the core throws attn::Error. Its kind tells the JS binding which JS error class to
-// raise (spec/js-api.md, "Errors"): Kind::Type -> TypeError (wrong type, missing field),
+// raise (docs/api.md, "Errors"): Kind::Type -> TypeError (wrong type, missing field),
 // Kind::Range -> RangeError (a bad number), Kind::State -> Error (e.g. a call on a disposed session).
 // Its field is the JS field the error is about, as a path ("seqLen", "weights.wq", "model.nHeads",
 // "rope.base"); the binding copies it to `error.field`. The rule: the first field the message names.

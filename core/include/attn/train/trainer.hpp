@@ -1,6 +1,6 @@
 // train/trainer.hpp — a seeded training run: spec -> model + data; step, evaluate, inspect, export.
 //
-// Mirrors attn.createTrainer(spec) of spec/js-api.md ("Training"). Every field is kept as given
+// Mirrors attn.createTrainer(spec) of docs/api.md ("Training"). Every field is kept as given
 // (optionals, numbers as doubles) and checked here; a bad spec throws attn::Error naming the field
 // and its value. The attention geometry is checked by attn::resolve (spec.hpp), causal always.
 // Beyond the JS table: totalSteps (cosine decay horizon, default 2000), warmupSteps (default
