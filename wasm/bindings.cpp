@@ -131,12 +131,18 @@ val result_to_js(const attn::ForwardResult& r) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// A forward spec read, resolved and checked against the compute cap (before anything is copied).
+attn::Shape resolve_forward(const val& spec) {
+  const attn::RawSpec raw = read_spec(spec, "forward spec");
+  if (raw.max_len) attn::throw_type("maxLen", "maxLen applies to createSession, not forward");
+  const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
+  check_work(attn::attention_flops(s, s.n, 0, s.causal), raw.allow_long_work, "this forward pass");
+  return s;
+}
+
 val forward_js(val spec) {
   return guarded([&] {
-    const attn::RawSpec raw = read_spec(spec, "forward spec");
-    if (raw.max_len) attn::throw_type("maxLen", "maxLen applies to createSession, not forward");
-    const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
-    check_work(attn::attention_flops(s, s.n, 0, s.causal), raw.allow_long_work, "this forward pass");
+    const attn::Shape s = resolve_forward(spec);
     const attn::Matrix x = read_tokens(spec["x"], s.d, "seqLen", s.n);
     const attn::Weights w = read_weights(spec, s);
     const attn::ForwardResult r = attn::forward(s, w, x);
@@ -149,10 +155,7 @@ val forward_js(val spec) {
 // removes that field from the spec and calls this instead of forward).
 val forward_intermediates_js(val spec) {
   return guarded([&] {
-    const attn::RawSpec raw = read_spec(spec, "forward spec");
-    if (raw.max_len) attn::throw_type("maxLen", "maxLen applies to createSession, not forward");
-    const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
-    check_work(attn::attention_flops(s, s.n, 0, s.causal), raw.allow_long_work, "this forward pass");
+    const attn::Shape s = resolve_forward(spec);
     const double bytes = attn::forward_work_bytes(s) + attn::intermediates_bytes(s);
     if (bytes > attn::kMaxWorkBytes) {
       attn::throw_range("returnIntermediates", "returnIntermediates: the stages of this pass take " + attn::fmt(bytes) +
