@@ -3,6 +3,7 @@
 // (with sync-url) writes the URL, so a permalink reproduces the view exactly.
 
 import { headWidth, kvHeads } from './shape-math.js';
+import { embed } from './tokens.js';
 
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
 
@@ -134,3 +135,12 @@ export const kvHeadsOf = (state, variant = state.variant) => kvHeads(variant, st
 
 /** The head width at this state (shape-math.js). */
 export const dHeadOf = (state) => headWidth(state);
+
+/**
+ * x (N, dModel) for the tokens at this state: the seeded embedding plus sinusoidal positions, except
+ * where RoPE (MHA/MQA/GQA) puts positions inside attention instead (tokens.js).
+ */
+export function inputOf(state, tokens, variant = state.variant) {
+  const positions = !(variant !== 'mla' && state.rope);
+  return embed(tokens, state.dModel, { seed: state.seed, positions });
+}

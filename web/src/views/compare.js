@@ -4,8 +4,8 @@
 // shared 0..1 viridis scale, its KV cache per token per layer (float32) and its parameter count.
 // Columns 2 and 3 are also compared against column 1: output difference, per-head attention
 // difference and the cache-size ratio.
-import { tokenize, embed } from '../tokens.js';
-import { shapeSpec, kvHeadsOf, dHeadOf } from '../state.js';
+import { tokenize } from '../tokens.js';
+import { inputOf, shapeSpec, kvHeadsOf, dHeadOf } from '../state.js';
 import { drawMiniHeatmap, createMiniCanvas, cellAt, createLegend } from './mini-heatmap.js';
 import { VARIANT_IDS as VARIANTS, announce, createLatest, el, plural, setViewState, variantLabel, variantName } from '../kit.js';
 import { truncationNote } from '../tokens.js';
@@ -40,9 +40,8 @@ export function cachePerToken(state, v) {
 
 /** Input rows for a variant: RoPE variants get positions inside attention, the others added to x. */
 function inputFor(state, v, tokens) {
-  const positions = !(v !== 'mla' && state.rope); // MLA's decoupled RoPE covers positions only partly
   try {
-    return embed(tokens, state.dModel, { seed: state.seed, positions });
+    return inputOf(state, tokens, v);  // MLA keeps sinusoidal positions: its decoupled RoPE covers them only partly
   } catch {
     return new Float32Array(0); // a bad dModel: let the core name the field
   }

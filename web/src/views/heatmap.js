@@ -1,8 +1,8 @@
 // heatmap.js — the attention view: one heatmap per head (query rows x key columns, tokens on both
 // axes), query heads grouped by the K/V head they share, a viridis colour scale with a legend,
 // hover/tap read-outs, and a selected query row compared across all heads.
-import { embed, tokenize, truncationNote } from '../tokens.js';
-import { shapeSpec } from '../state.js';
+import { tokenize, truncationNote } from '../tokens.js';
+import { inputOf, shapeSpec } from '../state.js';
 import { kvHeads } from '../shape-math.js';
 import { createLegend, drawMiniHeatmap, viridis } from './mini-heatmap.js';
 import { announce, createLatest, el, inPageWords, setViewState } from '../kit.js';
@@ -281,8 +281,7 @@ export function createHeatmapView(root, ctx) {
       }
       const cut = truncationNote(state.text);
       const N = tokens.length;
-      const positions = !(state.variant !== 'mla' && state.rope);
-      const x = embed(tokens, state.dModel, { seed: state.seed, positions });
+      const x = inputOf(state, tokens);
       const spec = { ...shapeSpec(state), seqLen: N, causal: state.causal, returnWeights: true, x };
       let t0 = 0;
       return latest.run(
@@ -294,7 +293,7 @@ export function createHeatmapView(root, ctx) {
           for (const w of r.weights) vmax = Math.max(vmax, w);
           last = { state, tokens, weights: r.weights, H, N, vmax: vmax || 1, inspected: null };
           render();
-          $('summary').textContent = `${N} tokens · ${H} query heads · ${positions ? 'sinusoidal positions' : 'RoPE'} · ` +
+          $('summary').textContent = `${N} tokens · ${H} query heads · ${state.variant !== 'mla' && state.rope ? 'RoPE' : 'sinusoidal positions'} · ` +
             `${state.causal ? 'causal' : 'bidirectional'} · computed in ${(performance.now() - t0).toFixed(1)} ms by the ` +
             `${ctx.info?.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly scalar'} core. Rows are queries, columns keys${state.causal ? ' (grey: masked)' : ''}. Hover or tap a cell; click a row to compare heads.`;
           if (cut) $('summary').append(' ', el('strong', { dataset: { role: 'truncated' } }, cut));

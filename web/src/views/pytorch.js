@@ -6,8 +6,8 @@
 // gives the weights it used and the resolved shape).
 import { createLatest, el, setViewState, variantLabel } from '../kit.js';
 import { TWIN_FILE, pytorchCode, twinFile } from '../lesson/pytorch-twin.js';
-import { shapeSpec } from '../state.js';
-import { embed, tokenize, truncationNote } from '../tokens.js';
+import { inputOf, shapeSpec } from '../state.js';
+import { tokenize, truncationNote } from '../tokens.js';
 
 export function createPytorchView(root, ctx) {
   const latest = createLatest(root);
@@ -59,8 +59,7 @@ export function createPytorchView(root, ctx) {
         setViewState(root, 'ready', { code: '' });
         return undefined;
       }
-      const positions = !(state.variant !== 'mla' && state.rope);
-      const x = embed(tokens, state.dModel, { seed: state.seed, positions });
+      const x = inputOf(state, tokens);
       const spec = { ...shapeSpec(state), seqLen: tokens.length, causal: state.causal, x, returnIntermediates: true };
       const cut = truncationNote(state.text);
       return latest.run(

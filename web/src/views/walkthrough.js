@@ -6,8 +6,8 @@
 // Steps: the step list, Previous / Next, or the arrow keys; the current step is `step` in the URL.
 import { createLatest, el, setViewState, variantLabel } from '../kit.js';
 import { cellStory, lessonSteps } from '../lesson/stages.js';
-import { shapeSpec } from '../state.js';
-import { embed, tokenize, truncationNote } from '../tokens.js';
+import { inputOf, shapeSpec } from '../state.js';
+import { tokenize, truncationNote } from '../tokens.js';
 import { tensorPlot } from './tensor-plot.js';
 
 export function createWalkthroughView(root, ctx) {
@@ -86,8 +86,7 @@ export function createWalkthroughView(root, ctx) {
         setViewState(root, 'ready', { steps: [], step: null });
         return undefined;
       }
-      const positions = !(state.variant !== 'mla' && state.rope);
-      const x = embed(tokens, state.dModel, { seed: state.seed, positions });
+      const x = inputOf(state, tokens);
       const spec = { ...shapeSpec(state), seqLen: tokens.length, causal: state.causal, x, returnIntermediates: true };
       const key = JSON.stringify({ ...spec, x: undefined, text: tokens });
       if (last && last.key === key) {           // only the step changed: no new pass
