@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "attn/benchmark.hpp"
+#include "workloads.hpp"
 #include "attn/train/trainer.hpp"
 
 namespace {

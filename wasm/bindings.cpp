@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "attn/accounting.hpp"
-#include "attn/benchmark.hpp"
 #include "attn/configurator.hpp"
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
 #include "attn/intermediates.hpp"
-#include "attn/session.hpp"
+#include "attn/kv_cache.hpp"
+#include "workloads.hpp"  // bench/: benchmark-only functions
 #include "attn/weights.hpp"
 #include "js_convert.hpp"
 
@@ -241,9 +241,9 @@ class JsSession {
     });
   }
   double length() const { return double(session_->length()); }
-  // Benchmarks only (scripts/bench-peers.mjs): `tokens` seeded cache rows, as Session::fill_for_benchmark.
+  // Benchmarks only (scripts/bench-peers.mjs): `tokens` seeded cache rows (bench/workloads.hpp).
   void fill_for_benchmark(double tokens, double seed) {
-    guarded([&] { session_->fill_for_benchmark(int64_t(tokens), uint64_t(seed)); return 0; });
+    guarded([&] { attn::fill_cache_for_benchmark(*session_, int64_t(tokens), uint64_t(seed)); return 0; });
   }
   double cache_bytes() const { return session_->cache_bytes(); }
   double max_len() const { return double(session_->max_len()); }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "attn/errors.hpp"
+#include "attn/spec.hpp"
 #include "attn/weights.hpp"
 
 namespace attn {
@@ -35,6 +36,24 @@ double kv_elements_per_token_per_layer(Variant v, int64_t h, int64_t g, int64_t 
     case Variant::MLA: return double(r) + double(dr);
   }
   return 0;
+}
+
+double kv_cache_floats_per_token(const Shape& s) {
+  return kv_elements_per_token_per_layer(s.variant, s.h, s.g, s.dh, s.r, s.dr);
+}
+
+double attention_flops(const Shape& s, int64_t n, int64_t cached, bool causal) {
+  const double N = double(n), D = double(s.d), H = double(s.h), dh = double(s.dh);
+  const double pairs = causal ? N * double(cached) + N * (N + 1) / 2 : N * (double(cached) + N);
+  if (s.variant == Variant::MLA) {
+    const double r = double(s.r), dr = double(s.dr);
+    // x W_dkv, c W_uk, c W_uv, x wq, x W_qr, x W_kr, o wo; scores over dh + dr, p @ v over dh
+    const double proj = 2 * N * (D * r + 2 * r * H * dh + D * H * dh + D * H * dr + D * dr + H * dh * D);
+    return proj + 2 * H * pairs * (dh + dr) + 2 * H * pairs * dh;
+  }
+  const double G = double(s.g);
+  const double proj = 2 * N * D * (H * dh + 2 * G * dh) + 2 * N * H * dh * D;
+  return proj + 2 * H * pairs * dh * 2;
 }
 
 namespace {

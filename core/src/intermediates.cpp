@@ -3,8 +3,9 @@
 
 #include <algorithm>
 
+#include "attn/grouped_block.hpp"
 #include "attn/kernels.hpp"
-#include "attn/rope.hpp"
+#include "attn/latent_block.hpp"
 
 namespace attn {
 
@@ -101,18 +102,26 @@ Matrix attend_keep(std::vector<Stage>& st, const Shape& s, int64_t n_kv, int64_t
   return attend_sequence(s, maps.data(), n_kv, d_qk, d_v, q, k, v, ldv);
 }
 
+// (N, ld) matrix -> (N, heads*width): the columns [j*stride + offset, +width) of every head j, side by side.
+Matrix gather_heads(const Matrix& m, int64_t heads, int64_t width, int64_t stride, int64_t offset) {
+  Matrix out = uninitialised(m.shape(0), heads * width);
+  for (int64_t j = 0; j < heads; ++j) copy_columns(m, j * stride + offset, out, j * width, width);
+  return out;
+}
+
+// MHA / MQA / GQA: the grouped block's own steps (grouped_block.hpp), keeping q, k, v before RoPE.
 Intermediates grouped(const Shape& s, const Weights& w, const Matrix& x) {
   std::vector<Stage> st = stage_list(s);
-  Matrix q = matmul(x, w.wq);  // (N, H*dh)
-  Matrix k = matmul(x, w.wk);  // (N, G*dh)
-  Matrix v = matmul(x, w.wv);  // (N, G*dh)
+  const GroupedProjections p = pack_grouped(w);
+  Shape before_rope = s;
+  before_rope.rope = false;
+  Matrix k = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)
+  Matrix v = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)
+  Matrix q = project_grouped(before_rope, p, x.data(), s.n, k.data(), v.data(), s.g * s.dh, 0);  // (N, H*dh)
   keep_matrix(st, "q", q);
   keep_matrix(st, "k", k);
   keep_matrix(st, "v", v);
-  if (s.rope) {
-    apply_rope(q.data(), s.n, s.h * s.dh, 0, s.h, s.dh, s.dh, 0, s.rope_base);
-    apply_rope(k.data(), s.n, s.g * s.dh, 0, s.g, s.dh, s.dh, 0, s.rope_base);
-  }
+  if (s.rope) rope_grouped(s, q.data(), k.data(), s.g * s.dh, s.n, 0);
   keep_split(st, "qHeads", q, s.h, s.dh, s.dh);
   keep_split(st, "kHeads", k, s.g, s.dh, s.dh);
   keep_split(st, "vHeads", v, s.g, s.dh, s.dh);
@@ -120,44 +129,29 @@ Intermediates grouped(const Shape& s, const Weights& w, const Matrix& x) {
   const Matrix concat = attend_keep(st, s, s.g, s.dh, s.dh, q, k, v.data(), s.g * s.dh);  // (N, H*dh)
   keep_split(st, "heads", concat, s.h, s.dh, s.dh);
   keep_matrix(st, "concat", concat);
-  return {matmul(concat, w.wo), std::move(st)};
+  return {matmul(concat, p.wo), std::move(st)};
 }
 
+// MLA: the latent block's naive form (latent_block.hpp), plus the absorbed form's cache row and queries.
 Intermediates latent(const Shape& s, const Weights& w, const Matrix& x) {
   std::vector<Stage> st = stage_list(s);
   const int64_t dqk = s.dh + s.dr, rq = s.r + s.dr;
-  const Matrix c = matmul(x, w.w_dkv);        // (N, r)
-  const Matrix q_nope = matmul(x, w.wq);      // (N, H*dh)
-  const Matrix k_nope = matmul(c, w.w_uk);    // (N, H*dh)
-  const Matrix v = matmul(c, w.w_uv);         // (N, H*dh)
+  const LatentRows t = project_latent(s, w, x.data(), s.n, 0);
+  const Matrix q_nope = gather_heads(t.q, s.h, s.dh, dqk, 0);  // (N, H*dh)
   keep_matrix(st, "q", q_nope);
-  keep_matrix(st, "c", c);
-  keep_matrix(st, "k", k_nope);
-  keep_matrix(st, "v", v);
-  Matrix q = uninitialised(s.n, s.h * dqk);   // (N, H*(dh+dr)) per head [q_h | qr_h]
-  Matrix k = uninitialised(s.n, s.h * dqk);   // (N, H*(dh+dr)) per head [k_h | kr]
+  keep_matrix(st, "c", t.c);
+  keep_matrix(st, "k", gather_heads(t.k, s.h, s.dh, dqk, 0));
+  keep_matrix(st, "v", t.v);
   Matrix cache = uninitialised(s.n, rq);      // (N, r+dr)      [c | kr]
-  copy_columns(c, 0, cache, 0, s.r);
-  for (int64_t h = 0; h < s.h; ++h) {
-    copy_columns(q_nope, h * s.dh, q, h * dqk, s.dh);
-    copy_columns(k_nope, h * s.dh, k, h * dqk, s.dh);
-  }
+  copy_columns(t.c, 0, cache, 0, s.r);
   if (s.dr > 0) {
-    Matrix qr = matmul(x, w.w_qr);            // (N, H*dr)
-    Matrix kr = matmul(x, w.w_kr);            // (N, dr)
-    apply_rope(qr.data(), s.n, s.h * s.dr, 0, s.h, s.dr, s.dr, 0, s.rope_base);
-    apply_rope(kr.data(), s.n, s.dr, 0, 1, 0, s.dr, 0, s.rope_base);
-    keep_matrix(st, "qRope", qr);
-    keep_matrix(st, "kRope", kr);
-    copy_columns(kr, 0, cache, s.r, s.dr);
-    for (int64_t h = 0; h < s.h; ++h) {
-      copy_columns(qr, h * s.dr, q, h * dqk + s.dh, s.dr);
-      copy_columns(kr, 0, k, h * dqk + s.dh, s.dr);
-    }
+    keep_matrix(st, "qRope", gather_heads(t.q, s.h, s.dr, dqk, s.dh));  // (N, H*dr) after RoPE
+    keep_matrix(st, "kRope", t.kr);                                     // (N, dr)   after RoPE
+    copy_columns(t.kr, 0, cache, s.r, s.dr);
   }
-  keep_split(st, "qHeads", q, s.h, dqk, dqk);
-  keep_split(st, "kHeads", k, s.h, dqk, dqk);
-  keep_split(st, "vHeads", v, s.h, s.dh, s.dh);
+  keep_split(st, "qHeads", t.q, s.h, dqk, dqk);
+  keep_split(st, "kHeads", t.k, s.h, dqk, dqk);
+  keep_split(st, "vHeads", t.v, s.h, s.dh, s.dh);
   keep_matrix(st, "cache", cache);
   // qAbsorbed (H, N, r): head h's query read in latent space, q_h W_uk_h^T.
   std::vector<float>& qa = find(st, "qAbsorbed").data;
@@ -171,8 +165,8 @@ Intermediates latent(const Shape& s, const Weights& w, const Matrix& x) {
       }
     }
   }
-  keep_scores(st, s, q, k, s.h, dqk);
-  const Matrix concat = attend_keep(st, s, s.h, dqk, s.dh, q, k, v.data(), s.h * s.dh);  // (N, H*dh)
+  keep_scores(st, s, t.q, t.k, s.h, dqk);
+  const Matrix concat = attend_keep(st, s, s.h, dqk, s.dh, t.q, t.k, t.v.data(), s.h * s.dh);  // (N, H*dh)
   keep_split(st, "heads", concat, s.h, s.dh, s.dh);
   keep_matrix(st, "concat", concat);
   return {matmul(concat, w.wo), std::move(st)};

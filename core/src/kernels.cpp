@@ -184,6 +184,11 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
   }
 }
 
+PackedB pack_matrix(const Matrix& w) {
+  const int64_t k = static_cast<int64_t>(w.shape(0)), n = static_cast<int64_t>(w.shape(1));
+  return pack_b(w.data(), k, n, n, 1);
+}
+
 Matrix matmul(const Matrix& x, const PackedB& w) {
   const int64_t m = static_cast<int64_t>(x.shape(0));
   Matrix y = uninitialised(static_cast<std::size_t>(m), static_cast<std::size_t>(w.n));
@@ -191,10 +196,7 @@ Matrix matmul(const Matrix& x, const PackedB& w) {
   return y;
 }
 
-Matrix matmul(const Matrix& x, const Matrix& w) {
-  const int64_t k = static_cast<int64_t>(w.shape(0)), n = static_cast<int64_t>(w.shape(1));
-  return matmul(x, pack_b(w.data(), k, n, n, 1));
-}
+Matrix matmul(const Matrix& x, const Matrix& w) { return matmul(x, pack_matrix(w)); }
 
 // ---------------------------------------------------------------------------------------------
 // exp(x), Cephes expf: x = n ln2 + f, |f| <= ln2/2, exp(f) by a degree-7 polynomial, times 2^n.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "attn/accounting.hpp"
 #include "attn/attention.hpp"
 #include "attn/errors.hpp"
 #include "attn/weights.hpp"
@@ -21,18 +22,6 @@ std::string fmt(double v) {
   }
   return buf;
 }
-
-const char* variant_name(Variant v) {
-  switch (v) {
-    case Variant::MHA: return "mha";
-    case Variant::MQA: return "mqa";
-    case Variant::GQA: return "gqa";
-    case Variant::MLA: return "mla";
-  }
-  return "?";
-}
-
-float Shape::scale() const { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh + dr))); }
 
 Variant parse_variant(const std::optional<std::string>& v) {
   if (!v) throw_type("variant", "variant is required: one of 'mha', 'mqa', 'gqa', 'mla'");
@@ -186,7 +175,7 @@ double forward_work_bytes(const Shape& s) {
 }
 
 double session_work_bytes(const Shape& s, int64_t new_tokens) {
-  const double cache_row = s.variant == Variant::MLA ? double(s.r + s.dr) : 2.0 * double(s.g * s.dh);
+  const double cache_row = kv_cache_floats_per_token(s);
   const double len = double(s.max_len);
   const double k = double(new_tokens);
   const double per_token = 2.0 * double(s.d) + 3.0 * double(s.h) * double(s.d_qk() + s.dh + s.r);

@@ -20,7 +20,7 @@
 #include "attn/configurator.hpp"
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
-#include "attn/session.hpp"
+#include "attn/kv_cache.hpp"
 #include "attn/train/trainer.hpp"
 
 namespace {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "attn/accounting.hpp"
+#include "attn/spec.hpp"
 #include "attn/errors.hpp"
 
 using namespace attn;

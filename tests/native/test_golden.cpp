@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
-#include "attn/session.hpp"
+#include "attn/kv_cache.hpp"
 #include "fixtures.hpp"
 #include "helpers.hpp"
 
@@ -36,7 +36,7 @@ TEST(Golden, EveryCaseMatchesPyTorch) {
     EXPECT_LE(rel_error(*r.weights, want_attn), 1e-4) << name << " attention";
 
     if (s.variant == Variant::MLA) {  // the absorbed form against the same fixture
-      const ForwardResult ab = forward_mla_absorbed(s, w, x);
+      const ForwardResult ab = forward_latent_absorbed(s, w, x);
       EXPECT_LE(rel_error(ab.output, want_out), 1e-4) << name << " absorbed output";
       EXPECT_LE(rel_error(*ab.weights, want_attn), 1e-4) << name << " absorbed attention";
     }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "attn/forward.hpp"
+#include "attn/latent_block.hpp"
 #include "helpers.hpp"
 #include "reference.hpp"
 
@@ -84,7 +85,7 @@ TEST(Invariants, AbsorbedMlaEqualsNaiveMla) {
       const Shape s = resolve(raw, Need::Forward);
       const Weights w = init_weights(s, 11);
       const Matrix x = random_matrix(s.n, s.d, 12);
-      const ForwardResult naive = forward(s, w, x), absorbed = forward_mla_absorbed(s, w, x);
+      const ForwardResult naive = forward(s, w, x), absorbed = forward_latent_absorbed(s, w, x);
       EXPECT_LT(rel_error(absorbed.output, naive.output), 1e-5) << "n=" << g.n;
       EXPECT_LT(rel_error(*absorbed.weights, *naive.weights), 1e-5) << "n=" << g.n;
     }

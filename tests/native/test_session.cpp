@@ -5,7 +5,7 @@
 #include <xtensor/xview.hpp>
 
 #include "attn/errors.hpp"
-#include "attn/session.hpp"
+#include "attn/kv_cache.hpp"
 #include "helpers.hpp"
 
 using namespace attn;

@@ -1,11 +1,13 @@
-// accounting.hpp — parameter counts, KV-cache sizes (DeepSeek-V2 Table 1) and real-model presets.
+// accounting.hpp — what a block costs: parameter counts, KV-cache sizes (DeepSeek-V2 Table 1),
+// floating-point operations, and real-model presets. Every cache size in the project (the KV cache's
+// own bytes, the working-memory caps, the JS kvCacheBytes) comes from kv_elements_per_token_per_layer.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "attn/spec.hpp"
+#include "attn/shape.hpp"
 
 namespace attn {
 
@@ -23,8 +25,16 @@ struct KvCacheQuery {
   std::optional<double> seq_len, batch, bytes_per_element;
 };
 double kv_elements_per_token_per_layer(Variant v, int64_t h, int64_t g, int64_t dh, int64_t r, int64_t dr);
+// The same for a resolved shape: the floats one token adds to a KV cache of this block.
+double kv_cache_floats_per_token(const Shape& s);
 // elements per token per layer * layers * seqLen * batch * bytesPerElement (default 2, batch 1).
 double kv_cache_bytes(const KvCacheQuery& q);
+
+// Floating-point operations (multiply + add = 2) of n new tokens attending to `cached` earlier
+// tokens plus themselves (causally when `causal`): projections, scores, p @ v, output projection.
+// A causal pass counts only visible keys (N(N+1)/2 per head). MLA counts the naive form.
+// Used by the work caps (kMaxSyncFlops) and the benchmarks' GFLOP/s.
+double attention_flops(const Shape& s, int64_t n, int64_t cached, bool causal);
 
 struct Preset {
   std::string id, name, source, notes;

@@ -26,6 +26,8 @@ constexpr int64_t kNR = kNV * simd::kLanes; // columns per micro-tile
 constexpr int64_t kMR = 4;                 // rows per micro-tile (at most 6: see gemm_packed)
 
 PackedB pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride);
+// A whole row-major matrix W (K, N), packed as the right-hand operand.
+PackedB pack_matrix(const Matrix& w);
 
 // C[0:m, 0:n] (=|+=) A[0:m, 0:k] @ B[0:k, 0:n], with B packed (n <= b.n, k <= b.k: a prefix).
 void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const PackedB& b,

@@ -1,4 +1,5 @@
-// spec.hpp — what a caller asks for (RawSpec, as read from JS) and what the core runs (Shape).
+// spec.hpp — what a caller asks for (RawSpec, as read from JS), checked and resolved into the
+// Shape the core runs (shape.hpp).
 //
 // RawSpec keeps every field exactly as given (absent fields are empty optionals, numbers are doubles),
 // so that all value checks live here in the core, where native tests and the fuzzer reach them.
@@ -10,10 +11,10 @@
 #include <optional>
 #include <string>
 
+#include "attn/shape.hpp"
+
 namespace attn {
 
-enum class Variant { MHA, MQA, GQA, MLA };
-const char* variant_name(Variant v);  // "mha", "mqa", "gqa", "mla"
 // "mha" | "mqa" | "gqa" | "mla" -> Variant; absent: TypeError, anything else: RangeError.
 Variant parse_variant(const std::optional<std::string>& v);
 
@@ -30,27 +31,6 @@ struct RawSpec {
   RopeField rope;
   bool causal = false, return_weights = false;
   bool allow_long_work = false;  // JS allowLongWork: lifts kMaxSyncFlops (checked by the binding)
-};
-
-// A resolved, valid attention geometry. Sizes are int64 so that products never overflow.
-struct Shape {
-  Variant variant = Variant::MHA;
-  int64_t n = 0;       // seqLen N (0 where no sequence is given, e.g. sessions, accounting)
-  int64_t d = 0;       // dModel D
-  int64_t h = 0;       // nHeads H
-  int64_t g = 0;       // nKvHeads G (MLA: H, the heads K and V decompress to)
-  int64_t dh = 0;      // dHead
-  int64_t r = 0;       // latentRank (MLA)
-  int64_t dr = 0;      // ropeDim (MLA decoupled RoPE width)
-  bool rope = false;   // MHA/MQA/GQA: RoPE on every q and k head
-  double rope_base = 10000.0;
-  bool causal = false, return_weights = false;
-  uint64_t seed = 0;
-  int64_t max_len = 0;  // sessions only
-
-  int64_t group() const { return h / g; }          // query heads per K/V head
-  int64_t d_qk() const { return dh + dr; }         // width of a query/key dot product
-  float scale() const;                             // 1 / sqrt(dh + dr)
 };
 
 // Limits. Work above the cap is refused before anything is allocated (docs/limits in README).

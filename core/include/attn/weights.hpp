@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/spec.hpp"
+#include "attn/shape.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {

@@ -1,19 +1,18 @@
-// benchmark.hpp — what the native benchmark and the wasm benchmark binding share: the workloads'
-// setup (seeded weights and input) and the FLOP count behind GFLOP/s.
+// workloads.hpp — what the native benchmark (bench_core.cpp) and the wasm benchmark binding share:
+// the workloads' setup (seeded weights, input and cache). Not part of the core library: built into
+// attn_bench and into the wasm modules' benchmark-only functions. The FLOP count behind GFLOP/s is
+// the core's attention_flops (accounting.hpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
+#include "attn/accounting.hpp"
 #include "attn/forward.hpp"
-#include "attn/session.hpp"
+#include "attn/kv_cache.hpp"
 #include "attn/spec.hpp"
 
 namespace attn {
-
-// Floating-point operations (multiply + add = 2) of n new tokens attending to `cached` earlier
-// tokens plus themselves (causally when `causal`): projections, scores, p @ v, output projection.
-// A causal pass counts only visible keys (N(N+1)/2 per head). MLA counts the naive form.
-double attention_flops(const Shape& s, int64_t n, int64_t cached, bool causal);
 
 // A forward pass ready to time: weights from s.seed, x (N, D) uniform in [-1, 1).
 struct ForwardWorkload {
@@ -23,6 +22,10 @@ struct ForwardWorkload {
   double flops;
 };
 ForwardWorkload make_forward_workload(const RawSpec& raw);
+
+// Fills a session's cache with `tokens` seeded rows, uniform in [-1, 1), as if they had been
+// appended (appending 4095 tokens of D = 4096 through the API would take minutes).
+void fill_cache_for_benchmark(Session& session, int64_t tokens, uint64_t seed);
 
 // A decode step ready to time: a session whose cache holds `cache_len` seeded tokens; time
 // step() = append one token, then truncate back to cache_len.

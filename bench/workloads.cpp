@@ -1,23 +1,9 @@
-// benchmark.cpp — see benchmark.hpp.
-#include "attn/benchmark.hpp"
+// workloads.cpp — see workloads.hpp.
+#include "workloads.hpp"
 
 #include "attn/errors.hpp"
 
 namespace attn {
-
-double attention_flops(const Shape& s, int64_t n, int64_t cached, bool causal) {
-  const double N = double(n), D = double(s.d), H = double(s.h), dh = double(s.dh);
-  const double pairs = causal ? N * double(cached) + N * (N + 1) / 2 : N * (double(cached) + N);
-  if (s.variant == Variant::MLA) {
-    const double r = double(s.r), dr = double(s.dr);
-    // x W_dkv, c W_uk, c W_uv, x wq, x W_qr, x W_kr, o wo; scores over dh + dr, p @ v over dh
-    const double proj = 2 * N * (D * r + 2 * r * H * dh + D * H * dh + D * H * dr + D * dr + H * dh * D);
-    return proj + 2 * H * pairs * (dh + dr) + 2 * H * pairs * dh;
-  }
-  const double G = double(s.g);
-  const double proj = 2 * N * D * (H * dh + 2 * G * dh) + 2 * N * H * dh * D;
-  return proj + 2 * H * pairs * dh * 2;
-}
 
 ForwardWorkload make_forward_workload(const RawSpec& raw) {
   ForwardWorkload w;
@@ -29,6 +15,20 @@ ForwardWorkload make_forward_workload(const RawSpec& raw) {
   return w;
 }
 
+void fill_cache_for_benchmark(Session& session, int64_t tokens, uint64_t seed) {
+  if (tokens < 0 || tokens > session.max_len()) throw_range("tokens (" + fmt(double(tokens)) + ") exceed maxLen");
+  const int64_t width = session.row_width();
+  std::vector<Matrix> rows;
+  for (int64_t t = 0; t < session.cache_tensors(); ++t) {
+    Matrix m = uninitialised(tokens, width);  // (tokens, row width), seeded ids 100, 101
+    for (int64_t i = 0; i < tokens; ++i) {
+      for (int64_t j = 0; j < width; ++j) m(i, j) = 2.0f * uniform01(seed, 100 + t, i, j) - 1.0f;
+    }
+    rows.push_back(std::move(m));
+  }
+  session.set_cache(rows);
+}
+
 DecodeWorkload make_decode_workload(const RawSpec& raw, int64_t cache_len) {
   DecodeWorkload w;
   const Shape s = resolve(raw, Need::Session);
@@ -37,7 +37,7 @@ DecodeWorkload make_decode_workload(const RawSpec& raw, int64_t cache_len) {
                 fmt(double(s.max_len)) + ")");
   }
   w.session = std::make_unique<Session>(s, init_weights(s, s.seed));
-  w.session->fill_for_benchmark(cache_len, s.seed);
+  fill_cache_for_benchmark(*w.session, cache_len, s.seed);
   w.x = uninitialised(1, s.d);
   fill_uniform(w.x, s.seed, 0, 1.0f);
   w.cache_len = cache_len;

@@ -1,0 +1,39 @@
+// grouped_block.hpp — the grouped attention block: MHA, MQA and GQA are one block with G K/V heads.
+//
+//   q = X wq (N, H*dh)   k = X wk (N, G*dh)   v = X wv (N, G*dh)   RoPE on every q and k head (optional)
+//   o = attend(q, k, v)  (N, H*dh): query head h reads K/V head h / (H/G)   (attention.hpp)
+//   out = o wo (N, D)
+// MHA is G = H, MQA is G = 1, GQA anything between that divides H.
+#pragma once
+
+#include <cstdint>
+
+#include "attn/forward.hpp"
+#include "attn/kernels.hpp"
+#include "attn/shape.hpp"
+#include "attn/tensor.hpp"
+#include "attn/weights.hpp"
+
+namespace attn {
+
+// The block's projections packed for the gemm (kernels.hpp): once per call of forward(), once per
+// KV-cache session, once per training step.
+struct GroupedProjections {
+  PackedB wq, wk, wv, wo;
+};
+GroupedProjections pack_grouped(const Weights& w);
+
+// The new rows' projections, the step forward(), the KV cache's append and training share.
+// x: `rows` rows of D floats, made of `batch` sequences of rows/batch rows each, whose first row is
+// at position pos0. Returns q (rows, H*dh); writes k and v (rows, G*dh) to k_out and v_out with row
+// stride ld. With s.rope, q and k are rotated (rope_grouped).
+Matrix project_grouped(const Shape& s, const GroupedProjections& p, const float* x, int64_t rows, float* k_out,
+                       float* v_out, int64_t ld, int64_t pos0, int64_t batch = 1);
+
+// RoPE on every head of q (rows, H*dh) and k (rows of stride ldk, G*dh used), per sequence as above.
+void rope_grouped(const Shape& s, float* q, float* k, int64_t ldk, int64_t rows, int64_t pos0, int64_t batch = 1);
+
+// The whole block over one sequence x (N, D).
+ForwardResult forward_grouped(const Shape& s, const Weights& w, const Matrix& x);
+
+}  // namespace attn

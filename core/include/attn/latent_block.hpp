@@ -1,0 +1,68 @@
+// latent_block.hpp — multi-head latent attention (MLA, DeepSeek-V2): K and V come from one shared
+// latent c of rank r, and a decoupled RoPE part of width dr carries the positions.
+//
+//   naive form (decompress K and V; what forward() and training run):
+//     c = X W_dkv (N, r)   k_h = c W_uk[:, h]   v_h = c W_uv[:, h]   q_h = X wq[:, h]
+//     qr_h = rope(X W_qr)[:, h] (N, dr)   kr = rope(X W_kr) (N, dr), shared by all heads
+//     s_h = (q_h k_h^T + qr_h kr^T) / sqrt(dh + dr)   out = concat_h(softmax(s_h) v_h) wo
+//   i.e. the grouped kernel with G = H over per-head [q_h | qr_h] and [k_h | kr].
+//
+//   absorbed form (what the KV cache decodes with; K and V are never materialised):
+//     q~_h = q_h W_uk[:, h]^T (N, r)     s_h = (q~_h c^T + qr_h kr^T) / sqrt(dh + dr)
+//     o~_h = softmax(s_h) c (N, r)       out = concat_h(o~_h) Wo~,  Wo~_h = W_uv[:, h] wo[h] (r, D)
+//   i.e. MQA with one shared "K/V head" [c | kr] of width r + dr: the cache holds r + dr floats a token.
+#pragma once
+
+#include <cstdint>
+
+#include "attn/forward.hpp"
+#include "attn/kernels.hpp"
+#include "attn/shape.hpp"
+#include "attn/tensor.hpp"
+#include "attn/weights.hpp"
+
+namespace attn {
+
+// ---- naive form
+
+// The new rows of the naive form: x is `rows` rows of D floats, `batch` sequences of rows/batch
+// rows whose first row sits at position pos0 (the decoupled RoPE's positions).
+struct LatentRows {
+  Matrix c;   // (rows, r)          the latent
+  Matrix q;   // (rows, H*(dh+dr))  per head [q_h | rope(qr_h)]
+  Matrix k;   // (rows, H*(dh+dr))  per head [k_h | rope(kr)]
+  Matrix v;   // (rows, H*dh)       per head v_h
+  Matrix kr;  // (rows, dr)         rope(X W_kr), shared by all heads (empty when dr = 0)
+};
+LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int64_t rows, int64_t pos0,
+                          int64_t batch = 1);
+
+// The whole block over one sequence x (N, D), naive form.
+ForwardResult forward_latent(const Shape& s, const Weights& w, const Matrix& x);
+
+// ---- absorbed form
+
+// The absorbed matrices, built once per set of weights.
+struct AbsorbedMla {
+  Matrix w_q;     // (D, H*(r+dr)): per head [wq_h W_uk_h^T | W_qr_h]   -> [q~_h | qr_h before RoPE]
+  Matrix w_ckr;   // (D, r+dr):     [W_dkv | W_kr]                       -> one cache row [c | kr]
+  Matrix w_o;     // (H*r, D):      row block h = W_uv_h wo_h
+};
+AbsorbedMla absorb_mla(const Shape& s, const Weights& w);
+
+// The same, packed for the gemm (once per KV-cache session).
+struct AbsorbedProjections {
+  PackedB w_q, w_ckr, w_o;
+};
+AbsorbedProjections pack_absorbed(const Shape& s, const Weights& w);
+
+// The new rows of the absorbed form, the step forward_latent_absorbed() and the KV cache share:
+// returns q (rows, H*(r+dr)), per head [q~_h | rope(qr_h)]; writes the cache rows [c | rope(kr)]
+// (rows, r+dr) to ckr_out with row stride ld. Row i sits at position pos0 + i.
+Matrix project_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const float* x, int64_t rows,
+                               float* ckr_out, int64_t ld, int64_t pos0);
+
+// The whole block over one sequence in the absorbed form (tests: must equal forward_latent()).
+ForwardResult forward_latent_absorbed(const Shape& s, const Weights& w, const Matrix& x);
+
+}  // namespace attn

@@ -1,0 +1,35 @@
+// shape.hpp — the geometry of one attention block: the variant and its sizes, resolved and valid.
+//
+// The lowest layer above tensors: the blocks, the KV cache, the weights and accounting read a Shape;
+// only spec.hpp (reading and checking what a caller asks for) makes one.
+#pragma once
+
+#include <cstdint>
+
+namespace attn {
+
+enum class Variant { MHA, MQA, GQA, MLA };
+const char* variant_name(Variant v);  // "mha", "mqa", "gqa", "mla"
+
+// A resolved, valid attention geometry. Sizes are int64 so that products never overflow.
+struct Shape {
+  Variant variant = Variant::MHA;
+  int64_t n = 0;       // seqLen N (0 where no sequence is given, e.g. sessions, accounting)
+  int64_t d = 0;       // dModel D
+  int64_t h = 0;       // nHeads H
+  int64_t g = 0;       // nKvHeads G (MLA: H, the heads K and V decompress to)
+  int64_t dh = 0;      // dHead
+  int64_t r = 0;       // latentRank (MLA)
+  int64_t dr = 0;      // ropeDim (MLA decoupled RoPE width)
+  bool rope = false;   // MHA/MQA/GQA: RoPE on every q and k head
+  double rope_base = 10000.0;
+  bool causal = false, return_weights = false;
+  uint64_t seed = 0;
+  int64_t max_len = 0;  // sessions only
+
+  int64_t group() const { return h / g; }          // query heads per K/V head
+  int64_t d_qk() const { return dh + dr; }         // width of a query/key dot product
+  float scale() const;                             // 1 / sqrt(dh + dr)
+};
+
+}  // namespace attn

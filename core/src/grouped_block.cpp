@@ -1,0 +1,42 @@
+// grouped_block.cpp — MHA / MQA / GQA (see grouped_block.hpp).
+#include "attn/grouped_block.hpp"
+
+#include "attn/rope.hpp"
+
+namespace attn {
+
+GroupedProjections pack_grouped(const Weights& w) {
+  return {pack_matrix(w.wq), pack_matrix(w.wk), pack_matrix(w.wv), pack_matrix(w.wo)};
+}
+
+void rope_grouped(const Shape& s, float* q, float* k, int64_t ldk, int64_t rows, int64_t pos0, int64_t batch) {
+  const int64_t n = rows / batch;
+  for (int64_t b = 0; b < batch; ++b) {
+    apply_rope(q + b * n * s.h * s.dh, n, s.h * s.dh, 0, s.h, s.dh, s.dh, pos0, s.rope_base);
+    apply_rope(k + b * n * ldk, n, ldk, 0, s.g, s.dh, s.dh, pos0, s.rope_base);
+  }
+}
+
+Matrix project_grouped(const Shape& s, const GroupedProjections& p, const float* x, int64_t rows, float* k_out,
+                       float* v_out, int64_t ld, int64_t pos0, int64_t batch) {
+  const int64_t kv = s.g * s.dh;
+  Matrix q = uninitialised(rows, s.h * s.dh);                                   // (rows, H*dh)
+  gemm_packed(rows, s.h * s.dh, s.d, x, s.d, p.wq, q.data(), s.h * s.dh, false);  // q = x wq
+  gemm_packed(rows, kv, s.d, x, s.d, p.wk, k_out, ld, false);                   // k = x wk  (rows, G*dh)
+  gemm_packed(rows, kv, s.d, x, s.d, p.wv, v_out, ld, false);                   // v = x wv  (rows, G*dh)
+  if (s.rope) rope_grouped(s, q.data(), k_out, ld, rows, pos0, batch);
+  return q;
+}
+
+ForwardResult forward_grouped(const Shape& s, const Weights& w, const Matrix& x) {
+  const GroupedProjections p = pack_grouped(w);
+  Matrix k = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)
+  Matrix v = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)
+  const Matrix q = project_grouped(s, p, x.data(), s.n, k.data(), v.data(), s.g * s.dh, 0);  // (N, H*dh)
+  ForwardResult r = make_forward_result(s, s.n, s.n);
+  const Matrix o = attend_sequence(s, r.maps(), s.g, s.dh, s.dh, q, k, v.data(), s.g * s.dh);  // (N, H*dh)
+  r.output = matmul(o, p.wo);                                                                 // (N, D)
+  return r;
+}
+
+}  // namespace attn

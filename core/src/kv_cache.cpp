@@ -1,0 +1,108 @@
+// kv_cache.cpp — KV-cache decoding (see kv_cache.hpp).
+#include "attn/kv_cache.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attn/accounting.hpp"
+#include "attn/errors.hpp"
+#include "attn/spec.hpp"
+
+namespace attn {
+
+Session::Session(const Shape& s, const Weights& w) : shape_(s) {
+  if (s.variant == Variant::MLA) {
+    latent_ = pack_absorbed(s, w);
+    ckr_cache_ = zeros(s.max_len, s.r + s.dr);
+  } else {
+    grouped_ = pack_grouped(w);
+    k_cache_ = zeros(s.max_len, s.g * s.dh);
+    v_cache_ = zeros(s.max_len, s.g * s.dh);
+  }
+}
+
+int64_t Session::row_width() const {
+  return shape_.variant == Variant::MLA ? shape_.r + shape_.dr : shape_.g * shape_.dh;
+}
+
+double Session::cache_bytes() const { return kv_cache_floats_per_token(shape_) * double(length_) * 4.0; }
+
+void Session::truncate(int64_t new_length) {
+  if (new_length < 0 || new_length > length_) {
+    throw_range("n", "truncate length (" + fmt(double(new_length)) + ") must be between 0 and the session length (" +
+                fmt(double(length_)) + ")");
+  }
+  length_ = new_length;
+}
+
+void Session::set_cache(const std::vector<Matrix>& tensors) {
+  const int64_t w = row_width();
+  if (int64_t(tensors.size()) != cache_tensors()) {
+    throw_range("cache", "a " + std::string(variant_name(shape_.variant)) + " cache holds " +
+                fmt(double(cache_tensors())) + " tensors, got " + fmt(double(tensors.size())));
+  }
+  const int64_t tokens = int64_t(tensors[0].shape(0));
+  if (tokens > shape_.max_len) {
+    throw_range("cache", "cache rows (" + fmt(double(tokens)) + ") exceed maxLen (" + fmt(double(shape_.max_len)) + ")");
+  }
+  Matrix* caches[2] = {shape_.variant == Variant::MLA ? &ckr_cache_ : &k_cache_, &v_cache_};
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    if (int64_t(tensors[t].shape(0)) != tokens || int64_t(tensors[t].shape(1)) != w) {
+      throw_range("cache", "cache tensor " + fmt(double(t)) + " must be (" + fmt(double(tokens)) + ", " +
+                  fmt(double(w)) + ")");
+    }
+    std::copy_n(tensors[t].data(), tokens * w, caches[t]->data());
+  }
+  length_ = tokens;
+}
+
+ForwardResult Session::append(const Matrix& x) {
+  const Shape& s = shape_;
+  const int64_t k = int64_t(x.shape(0));
+  if (k < 1) throw_range("x", "append needs at least one token, got 0");
+  if (length_ + k > s.max_len) {
+    throw_range("x", "appending " + fmt(double(k)) + " tokens to a session holding " + fmt(double(length_)) +
+                " would exceed maxLen (" + fmt(double(s.max_len)) + ")");
+  }
+  if (session_work_bytes(s, k) > kMaxWorkBytes) {
+    throw_range("appending " + fmt(double(k)) + " tokens at once needs about " +
+                fmt(std::ceil(session_work_bytes(s, k) / 1048576.0)) + " MiB, above the cap of " +
+                fmt(kMaxWorkBytes / 1048576.0) + " MiB: append fewer tokens per call" +
+                (s.return_weights ? " or do not ask for returnWeights" : ""));
+  }
+  const int64_t pos0 = length_, total = length_ + k, w = row_width();
+  ForwardResult r = make_forward_result(s, k, total);
+  // The k new queries attend over all `total` keys, the cached ones and their own (causally).
+  AttendArgs a;
+  a.n_q = k;
+  a.n_k = total;
+  a.causal = true;
+  a.q_offset = pos0;
+  a.weights = r.maps();
+  if (s.variant == Variant::MLA) {
+    const int64_t rq = s.r + s.dr;
+    // new cache rows [c | kr] (k, r+dr) written in place; q (k, H*(r+dr)) per head [q~_h | qr_h]
+    const Matrix q = project_latent_absorbed(s, latent_, x.data(), k, ckr_cache_.data() + pos0 * w, w, pos0);
+    a.n_kv_heads = 1;  // one shared K/V "head": keys [c | kr], values c
+    a.d_qk = rq;
+    a.d_v = s.r;
+    a.q = q.data(); a.ldq = s.h * rq;
+    a.k = ckr_cache_.data(); a.ldk = w;
+    a.v = ckr_cache_.data(); a.ldv = w;
+    r.output = matmul(attend_rows(s, a), latent_.w_o);  // (k, H*r) -> (k, D)
+  } else {
+    // new k and v rows (k, G*dh) written in place; q (k, H*dh)
+    const Matrix q = project_grouped(s, grouped_, x.data(), k, k_cache_.data() + pos0 * w,
+                                     v_cache_.data() + pos0 * w, w, pos0);
+    a.n_kv_heads = s.g;
+    a.d_qk = a.d_v = s.dh;
+    a.q = q.data(); a.ldq = s.h * s.dh;
+    a.k = k_cache_.data(); a.ldk = w;
+    a.v = v_cache_.data(); a.ldv = w;
+    r.output = matmul(attend_rows(s, a), grouped_.wo);  // (k, H*dh) -> (k, D)
+  }
+  length_ = total;
+  return r;
+}
+
+}  // namespace attn
