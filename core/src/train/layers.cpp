@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attn/forward.hpp"
+#include "attn/grouped_block.hpp"
 #include "attn/kernels.hpp"
+#include "attn/latent_block.hpp"
 #include "attn/rope.hpp"
 
 namespace attn::train {
@@ -261,103 +264,47 @@ bool is_mla(const Shape& s) { return s.variant == Variant::MLA; }
 // The geometry the kernel sees: Gk K/V heads of q/k width dqk.
 int64_t kernel_kv_heads(const Shape& s) { return is_mla(s) ? s.h : s.g; }
 
-// Copies `width` columns at src_col of each row of src (ld lds) to dst (ld ldd) at dst_col;
-// with add, dst += src instead.
-void copy_cols(const float* src, int64_t lds, int64_t src_col, float* dst, int64_t ldd, int64_t dst_col,
-               int64_t rows, int64_t width, bool add) {
-  for (int64_t i = 0; i < rows; ++i) {
-    const float* a = src + i * lds + src_col;
-    float* b = dst + i * ldd + dst_col;
-    if (add) {
-      for (int64_t j = 0; j < width; ++j) b[j] += a[j];
-    } else {
-      std::copy_n(a, width, b);
-    }
-  }
-}
-
 }  // namespace
 
+// The inference block's own steps (grouped_block.hpp, latent_block.hpp, forward.hpp), for `batch`
+// sequences at once: project the new rows, attend per sequence through the grouped kernel keeping
+// the softmax weights for the backward, project out.
 void attention_forward(float* out, AttentionCache& c, const Shape& s, const Weights& w, const float* x,
                        int64_t batch, int64_t n) {
-  const int64_t rows = batch * n, d = s.d, h = s.h, dh = s.dh, dr = s.dr;
+  const int64_t rows = batch * n, h = s.h, dh = s.dh;
   const int64_t gk = kernel_kv_heads(s), dqk = s.dh + s.dr;
   c.batch = batch;
   c.n = n;
-  c.q = uninitialised(rows, h * dqk);
-  c.k = uninitialised(rows, gk * dqk);
   if (!is_mla(s)) {
-    linear_forward(c.q.data(), x, w.wq.data(), nullptr, rows, d, h * dh);       // q = x wq  (R, H*dh)
-    linear_forward(c.k.data(), x, w.wk.data(), nullptr, rows, d, s.g * dh);     // k = x wk  (R, G*dh)
-    c.v = uninitialised(rows, s.g * dh);
-    linear_forward(c.v.data(), x, w.wv.data(), nullptr, rows, d, s.g * dh);     // v = x wv  (R, G*dh)
-    if (s.rope) {                                                               // RoPE on q and k heads
-      rope_forward_batched(c.q.data(), batch, n, h * dh, 0, h, dh, dh, s.rope_base);
-      rope_forward_batched(c.k.data(), batch, n, s.g * dh, 0, s.g, dh, dh, s.rope_base);
-    }
+    const GroupedProjections p = pack_grouped(w);
+    c.k = uninitialised(rows, s.g * dh);                                        // (R, G*dh) after RoPE
+    c.v = uninitialised(rows, s.g * dh);                                        // (R, G*dh)
+    c.q = project_grouped(s, p, x, rows, c.k.data(), c.v.data(), s.g * dh, 0, batch);  // (R, H*dh) after RoPE
   } else {
-    c.c = uninitialised(rows, s.r);
-    linear_forward(c.c.data(), x, w.w_dkv.data(), nullptr, rows, d, s.r);       // c = x W_dkv    (R, r)
-    Matrix q_nope = uninitialised(rows, h * dh);
-    Matrix k_nope = uninitialised(rows, h * dh);
-    c.v = uninitialised(rows, h * dh);
-    linear_forward(q_nope.data(), x, w.wq.data(), nullptr, rows, d, h * dh);    // q_h = x wq[:, h]
-    linear_forward(k_nope.data(), c.c.data(), w.w_uk.data(), nullptr, rows, s.r, h * dh);  // k_h = c W_uk[:, h]
-    linear_forward(c.v.data(), c.c.data(), w.w_uv.data(), nullptr, rows, s.r, h * dh);     // v_h = c W_uv[:, h]
-    for (int64_t hh = 0; hh < h; ++hh) {
-      copy_cols(q_nope.data(), h * dh, hh * dh, c.q.data(), h * dqk, hh * dqk, rows, dh, false);
-      copy_cols(k_nope.data(), h * dh, hh * dh, c.k.data(), h * dqk, hh * dqk, rows, dh, false);
-    }
-    if (dr > 0) {
-      Matrix qr = uninitialised(rows, h * dr);
-      Matrix kr = uninitialised(rows, dr);
-      linear_forward(qr.data(), x, w.w_qr.data(), nullptr, rows, d, h * dr);    // qr = rope(x W_qr) (R, H*dr)
-      linear_forward(kr.data(), x, w.w_kr.data(), nullptr, rows, d, dr);        // kr = rope(x W_kr) (R, dr)
-      rope_forward_batched(qr.data(), batch, n, h * dr, 0, h, dr, dr, s.rope_base);
-      rope_forward_batched(kr.data(), batch, n, dr, 0, 1, 0, dr, s.rope_base);
-      for (int64_t hh = 0; hh < h; ++hh) {
-        copy_cols(qr.data(), h * dr, hh * dr, c.q.data(), h * dqk, hh * dqk + dh, rows, dr, false);
-        copy_cols(kr.data(), dr, 0, c.k.data(), h * dqk, hh * dqk + dh, rows, dr, false);
-      }
-    }
+    LatentRows t = project_latent(s, w, x, rows, 0, batch);
+    c.c = std::move(t.c);                                                       // (R, r)
+    c.q = std::move(t.q);                                                       // (R, H*dqk) [q_h | qr_h]
+    c.k = std::move(t.k);                                                       // (R, H*dqk) [k_h | kr]
+    c.v = std::move(t.v);                                                       // (R, H*dh)
   }
-  // The kernel, per sequence b and query head hh (kv head g = hh / (H / Gk)):
-  //   p = softmax(scale * q_h k_g^T) causal (N, N)    o_h = p v_g (N, dh)
-  const float scale = s.scale();
-  const int64_t group = h / gk, ldq = h * dqk, ldk = gk * dqk, ldv = gk * dh, ldo = h * dh;
+  // Per sequence b: p = softmax(scale * q_h k_g^T) causal (H, N, N), kept;  o_h = p v_g (N, dh)
   c.probs.assign(std::size_t(batch * h * n * n), 0.0f);
-  c.o = zeros(rows, h * dh);
+  c.o = uninitialised(rows, h * dh);
   for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t hh = 0; hh < h; ++hh) {
-      const int64_t g = hh / group;
-      float* p = c.probs.data() + (b * h + hh) * n * n;
-      for (int64_t i = 0; i < n; ++i) {
-        const float* qi = c.q.data() + (b * n + i) * ldq + hh * dqk;
-        float* pi = p + i * n;
-        float mx = -INFINITY;
-        for (int64_t j = 0; j <= i; ++j) {
-          const float* kj = c.k.data() + (b * n + j) * ldk + g * dqk;
-          float dot = 0.0f;
-          for (int64_t t = 0; t < dqk; ++t) dot += qi[t] * kj[t];
-          pi[j] = scale * dot;
-          mx = std::max(mx, pi[j]);
-        }
-        float sum = 0.0f;
-        for (int64_t j = 0; j <= i; ++j) {
-          pi[j] = std::exp(pi[j] - mx);
-          sum += pi[j];
-        }
-        const float inv = 1.0f / sum;
-        float* oi = c.o.data() + (b * n + i) * ldo + hh * dh;
-        for (int64_t j = 0; j <= i; ++j) {
-          pi[j] *= inv;
-          const float* vj = c.v.data() + (b * n + j) * ldv + g * dh;
-          for (int64_t t = 0; t < dh; ++t) oi[t] += pi[j] * vj[t];
-        }
-      }
-    }
+    AttendArgs a;
+    a.n_q = a.n_k = n;
+    a.n_kv_heads = gk;
+    a.d_qk = dqk;
+    a.d_v = dh;
+    a.q = c.q.data() + b * n * h * dqk; a.ldq = h * dqk;
+    a.k = c.k.data() + b * n * gk * dqk; a.ldk = gk * dqk;
+    a.v = c.v.data() + b * n * gk * dh; a.ldv = gk * dh;
+    a.causal = true;
+    a.weights = c.probs.data() + b * h * n * n;
+    const Matrix o = attend_rows(s, a);                                         // (N, H*dh)
+    std::copy_n(o.data(), n * h * dh, c.o.data() + b * n * h * dh);
   }
-  linear_forward(out, c.o.data(), w.wo.data(), nullptr, rows, h * dh, d);       // out = o wo  (R, D)
+  linear_forward(out, c.o.data(), w.wo.data(), nullptr, rows, h * dh, s.d);     // out = o wo  (R, D)
 }
 
 void attention_backward(float* dx, Weights& grad, const float* dout, const float* x, const AttentionCache& c,
@@ -431,8 +378,8 @@ void attention_backward(float* dx, Weights& grad, const float* dout, const float
   Matrix dq_nope = uninitialised(rows, h * dh);
   Matrix dk_nope = uninitialised(rows, h * dh);
   for (int64_t hh = 0; hh < h; ++hh) {
-    copy_cols(dq.data(), ldq, hh * dqk, dq_nope.data(), h * dh, hh * dh, rows, dh, false);
-    copy_cols(dk.data(), ldk, hh * dqk, dk_nope.data(), h * dh, hh * dh, rows, dh, false);
+    copy_columns(dq.data(), ldq, hh * dqk, dq_nope.data(), h * dh, hh * dh, rows, dh, false);
+    copy_columns(dk.data(), ldk, hh * dqk, dk_nope.data(), h * dh, hh * dh, rows, dh, false);
   }
   Matrix dc = zeros(rows, s.r);  // (R, r)
   // q_h = x wq[:, h]
@@ -447,8 +394,8 @@ void attention_backward(float* dx, Weights& grad, const float* dout, const float
     Matrix dqr = uninitialised(rows, h * dr);
     Matrix dkr = zeros(rows, dr);  // kr is shared by all heads: its gradient sums over them
     for (int64_t hh = 0; hh < h; ++hh) {
-      copy_cols(dq.data(), ldq, hh * dqk + dh, dqr.data(), h * dr, hh * dr, rows, dr, false);
-      copy_cols(dk.data(), ldk, hh * dqk + dh, dkr.data(), dr, 0, rows, dr, true);
+      copy_columns(dq.data(), ldq, hh * dqk + dh, dqr.data(), h * dr, hh * dr, rows, dr, false);
+      copy_columns(dk.data(), ldk, hh * dqk + dh, dkr.data(), dr, 0, rows, dr, true);
     }
     // qr = rope(x W_qr)
     rope_backward_batched(dqr.data(), batch, n, h * dr, 0, h, dr, dr, s.rope_base);
