@@ -11,10 +11,8 @@ GroupedProjections pack_grouped(const Weights& w) {
 
 void rope_grouped(const Shape& s, float* q, float* k, int64_t ldk, int64_t rows, int64_t pos0, int64_t batch) {
   const int64_t n = rows / batch;
-  for (int64_t b = 0; b < batch; ++b) {
-    apply_rope(q + b * n * s.h * s.dh, n, s.h * s.dh, 0, s.h, s.dh, s.dh, pos0, s.rope_base);
-    apply_rope(k + b * n * ldk, n, ldk, 0, s.g, s.dh, s.dh, pos0, s.rope_base);
-  }
+  apply_rope_batched(q, batch, n, s.h * s.dh, 0, s.h, s.dh, s.dh, pos0, s.rope_base);
+  apply_rope_batched(k, batch, n, ldk, 0, s.g, s.dh, s.dh, pos0, s.rope_base);
 }
 
 Matrix project_grouped(const Shape& s, const GroupedProjections& p, const float* x, int64_t rows, float* k_out,

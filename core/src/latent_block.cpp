@@ -15,14 +15,6 @@ Matrix times(const float* x, int64_t rows, const Matrix& w) {
   return y;
 }
 
-// RoPE on n_segments segments of width dr per row (segment j at column col0 + j*stride), for
-// `batch` sequences of rows/batch rows whose first row is at position pos0.
-void rope_rows(float* m, int64_t rows, int64_t ld, int64_t col0, int64_t n_segments, int64_t stride, int64_t dr,
-               int64_t pos0, int64_t batch, double base) {
-  const int64_t n = rows / batch;
-  for (int64_t b = 0; b < batch; ++b) apply_rope(m + b * n * ld, n, ld, col0, n_segments, stride, dr, pos0, base);
-}
-
 }  // namespace
 
 LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int64_t rows, int64_t pos0,
@@ -42,8 +34,9 @@ LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int6
   if (s.dr > 0) {
     Matrix qr = times(x, rows, w.w_qr);             // (rows, H*dr)
     o.kr = times(x, rows, w.w_kr);                  // (rows, dr)     shared by all heads
-    rope_rows(qr.data(), rows, s.h * s.dr, 0, s.h, s.dr, s.dr, pos0, batch, s.rope_base);
-    rope_rows(o.kr.data(), rows, s.dr, 0, 1, 0, s.dr, pos0, batch, s.rope_base);
+    const int64_t n = rows / batch;
+    apply_rope_batched(qr.data(), batch, n, s.h * s.dr, 0, s.h, s.dr, s.dr, pos0, s.rope_base);
+    apply_rope_batched(o.kr.data(), batch, n, s.dr, 0, 1, 0, s.dr, pos0, s.rope_base);
     for (int64_t h = 0; h < s.h; ++h) {
       copy_columns(qr, h * s.dr, o.q, h * dqk + s.dh, s.dr);
       copy_columns(o.kr, 0, o.k, h * dqk + s.dh, s.dr);

@@ -29,4 +29,17 @@ void apply_rope(float* m, int64_t rows, int64_t ld, int64_t col0, int64_t n_segm
   }
 }
 
+void apply_rope_batched(float* m, int64_t batch, int64_t n, int64_t ld, int64_t col0, int64_t n_segments,
+                        int64_t segment_stride, int64_t w, int64_t pos0, double base) {
+  for (int64_t b = 0; b < batch; ++b) apply_rope(m + b * n * ld, n, ld, col0, n_segments, segment_stride, w, pos0, base);
+}
+
+void apply_rope_transpose_batched(float* m, int64_t batch, int64_t n, int64_t ld, int64_t col0, int64_t n_segments,
+                                  int64_t segment_stride, int64_t w, double base) {
+  // x' = R(p) x   =>   dx = R(p)^T dx' = R(-p) dx'
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < n; ++i)
+      apply_rope(m + (b * n + i) * ld, 1, ld, col0, n_segments, segment_stride, w, -i, base);
+}
+
 }  // namespace attn

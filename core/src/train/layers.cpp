@@ -240,21 +240,6 @@ void mlp_backward(float* dx, MlpParams& grad, const float* dout, const float* x,
   linear_backward(dx, grad.w1.data(), grad.b1.data(), dh.data(), x, p.w1.data(), rows, d, f);
 }
 
-// --- RoPE over a batch of sequences ----------------------------------------------------------------
-
-void rope_forward_batched(float* m, int64_t batch, int64_t n, int64_t ld, int64_t col0, int64_t n_segments,
-                          int64_t segment_stride, int64_t w, double base) {
-  for (int64_t b = 0; b < batch; ++b) apply_rope(m + b * n * ld, n, ld, col0, n_segments, segment_stride, w, 0, base);
-}
-
-void rope_backward_batched(float* m, int64_t batch, int64_t n, int64_t ld, int64_t col0, int64_t n_segments,
-                           int64_t segment_stride, int64_t w, double base) {
-  // x' = R(p) x   =>   dx = R(p)^T dx' = R(-p) dx'
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t i = 0; i < n; ++i)
-      apply_rope(m + (b * n + i) * ld, 1, ld, col0, n_segments, segment_stride, w, -i, base);
-}
-
 // --- attention -----------------------------------------------------------------------------------
 
 namespace {
@@ -362,8 +347,8 @@ void attention_backward(float* dx, Weights& grad, const float* dout, const float
   if (!is_mla(s)) {
     if (s.rope) {
       // q, k = rope(q), rope(k)
-      rope_backward_batched(dq.data(), batch, n, h * dh, 0, h, dh, dh, s.rope_base);
-      rope_backward_batched(dk.data(), batch, n, s.g * dh, 0, s.g, dh, dh, s.rope_base);
+      apply_rope_transpose_batched(dq.data(), batch, n, h * dh, 0, h, dh, dh, s.rope_base);
+      apply_rope_transpose_batched(dk.data(), batch, n, s.g * dh, 0, s.g, dh, dh, s.rope_base);
     }
     // q = x wq
     linear_backward(dx, grad.wq.data(), nullptr, dq.data(), x, w.wq.data(), rows, d, h * dh);
@@ -398,10 +383,10 @@ void attention_backward(float* dx, Weights& grad, const float* dout, const float
       copy_columns(dk.data(), ldk, hh * dqk + dh, dkr.data(), dr, 0, rows, dr, true);
     }
     // qr = rope(x W_qr)
-    rope_backward_batched(dqr.data(), batch, n, h * dr, 0, h, dr, dr, s.rope_base);
+    apply_rope_transpose_batched(dqr.data(), batch, n, h * dr, 0, h, dr, dr, s.rope_base);
     linear_backward(dx, grad.w_qr.data(), nullptr, dqr.data(), x, w.w_qr.data(), rows, d, h * dr);
     // kr = rope(x W_kr)
-    rope_backward_batched(dkr.data(), batch, n, dr, 0, 1, 0, dr, s.rope_base);
+    apply_rope_transpose_batched(dkr.data(), batch, n, dr, 0, 1, 0, dr, s.rope_base);
     linear_backward(dx, grad.w_kr.data(), nullptr, dkr.data(), x, w.w_kr.data(), rows, d, dr);
   }
 }

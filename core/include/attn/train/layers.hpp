@@ -92,11 +92,4 @@ double cross_entropy_forward(float* probs, const float* logits, const int32_t* t
 void cross_entropy_backward(float* dlogits, const float* probs, const int32_t* targets,
                             const float* mask, int64_t rows, int64_t v);
 
-// RoPE backward: the transpose of a rotation is the rotation by -theta (position -p).
-// Same arguments as apply_rope (rope.hpp), for `batch` sequences of n rows each.
-void rope_forward_batched(float* m, int64_t batch, int64_t n, int64_t ld, int64_t col0, int64_t n_segments,
-                          int64_t segment_stride, int64_t w, double base);
-void rope_backward_batched(float* m, int64_t batch, int64_t n, int64_t ld, int64_t col0, int64_t n_segments,
-                           int64_t segment_stride, int64_t w, double base);
-
 }  // namespace attn::train
