@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "attn/errors.hpp"
+#include "attn/fields.hpp"
 #include "attn/spec.hpp"
 #include "attn/weights.hpp"
 
@@ -56,22 +57,6 @@ double attention_flops(const Shape& s, int64_t n, int64_t cached, bool causal) {
   return proj + 2 * H * pairs * dh * 2;
 }
 
-namespace {
-double positive_number(const char* name, const std::optional<double>& v, double fallback, double lo, double hi) {
-  if (!v) return fallback;
-  if (!std::isfinite(*v) || *v < lo || *v > hi) {
-    throw_range(name, std::string(name) + " (" + fmt(*v) + ") must be a number between " + fmt(lo) + " and " + fmt(hi));
-  }
-  return *v;
-}
-double whole(const char* name, const std::optional<double>& v, double lo, double hi) {
-  if (!v) throw_type(name, std::string(name) + " is required");
-  if (!std::isfinite(*v) || *v != std::floor(*v) || *v < lo || *v > hi) {
-    throw_range(name, std::string(name) + " (" + fmt(*v) + ") must be an integer between " + fmt(lo) + " and " + fmt(hi));
-  }
-  return *v;
-}
-}  // namespace
 
 double kv_cache_bytes(const KvCacheQuery& q) {
   // Reuse the geometry checks of a spec (variant, heads, dHead, latent), without a sequence.
@@ -90,10 +75,10 @@ double kv_cache_bytes(const KvCacheQuery& q) {
   }
   if (!raw.d_model) raw.d_model = 1.0;  // only serves to default dHead, which is given
   const Shape s = resolve(raw, Need::Shape);
-  const double layers = whole("nLayers", q.n_layers, 1, 1e6);
-  const double seq = whole("seqLen", q.seq_len, 0, 1e12);
-  const double batch = q.batch ? whole("batch", q.batch, 1, 1e9) : 1.0;
-  const double bytes = positive_number("bytesPerElement", q.bytes_per_element, 2.0, 0.125, 16);
+  const double layers = double(integer_field("nLayers", q.n_layers, 1, 1e6));
+  const double seq = double(integer_field("seqLen", q.seq_len, 0, 1e12));
+  const double batch = double(integer_field("batch", q.batch, 1, 1e9, 1));
+  const double bytes = number_field("bytesPerElement", q.bytes_per_element, 0.125, 16, 2.0);
   return kv_elements_per_token_per_layer(s.variant, s.h, s.g, s.dh, s.r, s.dr) * layers * seq * batch * bytes;
 }
 

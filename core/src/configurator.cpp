@@ -7,6 +7,7 @@
 
 #include "attn/accounting.hpp"
 #include "attn/errors.hpp"
+#include "attn/fields.hpp"
 
 namespace attn {
 
@@ -82,14 +83,6 @@ std::string variant_label(Variant v, int64_t g, int64_t r, int64_t dr) {
   return "?";
 }
 
-double number(const char* name, const std::optional<double>& v, double lo, double hi, bool integer) {
-  if (!std::isfinite(*v) || (integer && *v != std::floor(*v)) || *v < lo || *v > hi) {
-    throw_range(name, std::string(name) + " (" + fmt(*v) + ") must be " + (integer ? "an integer" : "a number") +
-                " between " + fmt(lo) + " and " + fmt(hi));
-  }
-  return *v;
-}
-
 // One rung of the variant ladder, priced at the query's context and batch.
 struct Rung {
   Variant variant;
@@ -126,10 +119,10 @@ Recommendation recommend(const RecommendQuery& q) {
 
   // --- the request ------------------------------------------------------------------------------
   if (!q.seq_len) throw_type("seqLen", "seqLen is required: the target context length in tokens");
-  const double seq = number("seqLen", q.seq_len, 1, 1e8, true);
-  const double batch = q.batch ? number("batch", q.batch, 1, 1e6, true) : 1.0;
-  const double bpe = q.bytes_per_element ? number("bytesPerElement", q.bytes_per_element, 0.125, 16, false) : 2.0;
-  const double wbpp = q.weight_bytes_per_param ? number("weightBytesPerParam", q.weight_bytes_per_param, 0.125, 16, false) : 2.0;
+  const double seq = double(integer_field("seqLen", q.seq_len, 1, 1e8));
+  const double batch = double(integer_field("batch", q.batch, 1, 1e6, 1));
+  const double bpe = number_field("bytesPerElement", q.bytes_per_element, 0.125, 16, 2.0);
+  const double wbpp = number_field("weightBytesPerParam", q.weight_bytes_per_param, 0.125, 16, 2.0);
   const std::string priority = q.priority.value_or("balanced");
   if (priority != "quality" && priority != "balanced" && priority != "memory") {
     throw_range("priority", "priority ('" + priority.substr(0, 40) + "') must be 'quality', 'balanced' or 'memory'");
@@ -147,7 +140,7 @@ Recommendation recommend(const RecommendQuery& q) {
     }
     rec.memory_bytes = it->memory_bytes;
   } else if (q.memory_bytes) {
-    rec.memory_bytes = number("memoryBytes", q.memory_bytes, 1, 1e16, false);
+    rec.memory_bytes = number_field("memoryBytes", q.memory_bytes, 1, 1e16);
   }
 
   // --- the shape: size table, or dModel + nLayers given -----------------------------------------
@@ -177,8 +170,8 @@ Recommendation recommend(const RecommendQuery& q) {
                            (layers != best->n_layers ? ", scaled to " + fmt(double(layers)) + " layers for this budget" : "") + ".");
   } else {
     if (!q.d_model || !q.n_layers) throw_type("paramBudget", "paramBudget is required, or both dModel and nLayers");
-    d = int64_t(number("dModel", q.d_model, 1, 131072, true));
-    layers = int64_t(number("nLayers", q.n_layers, 1, 1000, true));
+    d = integer_field("dModel", q.d_model, 1, 131072);
+    layers = integer_field("nLayers", q.n_layers, 1, 1000);
     dh = 0;
     for (int64_t w : {d >= 2048 ? int64_t(128) : int64_t(64), int64_t(64), int64_t(128), int64_t(96), int64_t(80),
                       int64_t(48), int64_t(32)}) {

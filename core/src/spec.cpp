@@ -7,6 +7,7 @@
 #include "attn/accounting.hpp"
 #include "attn/attention.hpp"
 #include "attn/errors.hpp"
+#include "attn/fields.hpp"
 #include "attn/weights.hpp"
 
 namespace attn {
@@ -34,23 +35,6 @@ Variant parse_variant(const std::optional<std::string>& v) {
 
 namespace {
 
-// An integer field in [lo, hi]. Absent: `fallback` if given, else a TypeError naming the field.
-int64_t int_field(const char* name, const std::optional<double>& v, double lo, double hi,
-                  std::optional<int64_t> fallback = std::nullopt) {
-  if (!v) {
-    if (fallback) return *fallback;
-    throw_type(name, std::string(name) + " is required");
-  }
-  const double x = *v;
-  if (!std::isfinite(x) || x != std::floor(x)) {
-    throw_range(name, std::string(name) + " (" + fmt(x) + ") must be an integer");
-  }
-  if (x < lo || x > hi) {
-    throw_range(name, std::string(name) + " (" + fmt(x) + ") must be between " + fmt(lo) + " and " + fmt(hi));
-  }
-  return static_cast<int64_t>(x);
-}
-
 void require_absent_or_zero(const char* name, const std::optional<double>& v, const char* why) {
   if (v && *v != 0) throw_range(name, std::string(name) + " (" + fmt(*v) + ") " + why);
 }
@@ -63,18 +47,18 @@ Shape resolve(const RawSpec& raw, Need need) {
   const std::string vq = std::string("'") + variant_name(s.variant) + "'";
 
   if (need == Need::Forward) {
-    s.n = int_field("seqLen", raw.seq_len, 1, kMaxDim);
+    s.n = integer_field("seqLen", raw.seq_len, 1, kMaxDim);
   } else if (raw.seq_len && need == Need::Session) {
     throw_range("seqLen", "seqLen (" + fmt(*raw.seq_len) + ") does not apply to a session: give maxLen");
   }
-  if (need == Need::Session) s.max_len = int_field("maxLen", raw.max_len, 1, kMaxDim);
+  if (need == Need::Session) s.max_len = integer_field("maxLen", raw.max_len, 1, kMaxDim);
 
-  s.d = int_field("dModel", raw.d_model, 1, kMaxDim);
-  s.h = int_field("nHeads", raw.n_heads, 1, 4096);
+  s.d = integer_field("dModel", raw.d_model, 1, kMaxDim);
+  s.h = integer_field("nHeads", raw.n_heads, 1, 4096);
 
   // dHead: default D / H, which must then divide exactly.
   if (raw.d_head) {
-    s.dh = int_field("dHead", raw.d_head, 1, 4096);
+    s.dh = integer_field("dHead", raw.d_head, 1, 4096);
   } else {
     if (s.d % s.h != 0) {
       throw_range("dModel", "dModel (" + fmt(double(s.d)) + ") must be divisible by nHeads (" + fmt(double(s.h)) +
@@ -85,18 +69,18 @@ Shape resolve(const RawSpec& raw, Need need) {
 
   switch (s.variant) {
     case Variant::MHA:
-      s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
+      s.g = integer_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
       if (s.g != s.h) {
         throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
                     ") for variant 'mha'; use 'gqa' for fewer K/V heads");
       }
       break;
     case Variant::MQA:
-      s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096, 1);
+      s.g = integer_field("nKvHeads", raw.n_kv_heads, 1, 4096, 1);
       if (s.g != 1) throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must be 1 for variant 'mqa'");
       break;
     case Variant::GQA:
-      s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096);
+      s.g = integer_field("nKvHeads", raw.n_kv_heads, 1, 4096);
       if (s.g > s.h) {
         throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must not exceed nHeads (" + fmt(double(s.h)) + ")");
       }
@@ -106,7 +90,7 @@ Shape resolve(const RawSpec& raw, Need need) {
       break;
     case Variant::MLA:
       // K and V decompress to one head per query head; a given nKvHeads must say so.
-      s.g = int_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
+      s.g = integer_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
       if (s.g != s.h) {
         throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
                     ") for variant 'mla' (the latent replaces K/V heads); omit it");
@@ -115,8 +99,8 @@ Shape resolve(const RawSpec& raw, Need need) {
   }
 
   if (s.variant == Variant::MLA) {
-    s.r = int_field("latentRank", raw.latent_rank, 1, kMaxDim);
-    s.dr = int_field("ropeDim", raw.rope_dim, 0, 4096, 0);
+    s.r = integer_field("latentRank", raw.latent_rank, 1, kMaxDim);
+    s.dr = integer_field("ropeDim", raw.rope_dim, 0, 4096, 0);
     if (s.dr % 2 != 0) throw_range("ropeDim", "ropeDim (" + fmt(double(s.dr)) + ") must be even (RoPE rotates pairs)");
     if (raw.rope.enabled && s.dr == 0) {
       throw_range("rope", "rope applies to variant 'mla' only through ropeDim, which is 0: set ropeDim > 0 "
@@ -140,7 +124,7 @@ Shape resolve(const RawSpec& raw, Need need) {
 
   s.causal = raw.causal;
   s.return_weights = raw.return_weights;
-  s.seed = static_cast<uint64_t>(int_field("seed", raw.seed, 0, 9007199254740991.0, 0));
+  s.seed = static_cast<uint64_t>(integer_field("seed", raw.seed, 0, 9007199254740991.0, 0));
 
   if (need == Need::Forward && forward_work_bytes(s) > kMaxWorkBytes) {
     throw_range("this forward pass needs about " + fmt(std::ceil(forward_work_bytes(s) / 1048576.0)) +
