@@ -3,9 +3,7 @@
 
 #include <cmath>
 
-#include "attn/errors.hpp"
-#include "attn/fields.hpp"
-#include "attn/spec.hpp"
+#include "attn/attention.hpp"
 #include "attn/weights.hpp"
 
 namespace attn {
@@ -58,30 +56,6 @@ double attention_flops(const Shape& s, int64_t n, int64_t cached, bool causal) {
 }
 
 
-double kv_cache_bytes(const KvCacheQuery& q) {
-  // Reuse the geometry checks of a spec (variant, heads, dHead, latent), without a sequence.
-  RawSpec raw;
-  raw.variant = q.variant;
-  raw.n_heads = q.n_heads;
-  raw.n_kv_heads = q.n_kv_heads;
-  raw.latent_rank = q.latent_rank;
-  raw.rope_dim = q.rope_dim;
-  raw.d_head = q.d_head;
-  raw.d_model = q.d_model;
-  const bool mla = q.variant && *q.variant == "mla";
-  if (!raw.d_head && !raw.d_model) {
-    if (!mla) throw_type("dHead", "dHead is required (or dModel, to default dHead to dModel / nHeads)");
-    raw.d_head = 1.0;  // MLA caches r + dr per token: dHead does not enter
-  }
-  if (!raw.d_model) raw.d_model = 1.0;  // only serves to default dHead, which is given
-  const Shape s = resolve(raw, Need::Shape);
-  const double layers = double(integer_field("nLayers", q.n_layers, 1, 1e6));
-  const double seq = double(integer_field("seqLen", q.seq_len, 0, 1e12));
-  const double batch = double(integer_field("batch", q.batch, 1, 1e9, 1));
-  const double bytes = number_field("bytesPerElement", q.bytes_per_element, 0.125, 16, 2.0);
-  return kv_elements_per_token_per_layer(s.variant, s.h, s.g, s.dh, s.r, s.dr) * layers * seq * batch * bytes;
-}
-
 // From reference/models.md. Traps handled: Llama 2 7B has 32 KV heads (HF config, not Meta's sku
 // list); Llama 3.1 405B has 8 (the "mp16" 16 is a sharding artefact); Falcon-7B is MQA with 1 KV
 // head (derived configs say 71); DeepSeek-V3's num_key_value_heads (128) does not describe its
@@ -108,6 +82,33 @@ const std::vector<Preset>& presets() {
       {"deepseek-v3", "DeepSeek-V3", "DeepSeek-V3 config_671B", "num_key_value_heads: 128 in the config does not describe the latent cache; q_lora_rank 1536", Variant::MLA, 7168, 128, 128, 128, 61, 512, 64},
   };
   return table;
+}
+
+namespace {
+double weight_floats(const Shape& s) {
+  double total = 0;
+  for (const auto& slot : weight_slots(s)) total += double(slot.rows) * double(slot.cols);
+  return total;
+}
+}  // namespace
+
+// Counted generously: weights twice (given + packed), the projections, the attention output,
+// the scores of one query block, and the (H, N, N) weights when they are returned.
+double forward_work_bytes(const Shape& s) {
+  const double n = double(s.n), h = double(s.h);
+  const double per_token = 2.0 * double(s.d) + 3.0 * h * double(s.d_qk() + s.dh + s.r) + double(s.r + s.dr);
+  double floats = 2.0 * weight_floats(s) + n * per_token + double(kQueryBlock) * n * h;
+  if (s.return_weights) floats += h * n * n;
+  return 4.0 * floats;
+}
+
+double session_work_bytes(const Shape& s, int64_t new_tokens) {
+  const double cache_row = kv_cache_floats_per_token(s);
+  const double len = double(s.max_len);
+  const double k = double(new_tokens);
+  const double per_token = 2.0 * double(s.d) + 3.0 * double(s.h) * double(s.d_qk() + s.dh + s.r);
+  double floats = 2.0 * weight_floats(s) + len * cache_row + k * per_token + double(s.h) * k * len;
+  return 4.0 * floats;
 }
 
 }  // namespace attn

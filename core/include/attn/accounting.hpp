@@ -1,4 +1,4 @@
-// accounting.hpp — what a block costs: parameter counts, KV-cache sizes (DeepSeek-V2 Table 1),
+// accounting.hpp — what a block costs, from its Shape alone: parameter counts, KV-cache sizes (DeepSeek-V2 Table 1),
 // floating-point operations, and real-model presets. Every cache size in the project (the KV cache's
 // own bytes, the working-memory caps, the JS kvCacheBytes) comes from kv_elements_per_token_per_layer.
 #pragma once
@@ -19,22 +19,20 @@ ParamCount param_count(const Shape& s);  // s from resolve(raw, Need::Shape)
 
 // KV-cache elements per token per layer (DeepSeek-V2 Table 1):
 //   MHA 2*H*dh   GQA 2*G*dh   MQA 2*dh   MLA r + dr
-struct KvCacheQuery {
-  std::optional<std::string> variant;
-  std::optional<double> n_layers, n_heads, n_kv_heads, d_head, d_model, latent_rank, rope_dim;
-  std::optional<double> seq_len, batch, bytes_per_element;
-};
 double kv_elements_per_token_per_layer(Variant v, int64_t h, int64_t g, int64_t dh, int64_t r, int64_t dr);
 // The same for a resolved shape: the floats one token adds to a KV cache of this block.
 double kv_cache_floats_per_token(const Shape& s);
-// elements per token per layer * layers * seqLen * batch * bytesPerElement (default 2, batch 1).
-double kv_cache_bytes(const KvCacheQuery& q);
 
 // Floating-point operations (multiply + add = 2) of n new tokens attending to `cached` earlier
 // tokens plus themselves (causally when `causal`): projections, scores, p @ v, output projection.
 // A causal pass counts only visible keys (N(N+1)/2 per head). MLA counts the naive form.
 // Used by the work caps (kMaxSyncFlops) and the benchmarks' GFLOP/s.
 double attention_flops(const Shape& s, int64_t n, int64_t cached, bool causal);
+
+// Estimated bytes of float32 working memory for a forward pass / a session of this shape (checked
+// against kMaxWorkBytes, spec.hpp, before anything is allocated).
+double forward_work_bytes(const Shape& s);
+double session_work_bytes(const Shape& s, int64_t new_tokens);
 
 struct Preset {
   std::string id, name, source, notes;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "attn/accounting.hpp"
 #include "attn/shape.hpp"
 
 namespace attn {
@@ -52,8 +53,14 @@ enum class Need { Forward, Session, Shape };
 
 Shape resolve(const RawSpec& raw, Need need);
 
-// Estimated bytes of float32 working memory for a forward pass / a session of this shape.
-double forward_work_bytes(const Shape& s);
-double session_work_bytes(const Shape& s, int64_t new_tokens);
+// A kvCacheBytes query (accounting for real models): read with the same geometry checks as a spec.
+struct KvCacheQuery {
+  std::optional<std::string> variant;
+  std::optional<double> n_layers, n_heads, n_kv_heads, d_head, d_model, latent_rank, rope_dim;
+  std::optional<double> seq_len, batch, bytes_per_element;
+};
+// elements per token per layer (accounting.hpp) * layers * seqLen * batch * bytesPerElement
+// (default 2, batch 1).
+double kv_cache_bytes(const KvCacheQuery& q);
 
 }  // namespace attn
