@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Static file server for dist/ (no dependencies).
+// Static server for dist/: `sirv` (MIME types, path checks, ETag, ranges) behind node:http.
 //
 //   node scripts/serve.mjs [--port N] [--root DIR] [--csp] [--host ADDR]
 //
 // PORT env or --port (default 8080; when busy, the next few ports are tried; 0 = any free port),
-// --root DIR (default dist/), --csp adds a strict Content-Security-Policy, --host (default 127.0.0.1).
+// --root DIR (default dist/; a sub-path is a folder under the root: the tests copy dist/ to
+// <tmp>/courses/attention/playground/ and serve <tmp>), --csp adds a strict Content-Security-Policy,
+// --host (default 127.0.0.1).
 //
 // In-process use (tests):
 //   import { startServer } from './scripts/serve.mjs';
@@ -13,7 +15,9 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import sirv from 'sirv';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -21,122 +25,43 @@ export const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
   "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:";
 
-export const MIME_TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.htm': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.cjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.ts': 'text/plain; charset=utf-8', // .d.ts: shown as text, never executed
-  '.txt': 'text/plain; charset=utf-8',
-  '.md': 'text/markdown; charset=utf-8',
-  '.csv': 'text/csv; charset=utf-8',
-  '.xml': 'application/xml',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.avif': 'image/avif',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.pdf': 'application/pdf',
-  '.webmanifest': 'application/manifest+json',
-};
-
-export function mimeType(file) {
-  return MIME_TYPES[path.extname(file).toLowerCase()] || 'application/octet-stream';
-}
-
-function send(res, status, text, extra = {}) {
-  const body = Buffer.from(text + '\n');
-  res.writeHead(status, {
-    'Content-Type': 'text/plain; charset=utf-8',
-    'Content-Length': body.length,
-    ...extra,
-  });
-  res.end(res.req.method === 'HEAD' ? undefined : body);
-}
-
-function isInside(root, p) {
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 function makeHandler(root, csp) {
-  return async (req, res) => {
+  // dev: look files up on every request (dist/ may be rebuilt while serving); etag: revalidate.
+  const files = sirv(root, {
+    dev: true,
+    etag: true,
+    // TypeScript declarations (.d.ts/.d.mts) as text: mrmime maps .ts to video/mp2t.
+    setHeaders: (res, pathname) => {
+      if (/\.[cm]?ts$/.test(pathname)) res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    },
+  });
+  const end = (res, status, text, headers = {}) => {
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+    res.end(res.req.method === 'HEAD' ? undefined : text + '\n');
+  };
+  return (req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     if (csp) res.setHeader('Content-Security-Policy', CSP);
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return send(res, 405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
-    }
-
-    // Work on the raw path (no WHATWG normalisation), so that `..` is seen and refused.
-    const raw = req.url || '/';
-    const cut = raw.search(/[?#]/);
-    const rawPath = cut === -1 ? raw : raw.slice(0, cut);
-    const query = cut === -1 ? '' : raw.slice(cut);
-    let urlPath;
-    try {
-      urlPath = decodeURIComponent(rawPath);
-    } catch {
-      return send(res, 400, 'Bad Request');
-    }
-    if (!urlPath.startsWith('/') || urlPath.includes('\0') || urlPath.includes('\\')) {
-      return send(res, 400, 'Bad Request');
-    }
-    let file = path.join(root, urlPath);
-    if (!isInside(root, file)) return send(res, 403, 'Forbidden');
-
-    try {
-      let real = await fs.promises.realpath(file); // symlinks must not lead out of root either
-      if (!isInside(root, real)) return send(res, 403, 'Forbidden');
-      let stat = await fs.promises.stat(real);
-      if (stat.isDirectory()) {
-        if (!rawPath.endsWith('/')) {
-          // Relative URLs in index.html resolve against the directory only with a trailing slash.
-          return send(res, 301, 'Moved Permanently', { Location: rawPath + '/' + query });
-        }
-        file = path.join(real, 'index.html');
-        real = await fs.promises.realpath(file);
-        if (!isInside(root, real)) return send(res, 403, 'Forbidden');
-        stat = await fs.promises.stat(real);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return end(res, 405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
+    // A folder without its trailing slash: redirect, so that index.html's relative URLs resolve
+    // inside the folder (sirv would serve index.html at the bare path).
+    const url = new URL(req.url || '/', 'http://x');
+    if (!url.pathname.endsWith('/')) {
+      let dir;
+      try { dir = path.join(root, decodeURIComponent(url.pathname)); } catch { dir = null; }
+      if (dir && dir.startsWith(root + path.sep) && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+        return end(res, 301, 'Moved Permanently', { Location: url.pathname + '/' + url.search });
       }
-      if (!stat.isFile()) return send(res, 404, 'Not Found');
-      res.writeHead(200, {
-        'Content-Type': mimeType(real),
-        'Content-Length': stat.size,
-        'Last-Modified': stat.mtime.toUTCString(),
-      });
-      if (req.method === 'HEAD') return res.end();
-      fs.createReadStream(real)
-        .on('error', () => res.destroy())
-        .pipe(res);
-    } catch (err) {
-      if (err && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return send(res, 404, 'Not Found');
-      if (err && err.code === 'EACCES') return send(res, 403, 'Forbidden');
-      return send(res, 500, 'Internal Server Error');
     }
+    files(req, res, () => end(res, 404, 'Not Found'));
   };
 }
 
 function listen(server, port, host) {
   return new Promise((resolve, reject) => {
-    const onError = (err) => {
-      server.off('listening', onListening);
-      reject(err);
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve();
-    };
+    const onError = (err) => { server.off('listening', onListening); reject(err); };
+    const onListening = () => { server.off('error', onError); resolve(); };
     server.once('error', onError);
     server.once('listening', onListening);
     server.listen(port, host);
@@ -196,35 +121,36 @@ export async function startServer({ root = path.join(REPO, 'dist'), port = 8080,
   };
 }
 
-function parseArgs(argv) {
-  const opts = { port: process.env.PORT ? Number(process.env.PORT) : 8080, csp: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const [name, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const value = () => {
-      if (inline !== undefined) return inline;
-      if (i + 1 >= argv.length) throw new Error(`serve: ${name} needs a value`);
-      return argv[++i];
-    };
-    switch (name) {
-      case '--port': case '-p': opts.port = Number(value()); break;
-      case '--root': opts.root = value(); break;
-      case '--host': opts.host = value(); break;
-      case '--csp': opts.csp = true; break;
-      case '--help': case '-h':
-        console.log('usage: node scripts/serve.mjs [--port N] [--root DIR] [--csp] [--host ADDR]\n' +
-          '  PORT env sets the port too (default 8080; busy ports: the next few are tried)');
-        process.exit(0);
-        break;
-      default: throw new Error(`serve: unknown option ${a} (see --help)`);
-    }
-  }
-  return opts;
+const USAGE = 'usage: node scripts/serve.mjs [--port N] [--root DIR] [--csp] [--host ADDR]\n' +
+  '  PORT env sets the port too (default 8080; busy ports: the next few are tried)';
+
+/** The command line, parsed with node:util parseArgs (unknown options and stray arguments throw). */
+export function parseServeArgs(argv, env = process.env) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', short: 'p' },
+      root: { type: 'string' },
+      host: { type: 'string' },
+      csp: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const port = values.port ?? env.PORT ?? '8080';
+  if (!/^\d+$/.test(port)) throw new Error(`serve: bad port: ${port}`);
+  return { port: Number(port), root: values.root, host: values.host, csp: values.csp, help: values.help };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
-    const opts = parseArgs(process.argv.slice(2));
+    const { help, ...opts } = parseServeArgs(process.argv.slice(2));
+    if (help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    for (const k of Object.keys(opts)) if (opts[k] === undefined) delete opts[k];
     const srv = await startServer(opts);
     const rel = path.relative(process.cwd(), srv.root);
     const shown = rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? srv.root : rel;
@@ -233,7 +159,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   } catch (err) {
-    console.error(err.message || err);
+    console.error(`${err.message || err}${err.code?.startsWith('ERR_PARSE_ARGS') ? ' (see --help)' : ''}`);
     process.exit(1);
   }
 }

@@ -113,7 +113,7 @@ test('priority, target, budget and size mode update the recommendation and the U
 
   rec = await afterChange(page, () => field('cfgPriority').selectOption('memory'));
   assert.equal(rec.variant, 'mla', 'memory at 8B: MLA');
-  assert.ok(rec.latentRank > 0);
+  assert.deepEqual([rec.latentRank, rec.ropeDim], [512, 64], "DeepSeek's ratios at dHead 128: r = 4 * dHead, dr = dHead / 2");
   assert.equal(await el.locator('.cfg-shape tr[data-key="latentRank"] td').innerText(), String(rec.latentRank));
 
   await field('cfgPriority').selectOption('balanced');

@@ -136,7 +136,8 @@ TEST(Configurator, ImpossibleMemoryIsAnsweredClearly) {
   q.target = std::string("gpu-80gb");  // 140 GB of bf16 weights
   const Recommendation r = recommend(q);
   EXPECT_FALSE(*r.fits);
-  EXPECT_LT(*r.margin_bytes, 0);
+  // 80e9 - 140e9 (weights) - 2 * 8 * 128 * 2 * 80 * 8192 (GQA-8 cache, 80 layers: 2,684,354,560)
+  EXPECT_EQ(*r.margin_bytes, 80e9 - 140e9 - 2684354560.0);
   EXPECT_TRUE(fired(r, "weights-exceed-memory"));
   q.target.reset();
   q.memory_bytes = 1.0;  // one byte

@@ -1,6 +1,8 @@
 // Sessions: appending token by token or in chunks equals the causal forward, for every variant;
-// cache bytes follow the formulas; reset, truncate and maxLen behave.
+// cache bytes equal hand-computed figures; reset, truncate and maxLen behave.
 #include <gtest/gtest.h>
+
+#include <iterator>
 
 #include <xtensor/xview.hpp>
 
@@ -59,16 +61,26 @@ TEST(Session, TokenByTokenAndChunksEqualCausalForward) {
   }
 }
 
-TEST(Session, CacheBytesFollowTheFormulas) {
-  for (const auto& g : kSessionGeometries) {
+TEST(Session, CacheBytesAfterFiveTokens) {
+  // float32 (4 bytes) cache after 5 tokens, worked out by hand from kSessionGeometries:
+  //   MHA/MQA/GQA store K and V: 2 * G * dh floats a token; MLA stores [c | kr]: r + dr floats.
+  //   mha d 24, H 4 (G = H = 4), dh = 24 / 4 = 6:  2 * 4 * 6 = 48 floats * 5 * 4 = 960
+  //   mqa d 16, H 4, G 1, dh 6:                   2 * 1 * 6 = 12 floats * 5 * 4 = 240
+  //   gqa d 32, H 8, G 2, dh = 32 / 8 = 4:        2 * 2 * 4 = 16 floats * 5 * 4 = 320
+  //   gqa d 30, H 6, G 3, dh 6:                   2 * 3 * 6 = 36 floats * 5 * 4 = 720
+  //   mla r 10, dr 4 (kept without rope):         10 + 4    = 14 floats * 5 * 4 = 280
+  //   mla r 6, dr 0:                              6 + 0     =  6 floats * 5 * 4 = 120
+  const double want[] = {960, 240, 320, 720, 280, 120};
+  static_assert(std::size(want) == std::size(kSessionGeometries));
+  for (std::size_t i = 0; i < std::size(kSessionGeometries); ++i) {
+    const Geometry& g = kSessionGeometries[i];
     RawSpec raw = raw_spec(g);
     raw.seq_len.reset();
     raw.max_len = 16.0;
     const Shape s = resolve(raw, Need::Session);
     Session session(s, init_weights(s, 1));
     session.append(random_matrix(5, s.d, 2));
-    const double per_token = s.variant == Variant::MLA ? double(s.r + s.dr) : 2.0 * s.g * s.dh;
-    EXPECT_EQ(session.cache_bytes(), per_token * 5 * 4) << g.variant;
+    EXPECT_EQ(session.cache_bytes(), want[i]) << g.variant << " #" << i;
   }
 }
 

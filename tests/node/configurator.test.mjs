@@ -29,7 +29,9 @@ for (const build of BUILDS) {
       assert.equal(r.kvBytesPerTokenPerLayer, 2 * 8 * 128 * 2);
       assert.equal(r.kvBytesTotal, 2 * 8 * 128 * 2 * 32 * 8192);
       assert.equal(r.memoryBytes, 24e9);
-      assert.ok(r.marginBytes > 0);
+      // 8e9 parameters in bf16 = 16e9 bytes; KV cache 2 * 8 * 128 * 2 * 32 * 8192 = 1 GiB
+      assert.equal(r.weightBytes, 16e9);
+      assert.equal(r.marginBytes, 24e9 - 16e9 - 2 ** 30);  // 6,926,258,176
       assert.match(r.justification, /KV cache/);
       assert.ok(r.rules.includes('balanced-gqa'));
       assert.ok(r.alternatives.length >= 5);
