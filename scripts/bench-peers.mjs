@@ -23,16 +23,26 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = path.join(REPO, '.bench-cache');
 const PY = '/usr/bin/python3';  // Debian's, with python3-numpy (a pyenv python3 may come first on PATH)
-const args = process.argv.slice(2);
-const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
-const only = option('--only')?.split(',');
-const skip = new Set(option('--skip')?.split(',') ?? []);
-const rounds = Number(option('--rounds') ?? 3);
-const skipPairs = new Set(option('--skip-pair')?.split(',') ?? []);  // e.g. D:scalar (a minute per call)
+const { values: opts } = parseArgs({
+  options: {
+    only: { type: 'string' },         // A,E8,...: these workloads only
+    skip: { type: 'string' },         // ort,numpy,native,scalar: leave these peers out
+    rounds: { type: 'string', default: '3' },
+    'skip-pair': { type: 'string' },  // D:scalar,...: one peer on one workload (a minute per call)
+    before: { type: 'string' },       // a copy of an earlier dist/lib, timed as 'before' (SIMD)
+    json: { type: 'string' },         // also write the results to this file
+  },
+});
+const only = opts.only?.split(',');
+const skip = new Set(opts.skip?.split(',') ?? []);
+const rounds = Number(opts.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`bench:peers: --rounds (${opts.rounds}) must be an integer >= 1`);
+const skipPairs = new Set(opts['skip-pair']?.split(',') ?? []);
 const { workloads: all } = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8'));
 const workloads = all.filter((w) => !only || only.includes(w.id));
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
@@ -71,7 +81,7 @@ if (!hasTorch && !skip.has('ort')) {
 const nativeBin = path.join(REPO, 'build-bench/attn_bench');
 if (!skip.has('native')) {
   if (!fs.existsSync(path.join(REPO, 'build-bench/build.ninja'))) {
-    run('cmake', ['-S', '.', '-B', 'build-bench', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_NATIVE_ARCH=ON']);
+    run('cmake', ['--preset', 'bench']);  // CMakePresets.json: build-bench, -march=native
   }
   run('cmake', ['--build', 'build-bench', '-j', process.env.BUILD_JOBS || '2', '--target', 'attn_bench']);
 }
@@ -92,7 +102,7 @@ function prepare(w) {
 }
 
 // ---- one timed process per peer -------------------------------------------------------------------
-const before = option('--before');
+const before = opts.before;
 const PEERS = ['simd', ...(before ? ['before'] : []), 'scalar', 'native', 'ort', 'ortf', 'numpy'].filter((p) => !skip.has(p) && !(p === 'ortf' && skip.has('ort')));
 function timePeer(peer, w, dir) {
   if (peer === 'numpy') return lastJson(run(PY, ['scripts/bench_peers.py', 'numpy', dir, '1', w.decode ? '20' : '5'], { env: numpyEnv })).ms[0];
@@ -184,4 +194,4 @@ for (const w of workloads) {
   say(`| ${cells.join(' | ')} |`);
 }
 if (copy) say(`\ncopy bandwidth (wasm memory.copy, 64 MiB, bytes read per s): median ${copy.toFixed(1)} GB/s, ${Math.min(...copyGbs).toFixed(1)}-${Math.max(...copyGbs).toFixed(1)} over ${copyGbs.length} runs`);
-if (option('--json')) fs.writeFileSync(option('--json'), JSON.stringify({ results, copyGbs, lines }, null, 2));
+if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ results, copyGbs, lines }, null, 2));

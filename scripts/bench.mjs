@@ -12,12 +12,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const flag = (name) => args.includes(name);
-const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
-const only = option('--only')?.split(',');
+const { values: opts } = parseArgs({
+  options: {
+    only: { type: 'string' },         // A,E8,...: these workloads only
+    'skip-native': { type: 'boolean' },
+    'skip-wasm': { type: 'boolean' },
+    json: { type: 'string' },         // also write the results to this file
+  },
+});
+const only = opts.only?.split(',');
 const { workloads: allWorkloads, training: allTraining = [] } = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8'));
 const workloads = allWorkloads.filter((w) => !only || only.includes(w.id));
 const training = allTraining.filter((w) => !only || only.includes(w.id));
@@ -37,7 +43,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 function benchNative() {
   const dir = path.join(REPO, 'build-bench');
   if (!fs.existsSync(path.join(dir, 'build.ninja'))) {
-    run('cmake', ['-S', '.', '-B', dir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_NATIVE_ARCH=ON']);
+    run('cmake', ['--preset', 'bench']);  // CMakePresets.json: build-bench, -march=native
   }
   run('cmake', ['--build', dir, '-j', process.env.BUILD_JOBS || '2', '--target', 'attn_bench']);
   const filter = `^(${[...workloads, ...training].map((w) => w.id).join('|')})/`;  // Google Benchmark names them A/real_time
@@ -102,9 +108,9 @@ function machine() {
   return `${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`;
 }
 
-const native = flag('--skip-native') ? {} : benchNative();
+const native = opts['skip-native'] ? {} : benchNative();
 const wasm = { simd: {}, scalar: {} };
-if (!flag('--skip-wasm')) {
+if (!opts['skip-wasm']) {
   for (const build of ['simd', 'scalar']) {
     const M = await loadRaw(build);
     for (const w of workloads) {
@@ -146,4 +152,4 @@ if (training.length) {
   console.log(`|${tw.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const r of trows) console.log(tline(r));
 }
-if (option('--json')) fs.writeFileSync(option('--json'), JSON.stringify({ machine: machine(), native, wasm }, null, 2));
+if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ machine: machine(), native, wasm }, null, 2));

@@ -17,25 +17,24 @@ step() { printf '\n=== %s ===\n' "$*"; }
 
 step "setup: what the tests need (scripts/setup.sh --test)"
 bash scripts/setup.sh --test
-configure() {  # configure <dir> <cmake args...>: only when the build dir is new
-  local dir="$1"; shift
-  [ -f "$dir/CMakeCache.txt" ] || cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+configure() {  # configure <preset> <dir>: a preset of CMakePresets.json, only when the build dir is new
+  [ -f "$2/CMakeCache.txt" ] || cmake --preset "$1" >/dev/null
 }
 
 step "native build and tests (ctest)"
-configure build-native -DCMAKE_BUILD_TYPE=Release
+configure native build-native
 cmake --build build-native -j"$jobs"
 ctest --test-dir build-native --output-on-failure -j"$jobs"
 
 step "native tests under AddressSanitizer + UndefinedBehaviorSanitizer (ctest)"
-configure build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_SANITIZE=ON
+configure asan build-asan
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
 if [ "$fuzz_seconds" != "0" ]; then
   step "libFuzzer: validation, forward and sessions for ${fuzz_seconds}s"
-  CXX=clang++-14 configure build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON
+  configure fuzz build-fuzz
   cmake --build build-fuzz -j"$jobs"
   corpus="build-fuzz/corpus"
   mkdir -p "$corpus"
