@@ -14,11 +14,16 @@
 import { setViewState } from './kit.js';
 import { createHeatmapView } from './views/heatmap.js';
 
+/** The loads of the lazy views an element is creating in this task (one batch per mount). */
+let batch = null;
+
 /**
  * A view factory that imports its module on first use. It returns the view contract at once
  * ({ update, destroy }): updates before the module arrives are kept (the latest state) and applied
  * when it does; the slot is marked busy meanwhile, so the element waits for this view's first draw
- * (view-ready) as it would for a view computing. A failed import shows an error state in the slot.
+ * (view-ready) as it would for a view computing. Views created together (the full page) are built
+ * together, once all their modules have arrived, so that no section changes height under one that
+ * is already drawn. A failed import shows an error state in the slot.
  * @param {() => Promise<Record<string, Function>>} load  a literal dynamic import, for the bundler
  * @param {string} name  the factory exported by the module
  */
@@ -28,18 +33,26 @@ function lazy(load, name) {
     let latest = null;
     let gone = false;
     root.dataset.state = 'busy';
-    load().then(
-      (module) => {
+    if (!batch) {
+      batch = [];
+      const done = batch;
+      queueMicrotask(() => { if (batch === done) batch = null; });
+    }
+    const together = batch;
+    const loading = load();
+    together.push(loading);
+    loading
+      .then(async (module) => {
+        await Promise.allSettled(together);
         if (gone) return;
         view = module[name](root, ctx);
         if (latest) view.update(latest);
-      },
-      (e) => {
+      })
+      .catch((e) => {
         if (gone) return;
         root.textContent = `This view could not be loaded (${e?.message ?? e}): reload the page to try again.`;
         setViewState(root, 'error');
-      },
-    );
+      });
     return {
       update(state) {
         if (view) view.update(state);
