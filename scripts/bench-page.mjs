@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // npm run bench:page — what a learner waits for, measured in headless Chromium (Debian's, through
 // playwright-core) on dist/ served locally:
-//   1. navigation to the first heatmap drawn (cold: new browser profile each load; then a reload
-//      with a warm cache; median of 5 each),
-//   2. bytes the page transfers, gzip -9 per file as a static host would serve them, by kind,
+//   1. navigation to the first heatmap drawn, on embed.html?view=heatmap and on index.html (cold: new
+//      browser profile each load; then a reload with a warm cache; median of BENCH_LOADS (5) each),
+//   2. bytes each page transfers, gzip -9 per file as a static host would serve them, by kind, and
+//      whether the lab's training module was fetched (it should not be, before a lab asks for it),
 //   3. the redraw when a control changes (seed) at N = 64 tokens: from the input event to the
 //      maps drawn again (median of 15), measured in the page;
 //   4. interaction at the default shape on the full page (every view live): control change (variant,
@@ -12,6 +13,7 @@
 //      maps of the final text painted, measured from the LAST key.
 // "Drawn" is a view's finished-drawing signal (data-draws, web/src/kit.js).
 // Run `npm run build` first. BENCH_DIST=<folder> measures another build (e.g. a checkout of main).
+// BENCH_ONLY=load: only 1 and 2; BENCH_ONLY=interaction: only 3 and 4.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +25,7 @@ import { startServer } from './serve.mjs';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(REPO, 'dist');
 const ONLY_INTERACTION = process.env.BENCH_ONLY === 'interaction';
+const ONLY_LOAD = process.env.BENCH_ONLY === 'load';  // the cold/warm loads and transfer only
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]; };
@@ -37,27 +40,44 @@ async function browser() {
 
 const server = await startServer({ root: DIST, port: 0 });
 const url = server.url;
-const firstDraw = [], warmDraw = [];
-let transfer = null;
-for (let run = 0; run < (ONLY_INTERACTION ? 0 : 5); run++) {
-  const ctx = await browser();
-  const page = await ctx.newPage();
-  const files = new Map();
-  page.on('response', async (r) => {
-    try {
-      const body = await r.body();
-      files.set(r.url(), { kind: kindOf(new URL(r.url()).pathname), raw: body.length, gz: zlib.gzipSync(body, { level: 9 }).length });
-    } catch { /* redirects have no body */ }
-  });
-  await page.goto(url);
-  await page.waitForFunction(() => performance.getEntriesByName('attention-playground:first-heatmap').length > 0, null, { timeout: 30000 });
-  firstDraw.push(await page.evaluate(() => performance.getEntriesByName('attention-playground:first-heatmap')[0].startTime));
-  await page.waitForTimeout(300);
-  if (!transfer) transfer = [...files.entries()];
-  await page.reload();  // warm: same profile, files from the HTTP cache (no-cache: revalidated)
-  await page.waitForFunction(() => performance.getEntriesByName('attention-playground:first-heatmap').length > 0, null, { timeout: 30000 });
-  warmDraw.push(await page.evaluate(() => performance.getEntriesByName('attention-playground:first-heatmap')[0].startTime));
-  await ctx.close();
+// Cold loads of each page: the single-view embed of the heatmap (what a course page shows first)
+// and the full page. Issue 10's targets: <= 300 ms and <= 120 KB gzip (embed), <= 400 ms (index).
+const PAGES = [
+  { name: 'embed.html?view=heatmap', path: 'embed.html?view=heatmap' },
+  { name: 'index.html', path: '' },
+];
+const LOADS = Number(process.env.BENCH_LOADS || 5);
+const loads = {};  // page name -> { cold: [], warm: [], transfer, training }
+for (const p of ONLY_INTERACTION ? [] : PAGES) {
+  const r = (loads[p.name] = { cold: [], warm: [], transfer: null, training: false });
+  for (let run = 0; run < LOADS; run++) {
+    const ctx = await browser();
+    const page = await ctx.newPage();
+    const files = new Map();
+    page.on('response', async (res) => {
+      try {
+        const body = await res.body();
+        files.set(res.url(), { kind: kindOf(new URL(res.url()).pathname), raw: body.length, gz: zlib.gzipSync(body, { level: 9 }).length });
+      } catch { /* redirects have no body */ }
+    });
+    await page.goto(url + p.path);
+    await page.waitForFunction(() => performance.getEntriesByName('attention-playground:first-heatmap').length > 0, null, { timeout: 30000 });
+    r.cold.push(await page.evaluate(() => performance.getEntriesByName('attention-playground:first-heatmap')[0].startTime));
+    await page.waitForTimeout(300);
+    if (!r.transfer) {
+      r.transfer = [...files.entries()];
+      r.training = r.transfer.some(([u]) => /attention-train/.test(u));  // the lab's module fetched?
+    }
+    await page.reload();  // warm: same profile, files from the HTTP cache (no-cache: revalidated)
+    await page.waitForFunction(() => performance.getEntriesByName('attention-playground:first-heatmap').length > 0, null, { timeout: 30000 });
+    r.warm.push(await page.evaluate(() => performance.getEntriesByName('attention-playground:first-heatmap')[0].startTime));
+    await ctx.close();
+  }
+}
+if (ONLY_LOAD) {
+  await server.close();
+  report();
+  process.exit(0);
 }
 
 // Redraw at N = 64.
@@ -153,23 +173,31 @@ const interaction = await ipage.evaluate(async () => {
 await ictx.close();
 await server.close();
 
-if (!ONLY_INTERACTION) {
-const byKind = {};
-for (const [, f] of transfer) {
-  byKind[f.kind] ??= { files: 0, raw: 0, gz: 0 };
-  byKind[f.kind].files++;
-  byKind[f.kind].raw += f.raw;
-  byKind[f.kind].gz += f.gz;
-}
-const kb = (n) => (n / 1024).toFixed(1);
-console.log(`\nPage benchmark, ${new Date().toISOString().slice(0, 10)}: ${os.cpus()[0]?.model}, ${os.cpus().length} cores; ${(await import('playwright-core')).chromium.name()} ${ARGS.length ? '(headless)' : ''}`);
-console.log(`\nnavigation -> first heatmap (cold profile, 5 loads): median ${median(firstDraw).toFixed(0)} ms  [${firstDraw.map((t) => t.toFixed(0)).join(', ')}]`);
-console.log(`navigation -> first heatmap (reload, warm cache):   median ${median(warmDraw).toFixed(0)} ms  [${warmDraw.map((t) => t.toFixed(0)).join(', ')}]`);
-console.log('\ntransferred (gzip -9 of every response of the first load):');
-console.log('| kind | files | raw KiB | gzip KiB |\n|---|--:|--:|--:|');
-let tr = 0, tg = 0;
-for (const [k, v] of Object.entries(byKind).sort()) { console.log(`| ${k} | ${v.files} | ${kb(v.raw)} | ${kb(v.gz)} |`); tr += v.raw; tg += v.gz; }
-console.log(`| total | ${transfer.length} | ${kb(tr)} | ${kb(tg)} |`);
+report();
+
+/** Prints the loads of each page: first heatmap cold and warm, and what the first load transferred. */
+function report() {
+  if (ONLY_INTERACTION) return;
+  const kb = (n) => (n / 1024).toFixed(1);
+  console.log(`\nPage benchmark, ${new Date().toISOString().slice(0, 10)}: ${os.cpus()[0]?.model}, ${os.cpus().length} cores, ` +
+    `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; chromium (headless); ${DIST}`);
+  for (const [name, r] of Object.entries(loads)) {
+    const byKind = {};
+    for (const [, f] of r.transfer) {
+      byKind[f.kind] ??= { files: 0, raw: 0, gz: 0 };
+      byKind[f.kind].files++;
+      byKind[f.kind].raw += f.raw;
+      byKind[f.kind].gz += f.gz;
+    }
+    console.log(`\n${name}`);
+    console.log(`navigation -> first heatmap (cold profile, ${r.cold.length} loads): median ${median(r.cold).toFixed(0)} ms  [${r.cold.map((t) => t.toFixed(0)).join(', ')}]`);
+    console.log(`navigation -> first heatmap (reload, warm cache):   median ${median(r.warm).toFixed(0)} ms  [${r.warm.map((t) => t.toFixed(0)).join(', ')}]`);
+    console.log(`transferred (gzip -9 of every response of the first load; training module fetched: ${r.training ? 'yes' : 'no'}):`);
+    console.log('| kind | files | raw KiB | gzip KiB |\n|---|--:|--:|--:|');
+    let tr = 0, tg = 0;
+    for (const [k, v] of Object.entries(byKind).sort()) { console.log(`| ${k} | ${v.files} | ${kb(v.raw)} | ${kb(v.gz)} |`); tr += v.raw; tg += v.gz; }
+    console.log(`| total | ${r.transfer.length} | ${kb(tr)} | ${kb(tg)} |`);
+  }
 }
 console.log(`\ninteraction at the default shape, full page (${DIST}):`);
 console.log('| change | n | median ms | p95 ms | max ms |\n|---|--:|--:|--:|--:|');

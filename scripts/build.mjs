@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // npm run build: build the WebAssembly core with Emscripten and assemble dist/ (no dependencies).
 //
-//   1. emcmake cmake -S . -B build-wasm -G Ninja ...   (only when build-wasm is not configured yet)
+//   1. emcmake cmake --preset wasm ...   (CMakePresets.json; only when build-wasm is not configured yet)
 //      cmake --build build-wasm -j2
 //   2. dist/      <- web/
-//      dist/lib/  <- build-wasm/attention-{simd,scalar}.{mjs,wasm}, wasm/attention.mjs, wasm/attention.d.ts
+//      dist/lib/  <- build-wasm/attention{,-train}-{simd,scalar}.{mjs,wasm}, wasm/attention.mjs, wasm/attention.d.ts
 //   3. prints dist/ with raw and gzip -9 sizes.
 //
 // Env: BUILD_JOBS (default 2). Delete build-wasm/ to force a fresh configure.
@@ -20,12 +20,21 @@ const DIST = path.join(REPO, 'dist');
 const jobs = process.env.BUILD_JOBS || '2';
 
 // The single-file classic builds are staged for standalone.html only (not published in dist/lib).
-const SINGLE_FILES = ['build-wasm/attention-simd-single.js', 'build-wasm/attention-scalar-single.js'];
+const SINGLE_FILES = [
+  'build-wasm/attention-simd-single.js', 'build-wasm/attention-scalar-single.js',
+  'build-wasm/attention-train-simd-single.js', 'build-wasm/attention-train-scalar-single.js',
+];
+// Two modules per build: attention (forward, sessions, accounting) and attention-train (the lab's
+// trainer), which attention.mjs loads only when asked (loadAttention() or attn.loadTraining()).
 const LIB_FILES = [
   'build-wasm/attention-simd.mjs',
   'build-wasm/attention-simd.wasm',
   'build-wasm/attention-scalar.mjs',
   'build-wasm/attention-scalar.wasm',
+  'build-wasm/attention-train-simd.mjs',
+  'build-wasm/attention-train-simd.wasm',
+  'build-wasm/attention-train-scalar.mjs',
+  'build-wasm/attention-train-scalar.wasm',
   'wasm/attention.mjs',
   'wasm/attention-api.mjs',
   'wasm/attention.d.ts',
@@ -56,9 +65,10 @@ const t0 = performance.now();
 const configured =
   fs.existsSync(path.join(BUILD, 'CMakeCache.txt')) && fs.existsSync(path.join(BUILD, 'build.ninja'));
 if (!configured) {
+  // emcmake adds the Emscripten toolchain file; its default emulator option (node
+  // --experimental-wasm-threads) is refused by Node 20, and only a command-line value replaces it.
   run('emcmake', [
-    'cmake', '-S', '.', '-B', 'build-wasm', '-G', 'Ninja',
-    '-DCMAKE_BUILD_TYPE=Release',
+    'cmake', '--preset', 'wasm',
     '-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node',
   ], '\n  (if build-wasm/ holds an older configuration, e.g. another generator, delete it and retry)');
 }

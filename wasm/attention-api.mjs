@@ -162,12 +162,33 @@ function ownFields(spec, prefix, maxElements) {
 }
 
 /**
- * Wraps the raw Embind module.
- * @param {any} M the instantiated Emscripten module
+ * Wraps the raw Embind modules: the attention module `M` now, the training module (the lab's
+ * trainer, a second Emscripten module of the same build) when `loadTraining()` is called.
+ * @param {any} M the instantiated Emscripten attention module
  * @param {'simd' | 'scalar'} build
+ * @param {() => Promise<any>} [loadTrainingModule] instantiates the training module of this build
  * @returns {Attention}
  */
-export function makeAttention(M, build) {
+export function makeAttention(M, build, loadTrainingModule) {
+  /** @type {any} the instantiated training module, null until loadTraining() resolves */
+  let T = null;
+  /** @type {Promise<Attention> | null} */
+  let trainingLoad = null;
+  /**
+   * The training module, or an Error saying how to load it (field 'training': the load option).
+   * @param {string} where e.g. 'createTrainer'
+   */
+  const training = (where) => {
+    if (T) return T;
+    const err = /** @type {Error & { field?: string }} */ (new Error(
+      `${where}: the training module is not loaded (this Attention object was loaded with ` +
+      '`loadAttention({ training: false })`): call `await attn.loadTraining()` first, ' +
+      'or load with `loadAttention()` (training: true, the default)'));
+    err.field = 'training';
+    if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, training);
+    throw err;
+  };
+
   // Frees the wasm side of sessions that were dropped without dispose().
   const finalizer =
     typeof FinalizationRegistry === 'function'
@@ -374,7 +395,8 @@ export function makeAttention(M, build) {
     requireObject(where, spec);
     return ownFields(/** @type {object} */ (spec), '', maxElements);
   };
-  return Object.freeze({
+  /** @type {Attention} */
+  const api = Object.freeze({
     info: Object.freeze({
       simd: Boolean(buildInfo.simd),
       build,
@@ -421,19 +443,42 @@ export function makeAttention(M, build) {
       return call(() => M.sizeTable());
     },
     createTrainer(spec) {
+      const raw = training('createTrainer');
       const s = own('createTrainer', spec);
-      return new Trainer(call(() => new M.RawTrainer(s)));
+      return new Trainer(call(() => new raw.RawTrainer(s)));
     },
     loadModel(bytes) {
+      const raw = training('loadModel');
       if (!(bytes instanceof Uint8Array)) {
         const got = bytes === null ? 'null' : ArrayBuffer.isView(bytes) ? `a ${bytes.constructor.name}` : typeof bytes;
         throw fieldTypeError('bytes', `loadModel needs a Uint8Array, got ${got}`);
       }
       checkValue(bytes, 'bytes', Infinity); // detached?
-      return new Trainer(call(() => M.loadModel(bytes))); // size and magic are checked before copying
+      return new Trainer(call(() => raw.loadModel(bytes))); // size and magic are checked before copying
     },
+    /** Whether the training module is loaded (createTrainer and loadModel work). */
+    get trainingLoaded() {
+      return T !== null;
+    },
+    /**
+     * Loads the training module of this build (once; later calls return the same promise) and
+     * resolves to this same Attention object. A failed load may be retried.
+     */
+    loadTraining() {
+      if (!trainingLoad) {
+        trainingLoad = (async () => {
+          if (!loadTrainingModule) throw new Error('loadTraining: this Attention object was made without a training module');
+          T = await loadTrainingModule();
+          return api;
+        })();
+        trainingLoad.catch(() => { trainingLoad = null; });
+      }
+      return trainingLoad;
+    },
+    /** Bytes of wasm memory the core holds now: the attention module's heap plus the training module's. */
     heapBytes() {
-      return M.HEAPU8.buffer.byteLength;
+      return M.HEAPU8.buffer.byteLength + (T ? T.HEAPU8.buffer.byteLength : 0);
     },
   });
+  return api;
 }

@@ -24,8 +24,9 @@
  * `field` is the path of the field the error is about, the first one the message names: a top-level
  * spec field (`'seqLen'`, `'nHeads'`, `'x'`), a nested one (`'weights.wq'`, `'rope.base'`,
  * `'model.nHeads'` in a trainer spec), a method argument (`'n'` of `truncate` and `step`, `'x'` of
- * `append`, `'tokens'` of `attention`, `'bytes'` of `loadModel`), or an unknown key's path
- * (`'nKVHeads'`, `'model.nLayer'`). It is `undefined` for errors not about one field (a work cap that
+ * `append`, `'tokens'` of `attention`, `'bytes'` of `loadModel`), an unknown key's path
+ * (`'nKVHeads'`, `'model.nLayer'`), or `'training'` (the load option) when `createTrainer` or
+ * `loadModel` is called before the training module is loaded. It is `undefined` for errors not about one field (a work cap that
  * depends on several fields, a spec that is not an object, a disposed object).
  */
 export interface AttentionError extends Error {
@@ -44,6 +45,13 @@ export interface LoadOptions {
    * engine without SIMD). `false`: the scalar build.
    */
   simd?: 'auto' | boolean;
+  /**
+   * Whether to load the lab's training module (a second WebAssembly module of the same build) too.
+   * `true` (default): `createTrainer` and `loadModel` work at once. `false`: a lighter load, the
+   * attention module only; call `await attn.loadTraining()` before training (until then
+   * `createTrainer` and `loadModel` throw an Error with `field: 'training'` saying so).
+   */
+  training?: boolean;
 }
 // loadAttention rejects with a TypeError when options is not an object or has another key.
 
@@ -326,7 +334,11 @@ export interface Attention {
   deploymentTargets(): DeploymentTarget[];
   /** The configurator's size table (the heads table of the page shows it). */
   sizeTable(): SizeRow[];
-  /** A seeded training run of a tiny transformer (the lab). */
+  /**
+   * A seeded training run of a tiny transformer (the lab). Needs the training module: loaded by
+   * `loadAttention()` by default, or by `loadTraining()` after `loadAttention({ training: false })`;
+   * without it, throws an Error with `field: 'training'`.
+   */
   createTrainer(spec: TrainerSpec): Trainer;
   /**
    * A trainer from `trainer.exportModel()` bytes. The size (at most 1 GiB) and the magic bytes are
@@ -336,7 +348,17 @@ export interface Attention {
    * message says what is wrong ("model file is not valid: ...").
    */
   loadModel(bytes: Uint8Array): Trainer;
-  /** The current size of the wasm heap in bytes (it grows on demand and never shrinks). */
+  /** Whether the training module is loaded (`createTrainer` and `loadModel` work). */
+  readonly trainingLoaded: boolean;
+  /**
+   * Loads the training module of this build (once; later calls return the same promise) and
+   * resolves to this same object. A failed load rejects and may be retried.
+   */
+  loadTraining(): Promise<Attention>;
+  /**
+   * The current size of the wasm heap in bytes (it grows on demand and never shrinks): the attention
+   * module's heap plus, once loaded, the training module's.
+   */
   heapBytes(): number;
 }
 

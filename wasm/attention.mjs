@@ -1,6 +1,7 @@
 // attention.mjs: the JS entry point of the attention core (shipped as dist/lib/attention.mjs).
 //
-// Picks the SIMD or the scalar WebAssembly build, instantiates it once per build, and wraps the raw
+// Picks the SIMD or the scalar WebAssembly build, instantiates it once per build (the attention module
+// at once, the training module of the lab with it or later, on `attn.loadTraining()`), and wraps the raw
 // Embind module into the `Attention` object of the JS API (docs/api.md). It runs unchanged
 // in a browser page, a module Web Worker and Node >= 20, has no dependencies and never generates code
 // from strings. Value checks live in C++ (which throws Error / TypeError / RangeError naming the
@@ -16,9 +17,10 @@ import { engineHasSimd, makeAttention } from './attention-api.mjs';
 
 const isNode = typeof globalThis.process?.versions?.node === 'string';
 
-/** @type {Map<'simd' | 'scalar', Promise<Attention>>} one instantiation per build */
+/** @type {Map<'simd' | 'scalar', Promise<Attention>>} one instantiation per build (training loads into it) */
 const loaded = new Map();
 
+const KNOWN_OPTIONS = ['simd', 'training'];
 
 /**
  * Loads the attention core and returns the `Attention` API. Memoised: every call asking for the
@@ -27,19 +29,25 @@ const loaded = new Map();
  * @param {LoadOptions} [options]
  *   `simd`: `'auto'` (default: the SIMD build where the engine supports it, the scalar one otherwise),
  *   `true` (the SIMD build, or an error where the engine lacks SIMD) or `false` (the scalar build).
+ *   `training`: `true` (default: the training module too, so `createTrainer` and `loadModel` work at
+ *   once) or `false` (the attention module only, a lighter load: `await attn.loadTraining()` later).
  * @returns {Promise<Attention>}
  */
 export async function loadAttention(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     const got = options === null ? 'null' : Array.isArray(options) ? 'an Array' : `${typeof options} (${String(options)})`;
-    throw new TypeError(`loadAttention: options must be an object { simd?: 'auto' | true | false }, got ${got}`);
+    throw new TypeError(`loadAttention: options must be an object { simd?: 'auto' | true | false, training?: boolean }, got ${got}`);
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'simd') throw new TypeError(`loadAttention: unknown option '${key}'; known options: simd`);
+    if (!KNOWN_OPTIONS.includes(key)) throw new TypeError(`loadAttention: unknown option '${key}'; known options: ${KNOWN_OPTIONS.join(', ')}`);
   }
   const simd = Object.hasOwn(options, 'simd') && options.simd !== undefined ? options.simd : 'auto';
   if (simd !== 'auto' && simd !== true && simd !== false) {
     throw new TypeError(`options.simd (${String(simd)}) must be 'auto', true or false`);
+  }
+  const training = Object.hasOwn(options, 'training') && options.training !== undefined ? options.training : true;
+  if (training !== true && training !== false) {
+    throw new TypeError(`options.training (${String(training)}) must be true (the default: load the training module too) or false`);
   }
   const hasSimd = engineHasSimd();
   if (simd === true && !hasSimd) {
@@ -53,30 +61,40 @@ export async function loadAttention(options = {}) {
     loaded.set(build, attention);
     attention.catch(() => loaded.delete(build)); // a failed load may be retried
   }
-  return attention;
+  if (!training) return attention;
+  return (await attention).loadTraining(); // the same object, with the training module loaded
 }
 
 /**
- * Imports the Emscripten factory of one build and instantiates it.
+ * Emscripten factory options for one .wasm file: in Node, its bytes read from disk next to this
+ * module (the modules are built for web and worker only); in a browser, nothing (each module finds
+ * its .wasm through its own import.meta.url).
+ * @param {string} file e.g. 'attention-simd.wasm'
+ */
+async function factoryOptions(file) {
+  if (!isNode) return {};
+  // The specifier is not a literal so that browser bundlers leave this import alone.
+  const fsModule = 'node:fs/promises';
+  const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsModule);
+  return { wasmBinary: await readFile(new URL(file, import.meta.url)) };
+}
+
+/**
+ * Imports the Emscripten factory of one build and instantiates it; the training module of the same
+ * build is imported only when `attn.loadTraining()` asks for it.
  * @param {'simd' | 'scalar'} build
  * @returns {Promise<Attention>}
  */
 async function instantiate(build) {
-  // Literal specifiers, resolved against this module's URL, so that bundlers can follow them.
+  // Literal specifiers, resolved against this module's URL, so that bundlers can follow them (and
+  // split the training module into a chunk of its own, fetched on demand).
   const { default: createAttentionModule } =
     build === 'simd' ? await import('./attention-simd.mjs') : await import('./attention-scalar.mjs');
-
-  let M;
-  if (isNode) {
-    // The module is built for web and worker only: in Node, hand it the .wasm bytes ourselves.
-    // The specifier is not a literal so that browser bundlers leave this import alone.
-    const fsModule = 'node:fs/promises';
-    const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsModule);
-    const wasmBinary = await readFile(new URL('attention-' + build + '.wasm', import.meta.url));
-    M = await createAttentionModule({ wasmBinary });
-  } else {
-    M = await createAttentionModule(); // finds its .wasm through import.meta.url
-  }
-  return makeAttention(M, build);
+  const M = await createAttentionModule(await factoryOptions('attention-' + build + '.wasm'));
+  const loadTrainingModule = async () => {
+    const { default: createAttentionTrainModule } =
+      build === 'simd' ? await import('./attention-train-simd.mjs') : await import('./attention-train-scalar.mjs');
+    return createAttentionTrainModule(await factoryOptions('attention-train-' + build + '.wasm'));
+  };
+  return makeAttention(M, build, loadTrainingModule);
 }
-

@@ -1,24 +1,83 @@
 // registry.js — THE list of views. The full page shows them in this order; embed.html?view=<id>
 // and <attention-playground view="<id>"> show one. Adding a view: one file in views/ exporting
-// create<Name>View(root, ctx) -> { update(state), destroy() }, plus one line here.
+// create<Name>View(root, ctx) -> { update(state), destroy() }, plus a lazy() factory and one line here.
 //   id           URL / attribute value
 //   title        heading on the full page (plain text)
 //   intro        one sentence under the heading on the full page (HTML you wrote, or '')
 //   create       the view's factory
 //   ownControls  true: the view brings its own settings, so a single embed of it hides the shape form
-import { createWalkthroughView } from './views/walkthrough.js';
+//
+// Code-splitting: the heatmap (the view course pages embed most) is in the main bundle; every other
+// view is a chunk of its own, fetched when an element first shows it (lazy() below), so that
+// embed.html?view=heatmap loads neither uPlot nor the labs. Chunks resolve against the bundle's own
+// URL (base './' in vite.config.mjs), so any sub-path works; standalone.html inlines them all.
+import { setViewState } from './kit.js';
 import { createHeatmapView } from './views/heatmap.js';
-import { createPytorchView } from './views/pytorch.js';
-import { createHeadsTableView } from './views/heads-table.js';
-import { createCompareView } from './views/compare.js';
-import { createDecodeView } from './views/decode.js';
-import { createKvChartView } from './views/kv-chart.js';
-import { createParamsView } from './views/params.js';
-import { createConfiguratorView } from './views/configurator.js';
-import { createLabHeadsView } from './views/lab-heads.js';
-import { createLabInductionView } from './views/lab-induction.js';
-import { createLabMqaView } from './views/lab-mqa.js';
-import { createLabRankView } from './views/lab-rank.js';
+
+/** The loads of the lazy views an element is creating in this task (one batch per mount). */
+let batch = null;
+
+/**
+ * A view factory that imports its module on first use. It returns the view contract at once
+ * ({ update, destroy }): updates before the module arrives are kept (the latest state) and applied
+ * when it does; the slot is marked busy meanwhile, so the element waits for this view's first draw
+ * (view-ready) as it would for a view computing. Views created together (the full page) are built
+ * together, once all their modules have arrived, so that no section changes height under one that
+ * is already drawn. A failed import shows an error state in the slot.
+ * @param {() => Promise<Record<string, Function>>} load  a literal dynamic import, for the bundler
+ * @param {string} name  the factory exported by the module
+ */
+function lazy(load, name) {
+  return (root, ctx) => {
+    let view = null;
+    let latest = null;
+    let gone = false;
+    root.dataset.state = 'busy';
+    if (!batch) {
+      batch = [];
+      const done = batch;
+      queueMicrotask(() => { if (batch === done) batch = null; });
+    }
+    const together = batch;
+    const loading = load();
+    together.push(loading);
+    loading
+      .then(async (module) => {
+        await Promise.allSettled(together);
+        if (gone) return;
+        view = module[name](root, ctx);
+        if (latest) view.update(latest);
+      })
+      .catch((e) => {
+        if (gone) return;
+        root.textContent = `This view could not be loaded (${e?.message ?? e}): reload the page to try again.`;
+        setViewState(root, 'error');
+      });
+    return {
+      update(state) {
+        if (view) view.update(state);
+        else latest = state;
+      },
+      destroy() {
+        gone = true;
+        view?.destroy();
+      },
+    };
+  };
+}
+
+const createWalkthroughView = lazy(() => import('./views/walkthrough.js'), 'createWalkthroughView');
+const createPytorchView = lazy(() => import('./views/pytorch.js'), 'createPytorchView');
+const createHeadsTableView = lazy(() => import('./views/heads-table.js'), 'createHeadsTableView');
+const createCompareView = lazy(() => import('./views/compare.js'), 'createCompareView');
+const createDecodeView = lazy(() => import('./views/decode.js'), 'createDecodeView');
+const createKvChartView = lazy(() => import('./views/kv-chart.js'), 'createKvChartView');
+const createParamsView = lazy(() => import('./views/params.js'), 'createParamsView');
+const createConfiguratorView = lazy(() => import('./views/configurator.js'), 'createConfiguratorView');
+const createLabHeadsView = lazy(() => import('./views/lab-heads.js'), 'createLabHeadsView');
+const createLabInductionView = lazy(() => import('./views/lab-induction.js'), 'createLabInductionView');
+const createLabMqaView = lazy(() => import('./views/lab-mqa.js'), 'createLabMqaView');
+const createLabRankView = lazy(() => import('./views/lab-rank.js'), 'createLabRankView');
 
 export const REGISTRY = [
   { id: 'walkthrough', title: 'The mechanism, step by step: split → attend → concat → W_o', create: createWalkthroughView, ownControls: false,

@@ -65,6 +65,9 @@ export const methods = {
   },
 };
 
+/** Methods that need the training module (a second WebAssembly module, loaded on demand). */
+const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad']);
+
 const transferables = (result) =>
   result && typeof result === 'object'
     ? Object.values(result).filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer)
@@ -72,7 +75,8 @@ const transferables = (result) =>
 
 /**
  * Installs the message handler: { id, method, args, simd } in, { id, ok, result | error } out.
- * @param {(simd: 'auto' | boolean) => Promise<any>} load returns the Attention object (called once)
+ * @param {(simd: 'auto' | boolean) => Promise<any>} load returns the Attention object (called once),
+ *   without its training module: trainerCreate / trainerLoad load that on first use (loadTraining)
  */
 export function serve(load) {
   let core = null;
@@ -82,6 +86,8 @@ export function serve(load) {
       if (!core) core = load(simd);
       const attn = await core;
       if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
+      // The worker loads the attention module only; the lab's training module comes on first use.
+      if (NEEDS_TRAINING.has(method) && !attn.trainingLoaded) await attn.loadTraining();
       const result = methods[method](attn, ...args);
       self.postMessage({ id, ok: true, result }, transferables(result));
     } catch (e) {

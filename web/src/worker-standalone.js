@@ -1,16 +1,26 @@
 // worker-standalone.js — the core worker of dist/standalone.html, which must work from file://:
 // a classic worker (built from a Blob) that evaluates the single-file Emscripten builds (wasm
 // inlined as base64) instead of importing ES modules and fetching .wasm files, both refused there.
+// Both modules are inlined; the training module is evaluated only when a lab asks for a trainer.
 import simdSource from '@core/attention-simd-single.js?raw';
 import scalarSource from '@core/attention-scalar-single.js?raw';
+import trainSimdSource from '@core/attention-train-simd-single.js?raw';
+import trainScalarSource from '@core/attention-train-scalar-single.js?raw';
 import { engineHasSimd, makeAttention } from '@core/attention-api.mjs';
 import { serve } from './worker-methods.js';
 
-serve(async (simd) => {
-  const build = simd === false || !engineHasSimd() ? 'scalar' : 'simd';
-  // The classic build defines a global createAttentionModule; run it through importScripts.
-  const url = URL.createObjectURL(new Blob([build === 'simd' ? simdSource : scalarSource], { type: 'text/javascript' }));
+/** Runs a classic single-file build through importScripts and returns the factory it defines. */
+function factory(source, name) {
+  const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
   self.importScripts(url);
   URL.revokeObjectURL(url);
-  return makeAttention(await self.createAttentionModule(), build);
+  return self[name];
+}
+
+serve(async (simd) => {
+  const build = simd === false || !engineHasSimd() ? 'scalar' : 'simd';
+  const simdBuild = build === 'simd';
+  const createAttentionModule = factory(simdBuild ? simdSource : scalarSource, 'createAttentionModule');
+  const loadTraining = () => factory(simdBuild ? trainSimdSource : trainScalarSource, 'createAttentionTrainModule')();
+  return makeAttention(await createAttentionModule(), build, loadTraining);
 });

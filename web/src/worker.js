@@ -3,4 +3,5 @@
 import { loadAttention } from '@core/attention.mjs';
 import { serve } from './worker-methods.js';
 
-serve((simd) => loadAttention({ simd }));
+// The light load: the lab's training module is fetched only when a lab asks for a trainer.
+serve((simd) => loadAttention({ simd, training: false }));

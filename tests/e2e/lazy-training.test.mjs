@@ -1,0 +1,85 @@
+// Browser test of the training module loaded on demand (docs/api.md, "A lighter load"): the page's
+// worker loads the attention module only, so the heatmap embed never requests the training module
+// (attention-train-*.{js,wasm}); a lab requests it when it first asks for a trainer, and trains.
+// Served under a sub-path with the strict CSP (browser.mjs), so the chunk and .wasm URLs Vite emits
+// for the training module are relative and allowed.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { DIST, app, heatmapDrawn, labStatus, startBrowser, viewResult } from './browser.mjs';
+
+let b;
+let requests = [];
+before(async () => {
+  b = await startBrowser();
+  // Context-wide, so that requests made by the page's worker are seen too.
+  b.context.on('request', (r) => requests.push(r.url()));
+});
+after(async () => { await b?.close(); });
+
+const isTraining = (u) => /attention-train/.test(new URL(u).pathname);
+const isAttentionWasm = (u) => /\/attention-(simd|scalar)-[^/]*\.wasm$/.test(new URL(u).pathname);
+
+test('the heatmap embed draws its maps without requesting the training module', async () => {
+  requests = [];
+  const page = await b.open('embed.html?view=heatmap');
+  await heatmapDrawn(page);
+  await page.waitForTimeout(500);  // anything requested after the first map would show up here
+  assert.ok(requests.some(isAttentionWasm), `the attention module was fetched: ${requests.join('\n')}`);
+  assert.deepEqual(requests.filter(isTraining), [], 'no training module for the heatmap');
+  assert.deepEqual(b.outside, [], 'every request stays under the sub-path');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a lab requests the training module when it trains (same build), and trains', async () => {
+  requests = [];
+  const page = await b.open('embed.html?view=lab-induction&labISteps=20');
+  const view = app(page).locator('[data-slot="lab-induction"]');
+  const start = view.locator('[data-act="start"]');
+  await start.waitFor();
+  await page.waitForTimeout(300);
+  assert.deepEqual(requests.filter(isTraining), [], 'no training module before the click');
+  await start.click();
+  await labStatus(page, 'lab-induction', ['done'], 30000);
+  const res = await viewResult(page, 'lab-induction');
+  assert.equal(res.status, 'done');
+  const train = requests.filter(isTraining);
+  assert.ok(train.some((u) => /\.wasm$/.test(new URL(u).pathname)), `the training .wasm was fetched: ${train.join(', ')}`);
+  const builds = new Set(requests.filter((u) => /\.wasm$/.test(new URL(u).pathname)).map((u) => (/scalar/.test(u) ? 'scalar' : 'simd')));
+  assert.deepEqual([...builds], ['simd'], 'the training module of the same (SIMD) build');
+  assert.deepEqual(b.outside, []);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('standalone.html from file:// trains a lab with its inlined training module', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-standalone-lab-'));
+  fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));
+  // A context of its own: file:// pages are not served by browser.mjs's routed context.
+  const context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await context.newPage();
+  const errors = [], files = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('request', (r) => files.push(r.url()));
+  const file = `file://${path.join(dir, 'standalone.html')}`;
+  await page.goto(`${file}?view=lab-induction&labISteps=20`);
+  const start = app(page).locator('[data-slot="lab-induction"] [data-act="start"]');
+  await start.waitFor({ timeout: 30000 });
+  await start.click();
+  await labStatus(page, 'lab-induction', ['done'], 30000);
+  assert.equal((await viewResult(page, 'lab-induction')).status, 'done');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(files.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
+  await context.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
