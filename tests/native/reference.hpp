@@ -3,10 +3,12 @@
 //   x: (N, D)   weights as in weights.hpp   output: (N, D)   probs: (H, N, S)
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "attn/attention.hpp"
 #include "attn/forward.hpp"
 
 namespace ref {
@@ -105,6 +107,32 @@ inline Result forward(const attn::Shape& s, const attn::Weights& w, const attn::
     }
   r.output = matmul(o, to_vec(w.wo), n, h * dh, d);
   return r;
+}
+
+// The naive twin of attn::attend() on strided operands (attention.hpp), per head and query, in
+// double: out (N, ldo) with heads in columns [0, H*d_v) and probs (H, N, S).
+inline void attend(const attn::AttendArgs& a, Vec& out, Vec& probs) {
+  const int64_t group = a.n_heads / a.n_kv_heads;
+  out.assign(static_cast<std::size_t>(a.n_q * a.ldo), 0.0);
+  probs.assign(static_cast<std::size_t>(a.n_heads * a.n_q * a.n_k), 0.0);
+  for (int64_t h = 0; h < a.n_heads; ++h)
+    for (int64_t i = 0; i < a.n_q; ++i) {
+      const int64_t g = h / group, len = a.causal ? std::min(a.n_k, a.q_offset + i + 1) : a.n_k;
+      Vec s(static_cast<std::size_t>(len));
+      double mx = -1e300, sum = 0;
+      for (int64_t j = 0; j < len; ++j) {
+        double dot = 0;
+        for (int64_t t = 0; t < a.d_qk; ++t) dot += double(a.q[i * a.ldq + h * a.d_qk + t]) * a.k[j * a.ldk + g * a.d_qk + t];
+        s[j] = dot * a.scale;
+        mx = std::max(mx, s[j]);
+      }
+      for (auto& e : s) sum += (e = std::exp(e - mx));
+      for (int64_t j = 0; j < len; ++j) {
+        probs[(h * a.n_q + i) * a.n_k + j] = s[j] / sum;
+        for (int64_t t = 0; t < a.d_v; ++t)
+          out[i * a.ldo + h * a.d_v + t] += s[j] / sum * a.v[j * a.ldv + g * a.d_v + t];
+      }
+    }
 }
 
 }  // namespace ref
