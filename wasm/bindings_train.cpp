@@ -40,15 +40,13 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   const val model = spec["model"];
   if (model.isUndefined()) attn::throw_type("model", "model is required: { variant, dModel, nHeads, nLayers, ... }");
   require_object(model, "model", "model");
-  check_keys(model, "model", {"variant", "dModel", "nHeads", "nKvHeads", "dHead", "latentRank", "ropeDim", "rope",
-                              "nLayers", "mlp", "layerNorm", "tiedEmbeddings", "activation"}, "model");
+  std::set<std::string> model_keys = {"variant", "rope", "nLayers", "mlp", "layerNorm", "tiedEmbeddings", "activation"};
+  for (const auto& f : attn::spec_number_fields()) if (f.geometry) model_keys.insert(f.name);
+  check_keys(model, "model", model_keys, "model");
   s.model.variant = string_field(model, "variant", "model");
-  s.model.d_model = number_field(model, "dModel", "model");
-  s.model.n_heads = number_field(model, "nHeads", "model");
-  s.model.n_kv_heads = number_field(model, "nKvHeads", "model");
-  s.model.d_head = number_field(model, "dHead", "model");
-  s.model.latent_rank = number_field(model, "latentRank", "model");
-  s.model.rope_dim = number_field(model, "ropeDim", "model");
+  for (const auto& f : attn::spec_number_fields()) {
+    if (f.geometry) s.model.*f.member = number_field(model, f.name, "model");
+  }
   s.model.rope.enabled = bool_field(model, "rope", "model");
   s.n_layers = number_field(model, "nLayers", "model");
   s.mlp = opt_bool(model, "mlp");

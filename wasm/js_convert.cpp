@@ -5,9 +5,13 @@
 
 namespace attn_js {
 
-const std::set<std::string> kSpecFields = {"variant", "seqLen", "dModel", "nHeads", "nKvHeads", "dHead", "latentRank",
-                                           "ropeDim", "rope", "causal", "returnWeights", "x", "weights", "seed", "maxLen",
-                                           "allowLongWork"};
+// The spec's own fields (attn::spec_number_fields, spec_flag_fields), plus the call's arrays.
+const std::set<std::string> kSpecFields = [] {
+  std::set<std::string> names = {"variant", "rope", "x", "weights"};
+  for (const auto& f : attn::spec_number_fields()) names.insert(f.name);
+  for (const auto& f : attn::spec_flag_fields()) names.insert(f.name);
+  return names;
+}();
 
 void throw_js(const std::string& cls, const std::string& message, const std::string& field) {
   val error = val::global(cls.c_str()).new_(message);
@@ -82,18 +86,8 @@ attn::RawSpec read_spec(const val& spec, const char* what) {
     if (!variant.isString()) attn::throw_type("variant", "variant must be a string ('mha', 'mqa', 'gqa' or 'mla'), got " + describe(variant));
     r.variant = variant.as<std::string>();
   }
-  r.seq_len = number_field(spec, "seqLen");
-  r.d_model = number_field(spec, "dModel");
-  r.n_heads = number_field(spec, "nHeads");
-  r.n_kv_heads = number_field(spec, "nKvHeads");
-  r.d_head = number_field(spec, "dHead");
-  r.latent_rank = number_field(spec, "latentRank");
-  r.rope_dim = number_field(spec, "ropeDim");
-  r.seed = number_field(spec, "seed");
-  r.max_len = number_field(spec, "maxLen");
-  r.causal = bool_field(spec, "causal");
-  r.return_weights = bool_field(spec, "returnWeights");
-  r.allow_long_work = bool_field(spec, "allowLongWork");
+  for (const auto& f : attn::spec_number_fields()) r.*f.member = number_field(spec, f.name);
+  for (const auto& f : attn::spec_flag_fields()) r.*f.member = bool_field(spec, f.name);
   const val rope = spec["rope"];
   if (rope.isUndefined() || (rope.typeOf().as<std::string>() == "boolean" && !rope.as<bool>())) {
     r.rope.enabled = false;

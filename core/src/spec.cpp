@@ -24,6 +24,26 @@ std::string fmt(double v) {
   return buf;
 }
 
+const std::vector<SpecNumberField>& spec_number_fields() {
+  static const std::vector<SpecNumberField> table = {
+      {"seqLen", &RawSpec::seq_len, false},       {"dModel", &RawSpec::d_model, true},
+      {"nHeads", &RawSpec::n_heads, true},        {"nKvHeads", &RawSpec::n_kv_heads, true},
+      {"dHead", &RawSpec::d_head, true},          {"latentRank", &RawSpec::latent_rank, true},
+      {"ropeDim", &RawSpec::rope_dim, true},      {"seed", &RawSpec::seed, false},
+      {"maxLen", &RawSpec::max_len, false},
+  };
+  return table;
+}
+
+const std::vector<SpecFlagField>& spec_flag_fields() {
+  static const std::vector<SpecFlagField> table = {
+      {"causal", &RawSpec::causal},
+      {"returnWeights", &RawSpec::return_weights},
+      {"allowLongWork", &RawSpec::allow_long_work},
+  };
+  return table;
+}
+
 Variant parse_variant(const std::optional<std::string>& v) {
   if (!v) throw_type("variant", "variant is required: one of 'mha', 'mqa', 'gqa', 'mla'");
   if (*v == "mha") return Variant::MHA;

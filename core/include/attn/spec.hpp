@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "attn/accounting.hpp"
 #include "attn/shape.hpp"
@@ -33,6 +34,23 @@ struct RawSpec {
   bool causal = false, return_weights = false;
   bool allow_long_work = false;  // JS allowLongWork: lifts kMaxSyncFlops (checked by the binding)
 };
+
+// The fields of RawSpec by their JS names: the one table that the JS reader (wasm/js_convert.cpp),
+// the trainer's model reader (wasm/bindings_train.cpp) and the model file (train/model_file.cpp) walk.
+// Numbers; `geometry`: a size of the block itself, which a trainer's model also takes (seqLen, seed
+// and maxLen belong to a call).
+struct SpecNumberField {
+  const char* name;
+  std::optional<double> RawSpec::*member;
+  bool geometry;
+};
+const std::vector<SpecNumberField>& spec_number_fields();
+// Flags (false when absent).
+struct SpecFlagField {
+  const char* name;
+  bool RawSpec::*member;
+};
+const std::vector<SpecFlagField>& spec_flag_fields();
 
 // Limits. Work above the cap is refused before anything is allocated (docs/limits in README).
 constexpr double kMaxWorkBytes = 1024.0 * 1024.0 * 1024.0;  // 1 GiB of float32 working memory
