@@ -1,9 +1,10 @@
 // fuzz_spec.cpp — libFuzzer target: arbitrary specs through validation, accounting, the configurator,
 // forward and sessions; and model files through Trainer::load_model (issue 12).
-// Modes, by the first byte: 0xA8: the rest is a model file, loaded as is (the corpus holds exports
-// with bytes flipped: tests/fuzz/corpus/model_*); 0xA9: the rest is a model file body whose CRC-32
-// the harness appends, so that mutations get past the checksum into the header and tensor checks;
-// anything else: a spec (below).
+// Modes, by the first byte: 0xA8: the rest is a model file (.safetensors or ATTNTRN2/1), loaded as
+// is (the corpus holds exports with bytes flipped: tests/fuzz/corpus/model_*); 0xA9: the rest is an
+// ATTNTRN2 body whose CRC-32 the harness appends; 0xAA: the rest is a .safetensors model file whose
+// "crc32" metadata value the harness recomputes (when its JSON header parses and holds one) — so that
+// mutations get past the checksums into the header and tensor checks; anything else: a spec (below).
 // Any attn::Error is an accepted outcome; a crash, a sanitizer report, a non-finite output for
 // finite input or any other exception is a bug. Sizes are drawn small so that each input runs fast;
 // the size cap is exercised through resolve() with large values, which must refuse before allocating.
@@ -21,6 +22,7 @@
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
 #include "attn/kv_cache.hpp"
+#include "attn/train/model_file.hpp"
 #include "attn/train/trainer.hpp"
 
 namespace {
@@ -64,6 +66,27 @@ uint32_t crc32(const uint8_t* p, size_t n) {
 
 // A model file: refused with attn::Error, or loaded into a trainer whose next step has a finite loss
 // and which exports and reloads with the same step count.
+// A .safetensors file with its "crc32" metadata value recomputed (in place, 8 hex digits), when the
+// header parses and holds the value; otherwise the bytes as they are.
+void reseal_safetensors(std::vector<uint8_t>& bytes) {
+  if (bytes.size() < 8) return;
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= uint64_t(bytes[std::size_t(i)]) << (8 * i);
+  if (n > bytes.size() - 8 || n > attn::train::kMaxHeaderBytes) return;
+  try {
+    const auto h = attn::train::parse_safetensors_header(bytes.data() + 8, std::size_t(n));
+    const std::string key = "\"crc32\":\"";
+    const std::string json(bytes.begin() + 8, bytes.begin() + 8 + std::ptrdiff_t(n));
+    const std::size_t at = json.find(key);
+    if (at == std::string::npos || at + key.size() + 8 > json.size()) return;
+    char hex[9];
+    std::snprintf(hex, sizeof hex, "%08x",
+                  attn::train::model_file_checksum(h.metadata, bytes.data() + 8 + n, bytes.size() - 8 - std::size_t(n)));
+    std::memcpy(bytes.data() + 8 + at + key.size(), hex, 8);
+  } catch (const attn::Error&) {
+  }
+}
+
 int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
   if (reseal) {
     const uint32_t c = crc32(bytes.data(), bytes.size());
@@ -96,6 +119,11 @@ int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size >= 1 && (data[0] == 0xA8 || data[0] == 0xA9)) {
     return fuzz_model_file(std::vector<uint8_t>(data + 1, data + size), data[0] == 0xA9);
+  }
+  if (size >= 1 && data[0] == 0xAA) {
+    std::vector<uint8_t> bytes(data + 1, data + size);
+    reseal_safetensors(bytes);
+    return fuzz_model_file(std::move(bytes), false);
   }
   Reader rd{data, size};
   static const char* kVariants[] = {"mha", "mqa", "gqa", "mla", "", "MHA", "gqa "};

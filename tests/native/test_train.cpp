@@ -12,8 +12,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,7 +25,9 @@
 #include "attn/spec.hpp"
 #include "attn/train/adam.hpp"
 #include "attn/train/layers.hpp"
+#include "attn/train/model_file.hpp"
 #include "attn/train/model.hpp"
+#include "attn/train/probes.hpp"
 #include "attn/train/tasks.hpp"
 #include "attn/train/trainer.hpp"
 #include "attn/weights.hpp"
@@ -640,16 +644,99 @@ TEST(Trainer, SeededRunsAreReproducibleAndAttentionIsCausal) {
       }
       EXPECT_NEAR(sum, 1.0, 1e-5);
     }
-  for (const auto& sc : a.head_scores()) {
-    for (double v : {sc.previous_token, sc.induction, sc.first_token, sc.diagonal}) {
-      EXPECT_GE(v, 0.0);
-      EXPECT_LE(v, 1.0);
+}
+
+// --- head scores of a model whose attention is set by hand ------------------------------------------
+//
+// One layer, no LayerNorm, no MLP, dModel 12, 3 heads of dHead 8, seqLen 8. Token embeddings are 0
+// and position p's embedding is the unit vector e_p, so x_i = e_i and the scores of head h are
+// q_i . k_j / sqrt(8) with q_i = e_i Wq[:, head h], k_j = e_j Wk[:, head h]:
+//   head 0, previous token: Wq[p, p-1] = c, Wk[p, p] = 1  ->  score c/sqrt(8) on key i-1, 0 elsewhere
+//   head 1, first token:    Wq[p, 0] = c,   Wk[0, 0] = 1  ->  score c/sqrt(8) on key 0, 0 elsewhere
+//   head 2, uniform:        Wq = 0                          ->  every score 0
+// With c = 1000 the gap is 354, exp(-354) is 0 in float32: heads 0 and 1 are exactly one-hot, and head
+// 2's row i is exactly fl(1 / (i + 1)) (exp(0) = 1 summed i + 1 times). Over queries i = 1..7:
+//   head 0: previousToken 1, diagonal 0, firstToken 1/7 (only query 1 has key 0 = i - 1)
+//   head 1: firstToken 1, diagonal 0, previousToken 1/7, induction 0 (induction keys are >= 1)
+//   head 2: previousToken = diagonal = firstToken = (1/2 + ... + 1/8) / 7 = (H_8 - 1) / 7 = 481/1960
+TEST(HeadScores, KnownValuesOfAHandSetModel) {
+  TrainerSpec s;
+  s.task = "induction";
+  s.model.variant = "mha";
+  s.model.d_model = 12;
+  s.model.n_heads = 3;
+  s.model.d_head = 8;
+  s.layer_norm = false;
+  s.seq_len = 8;
+  s.batch_size = 16;
+  s.seed = 3;
+  Trainer t(s);
+  const int64_t dh = 8, cols = 3 * dh;
+  const float c = 1000.0f;
+  for (auto& p : t.model().params()) {
+    Matrix& v = *p.value;
+    if (p.name == "wte" || p.name == "layers.0.attn.wq" || p.name == "layers.0.attn.wk") v.fill(0.0f);
+    if (p.name == "wpe") {
+      v.fill(0.0f);
+      for (int64_t pos = 0; pos < 8; ++pos) v(pos, pos) = 1.0f;  // (N, D): e_pos
     }
+  }
+  for (auto& p : t.model().params()) {
+    Matrix& v = *p.value;
+    if (p.name == "layers.0.attn.wq") {  // (D, H*dh)
+      ASSERT_EQ(v.shape(1), std::size_t(cols));
+      for (int64_t pos = 1; pos < 8; ++pos) v(pos, 0 * dh + pos - 1) = c;
+      for (int64_t pos = 0; pos < 8; ++pos) v(pos, 1 * dh + 0) = c;
+    }
+    if (p.name == "layers.0.attn.wk") {  // (D, H*dh)
+      for (int64_t pos = 0; pos < 8; ++pos) v(pos, 0 * dh + pos) = 1.0f;
+      v(0, 1 * dh + 0) = 1.0f;
+    }
+  }
+  const auto scores = t.head_scores();
+  ASSERT_EQ(scores.size(), 3u);
+  const HeadScore &prev = scores[0], &first = scores[1], &uniform = scores[2];
+  EXPECT_EQ(prev.previous_token, 1.0);
+  EXPECT_EQ(prev.diagonal, 0.0);
+  EXPECT_DOUBLE_EQ(prev.first_token, 1.0 / 7.0);
+  EXPECT_EQ(first.first_token, 1.0);
+  EXPECT_EQ(first.diagonal, 0.0);
+  EXPECT_DOUBLE_EQ(first.previous_token, 1.0 / 7.0);
+  EXPECT_EQ(first.induction, 0.0);
+  for (double v : {uniform.previous_token, uniform.diagonal, uniform.first_token}) EXPECT_NEAR(v, 481.0 / 1960.0, 1e-7);
+  // the maps themselves, for one sequence
+  const auto w = t.attention({0, 1, 2, 3, 0, 1, 2, 3});
+  for (std::size_t i = 1; i < 8; ++i) {
+    EXPECT_EQ(w(0, 0, i, i - 1), 1.0f);
+    EXPECT_EQ(w(0, 1, i, 0), 1.0f);
+    EXPECT_EQ(w(0, 2, i, 0), 1.0f / float(i + 1));
   }
 }
 
-// Issue 12, item 1: a model file carries a CRC-32 of its contents; every header field is checked;
-// non-finite tensors and negative second moments are refused; each error names what is wrong.
+// The induction score itself: a head set to attend from each position to the key right after the
+// previous occurrence of its token scores 1 when the probe's maps are built by hand.
+TEST(HeadScores, InductionOfAHandBuiltMapIsOne) {
+  const int64_t n = 6, h = 2;
+  // one sequence  A B C A B C: second occurrences at 3, 4, 5 -> keys 1, 2, 3 (after the first A, B, C)
+  const std::vector<int32_t> keys = {-1, -1, -1, 1, 2, 3};
+  std::vector<float> p(std::size_t(h * n * n), 0.0f);  // (B = 1, H, N, N)
+  for (int64_t i = 0; i < n; ++i) {
+    p[std::size_t((0 * n + i) * n + (keys[i] >= 0 ? keys[i] : 0))] = 1.0f;  // head 0: induction
+    for (int64_t j = 0; j <= i; ++j) p[std::size_t((1 * n + i) * n + j)] = 1.0f / float(i + 1);  // head 1: uniform
+  }
+  std::vector<HeadScore> s = {{0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}};
+  const int64_t pairs = add_induction_weights(s, p, 0, 0, keys.data(), h, n);
+  EXPECT_EQ(pairs, 3);
+  EXPECT_EQ(s[0].induction / double(pairs), 1.0);
+  EXPECT_NEAR(s[1].induction / double(pairs), (1.0 / 4 + 1.0 / 5 + 1.0 / 6) / 3, 1e-7);
+  add_position_weights(s, p, 0, 1, h, n);
+  EXPECT_NEAR(s[1].previous_token / 5, (1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6) / 5, 1e-7);
+}
+
+// --- the model file ------------------------------------------------------------------------------------
+// A .safetensors file (docs/api.md, "The model file"); the ATTNTRN2 / ATTNTRN1 files of the previous
+// exporter still load. Every header field is checked; non-finite tensors and negative second moments
+// are refused; each error names what is wrong (issue 12, item 1; issue 11, section 2).
 namespace {
 std::string load_error(const std::vector<uint8_t>& bytes) {
   try {
@@ -661,90 +748,260 @@ std::string load_error(const std::vector<uint8_t>& bytes) {
   return "(no error)";
 }
 // CRC-32 of zlib, bit by bit (the core's is table-driven).
-uint32_t crc32_bitwise(const uint8_t* p, std::size_t n) {
-  uint32_t c = 0xFFFFFFFFu;
+uint32_t crc32_bitwise(const uint8_t* p, std::size_t n, uint32_t crc = 0) {
+  uint32_t c = ~crc;
   for (std::size_t i = 0; i < n; ++i) {
     c ^= p[i];
     for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
   }
   return ~c;
 }
-std::vector<uint8_t> reseal(std::vector<uint8_t> body) {
-  const uint32_t c = crc32_bitwise(body.data(), body.size());
-  for (int i = 0; i < 4; ++i) body.push_back(uint8_t(c >> (8 * i)));
-  return body;
+// The checksum as docs/api.md states it: CRC-32 of the data, then "key=value\n" of the metadata
+// without crc32, sorted by key.
+std::string checksum_of(const std::map<std::string, std::string>& meta, const uint8_t* data, std::size_t n) {
+  uint32_t c = crc32_bitwise(data, n);
+  for (const auto& [k, v] : meta) {
+    if (k == "crc32") continue;
+    const std::string line = k + "=" + v + "\n";
+    c = crc32_bitwise(reinterpret_cast<const uint8_t*>(line.data()), line.size(), c);
+  }
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", c);
+  return buf;
 }
-std::vector<uint8_t> body_of(const std::vector<uint8_t>& file) { return {file.begin(), file.end() - 4}; }
-std::vector<uint8_t> with_header(const std::vector<uint8_t>& file, const std::string& from, const std::string& to) {
-  std::vector<uint8_t> body = body_of(file);
-  const uint32_t n = uint32_t(body[8]) | uint32_t(body[9]) << 8 | uint32_t(body[10]) << 16 | uint32_t(body[11]) << 24;
-  std::string header(body.begin() + 12, body.begin() + 12 + n);
-  const auto at = header.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  header.replace(at, from.size(), to);
-  std::vector<uint8_t> out(body.begin(), body.begin() + 8);
-  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(header.size() >> (8 * i)));
-  out.insert(out.end(), header.begin(), header.end());
-  out.insert(out.end(), body.begin() + 12 + n, body.end());
-  return reseal(out);
+uint64_t header_length(const std::vector<uint8_t>& f) {
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= uint64_t(f[std::size_t(i)]) << (8 * i);
+  return n;
+}
+std::string header_text(const std::vector<uint8_t>& f) {
+  return std::string(f.begin() + 8, f.begin() + 8 + std::ptrdiff_t(header_length(f)));
+}
+SafetensorsHeader header_of(const std::vector<uint8_t>& f) {
+  return parse_safetensors_header(f.data() + 8, std::size_t(header_length(f)));
+}
+// The file with a new JSON header (data unchanged).
+std::vector<uint8_t> with_json(const std::vector<uint8_t>& f, const std::string& json) {
+  std::vector<uint8_t> out;
+  for (int i = 0; i < 8; ++i) out.push_back(uint8_t(uint64_t(json.size()) >> (8 * i)));
+  out.insert(out.end(), json.begin(), json.end());
+  out.insert(out.end(), f.begin() + 8 + std::ptrdiff_t(header_length(f)), f.end());
+  return out;
+}
+// The file rewritten by a small independent writer after edit(metadata), with the checksum recomputed.
+std::vector<uint8_t> with_meta(const std::vector<uint8_t>& f,
+                               const std::function<void(std::map<std::string, std::string>&)>& edit) {
+  SafetensorsHeader h = header_of(f);
+  edit(h.metadata);
+  const std::size_t n = std::size_t(header_length(f));
+  h.metadata["crc32"] = checksum_of(h.metadata, f.data() + 8 + n, f.size() - 8 - n);
+  auto q = [](const std::string& s) {
+    std::string o = "\"";
+    for (char c : s) o += c == '"' ? std::string("\\\"") : c == '\\' ? std::string("\\\\") : c == '\n' ? std::string("\\n") : std::string(1, c);
+    return o + "\"";
+  };
+  std::string json = "{\"__metadata__\":{";
+  bool first = true;
+  for (const auto& [k, v] : h.metadata) json += (first ? "" : ",") + q(k) + ":" + q(v), first = false;
+  json += "}";
+  for (const auto& [name, e] : h.tensors) {
+    json += "," + q(name) + ":{\"dtype\":" + q(e.dtype) + ",\"shape\":[";
+    for (std::size_t d = 0; d < e.shape.size(); ++d) json += (d ? "," : "") + std::to_string(e.shape[d]);
+    json += "],\"data_offsets\":[" + std::to_string(e.begin) + "," + std::to_string(e.end) + "]}";
+  }
+  return with_json(f, json + "}");
+}
+// The file with one float of tensor `name` set to v (checksum recomputed when reseal).
+std::vector<uint8_t> with_float(std::vector<uint8_t> f, const std::string& name, std::size_t index, float v,
+                                bool reseal = true) {
+  const SafetensorsHeader h = header_of(f);
+  const std::size_t data = 8 + std::size_t(header_length(f));
+  std::memcpy(f.data() + data + h.tensors.at(name).begin + 4 * index, &v, 4);
+  return reseal ? with_meta(f, [](auto&) {}) : f;
+}
+std::vector<uint8_t> legacy_export() {  // an ATTNTRN2 file written by the previous exporter
+  std::FILE* fp = std::fopen(ATTN_FIXTURES "/../fuzz/corpus/model_export", "rb");
+  EXPECT_NE(fp, nullptr);
+  std::vector<uint8_t> b;
+  if (!fp) return b;
+  for (int c; (c = std::fgetc(fp)) != EOF;) b.push_back(uint8_t(c));
+  std::fclose(fp);
+  return {b.begin() + 1, b.end()};  // the first byte is the fuzzer's mode byte (0xA8)
 }
 }  // namespace
 
-TEST(Trainer, ModelFilesAreCheckedBeforeTheyAreTrusted) {
+TEST(ModelFile, ExportIsASafetensorsFileWithTheConfigInItsMetadata) {
+  TrainerSpec s = lab_spec("copy", "gqa");
+  s.model.n_kv_heads = 2;
+  s.seq_len = 8;
+  s.batch_size = 4;
+  Trainer t(s);
+  t.step(2);
+  const std::vector<uint8_t> file = t.export_model();
+  const uint64_t n = header_length(file);
+  EXPECT_EQ(n % 8, 0u);
+  const std::string json = header_text(file);
+  EXPECT_EQ(json.rfind("{\"__metadata__\":{\"format\":\"attention-playground.trainer\",\"formatVersion\":\"3\",\"crc32\":\"", 0), 0u)
+      << json.substr(0, 120);
+  const SafetensorsHeader h = header_of(file);
+  const std::map<std::string, std::string> want = {
+      {"activation", "gelu"}, {"batchSize", "4"}, {"dModel", "64"}, {"format", "attention-playground.trainer"},
+      {"formatVersion", "3"}, {"layerNorm", "true"}, {"learningRate", "0.003"}, {"mlp", "false"}, {"nHeads", "4"},
+      {"nKvHeads", "2"}, {"nLayers", "1"}, {"rng", h.metadata.at("rng")}, {"seed", "1"}, {"seqLen", "8"},
+      {"step", "2"}, {"task", "copy"}, {"tiedEmbeddings", "false"}, {"totalSteps", "2000"}, {"variant", "gqa"},
+      {"vocabSize", "16"}, {"warmupSteps", "100"}, {"weightDecay", "0.01"}, {"crc32", h.metadata.at("crc32")}};
+  EXPECT_EQ(h.metadata, want);
+  EXPECT_EQ(h.metadata.at("crc32"), checksum_of(h.metadata, file.data() + 8 + n, file.size() - 8 - n));
+  // tensors: PyTorch-style names, (d_in, d_out) matrices, 1-D vectors, moments beside them
+  const std::vector<std::pair<std::string, std::vector<uint64_t>>> shapes = {
+      {"layers.0.attn.wk", {64, 32}}, {"layers.0.attn.wo", {64, 64}}, {"layers.0.attn.wq", {64, 64}},
+      {"layers.0.attn.wv", {64, 32}}, {"layers.0.ln1.bias", {64}},   {"layers.0.ln1.weight", {64}},
+      {"lnf.bias", {64}},             {"lnf.weight", {64}},          {"unembed", {64, 16}},
+      {"wpe", {8, 64}},               {"wte", {16, 64}}};
+  EXPECT_EQ(h.tensors.size(), 3 * shapes.size());
+  uint64_t floats = 0;
+  for (const auto& [name, shape] : shapes)
+    for (const std::string prefix : {"", "optim.exp_avg.", "optim.exp_avg_sq."}) {
+      ASSERT_EQ(h.tensors.count(prefix + name), 1u) << prefix + name;
+      const TensorEntry& e = h.tensors.at(prefix + name);
+      EXPECT_EQ(e.dtype, "F32");
+      EXPECT_EQ(e.shape, shape) << prefix + name;
+      floats += shape.size() == 1 ? shape[0] : shape[0] * shape[1];
+    }
+  EXPECT_EQ(floats, 3u * 15104u);  // 16*64 + 8*64 + 4*64 + 2*64*64 + 2*64*32 + 64*16
+  EXPECT_EQ(file.size(), 8 + n + 4 * floats);
+  // the data in name order, contiguous from 0: "layers.0.attn.wk" first, "wte" last
+  EXPECT_EQ(h.tensors.at("layers.0.attn.wk").begin, 0u);
+  EXPECT_EQ(h.tensors.at("wte").end, file.size() - 8 - n);
+  // the weights are the model's, bit for bit
+  for (auto& p : t.model().params())
+    if (p.name == "layers.0.ln1.gamma" || p.name == "layers.0.attn.wq") {
+      const TensorEntry& e = h.tensors.at(p.name == "layers.0.attn.wq" ? "layers.0.attn.wq" : "layers.0.ln1.weight");
+      EXPECT_EQ(std::memcmp(file.data() + 8 + n + e.begin, p.value->data(), 4 * p.value->size()), 0) << p.name;
+    }
+  // and it loads into the same trainer
+  auto back = Trainer::load_model(file);
+  EXPECT_EQ(back->steps(), 2);
+  EXPECT_EQ(back->evaluate().loss, t.evaluate().loss);
+  EXPECT_EQ(back->export_model(), file);
+}
+
+TEST(ModelFile, CharsTextRoundTripsAsJsonEvenWhenItIsNotValidUtf8) {
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += "caf\xC3\xA9 \"q\"\\ \t\x01 \xF0\x9F\x98\x80 \xFF \xED\xA0\x80 \xC0\x80.\n";
+  TrainerSpec s = lab_spec("chars", "mha");
+  s.text = text;
+  s.seq_len = 8;
+  s.batch_size = 4;
+  Trainer t(s);
+  t.step(2);
+  const auto file = t.export_model();
+  const auto h = header_of(file);
+  // invalid bytes (0xFF, an encoded surrogate, an overlong NUL) are U+FFFD in the task and in the file
+  const std::string r = "\xEF\xBF\xBD";
+  const std::string want = "caf\xC3\xA9 \"q\"\\ \t\x01 \xF0\x9F\x98\x80 " + r + " " + r + r + r + " " + r + r + ".\n";
+  EXPECT_EQ(h.metadata.at("text").substr(0, want.size()), want);
+  EXPECT_EQ(h.metadata.count("vocabSize"), 0u);
+  EXPECT_NE(header_text(file).find("\\t\\u0001"), std::string::npos);
+  auto back = Trainer::load_model(file);
+  EXPECT_EQ(back->task().vocab(), t.task().vocab());
+  EXPECT_EQ(back->evaluate().loss, t.evaluate().loss);
+  EXPECT_EQ(back->export_model(), file);
+  TrainerSpec big = s;
+  big.text = std::string(16000001, 'a');
+  EXPECT_THROW(Trainer{big}, Error);
+}
+
+TEST(ModelFile, FilesAreCheckedBeforeTheyAreTrusted) {
   TrainerSpec s = lab_spec("copy", "mha");
   s.seq_len = 8;
   s.batch_size = 4;
   Trainer t(s);
   t.step(2);
   const std::vector<uint8_t> file = t.export_model();
-  ASSERT_EQ(std::string(file.begin(), file.begin() + 8), "ATTNTRN2");
-  EXPECT_EQ(reseal(body_of(file)), file) << "the trailer is the CRC-32 of the contents";
-  EXPECT_EQ(Trainer::load_model(file)->steps(), 2);
+  EXPECT_EQ(Trainer::load_model(with_meta(file, [](auto&) {}))->steps(), 2) << "the test's writer is sound";
 
-  // a flipped weight byte (the issue's probe: evaluate changed with no error)
+  // a flipped byte in the data or in a metadata value (the issue's probe: evaluate changed with no error)
   auto bad = file;
   bad[file.size() / 2] ^= 0x01;
   EXPECT_NE(load_error(bad).find("checksum does not match"), std::string::npos) << load_error(bad);
+  bad = file;
+  const std::size_t seed_at = header_text(file).find("\"seed\":\"1\"") + 8 + 8;
+  bad[seed_at] = '3';
+  EXPECT_NE(load_error(bad).find("checksum does not match"), std::string::npos) << load_error(bad);
 
-  // header fields: type and range
-  const std::string step_line = "step=2\n";
-  for (const auto& [to, part] : std::vector<std::pair<std::string, std::string>>{
-           {"step=99999999999999999999999\n", "header field 'step'"},
-           {"step=-5\n", "header field 'step' ('-5')"},
-           {"step=abc\n", "header field 'step' ('abc')"},
-           {"", "header field 'step' is missing"},
-           {"step=2\nmlp=2\n", "header field 'mlp' ('2') must be 0 or 1"},
-           {"step=2\nseqLen=8\n", "header field 'seqLen' appears twice"},
-           {"step=2\nwarp=9\n", "unknown header field 'warp'"}}) {
-    EXPECT_NE(load_error(with_header(file, step_line, to)).find(part), std::string::npos)
-        << to << " -> " << load_error(with_header(file, step_line, to));
+  // metadata fields: type and range
+  using Meta = std::map<std::string, std::string>;
+  const std::vector<std::pair<std::function<void(Meta&)>, std::string>> cases = {
+      {[](Meta& m) { m["step"] = "99999999999999999999999"; }, "header field 'step'"},
+      {[](Meta& m) { m["step"] = "-5"; }, "header field 'step' ('-5')"},
+      {[](Meta& m) { m["step"] = "abc"; }, "header field 'step' ('abc')"},
+      {[](Meta& m) { m.erase("step"); }, "header field 'step' is missing"},
+      {[](Meta& m) { m["rng"] = "-1"; }, "header field 'rng' ('-1')"},
+      {[](Meta& m) { m["mlp"] = "1"; }, "header field 'mlp' ('1') must be true or false"},
+      {[](Meta& m) { m["warp"] = "9"; }, "unknown header field 'warp'"},
+      {[](Meta& m) { m["seqLen"] = "nan"; }, "'seqLen' ('nan') is not a finite number"},
+      {[](Meta& m) { m["seqLen"] = " 8"; }, "'seqLen' (' 8') is not a finite number"},
+      {[](Meta& m) { m["seqLen"] = "0x8"; }, "'seqLen' ('0x8') is not a finite number"},
+      {[](Meta& m) { m["seqLen"] = "1"; }, "header describes no valid trainer: seqLen (1)"},
+      {[](Meta& m) { m["text"] = "abc"; }, "'text' applies to task 'chars' only"},
+      {[](Meta& m) { m["format"] = "other"; }, "not a trainer's export"},
+      {[](Meta& m) { m["formatVersion"] = "4"; }, "'formatVersion' ('4') must be 3"},
+      {[](Meta& m) { m.erase("crc32"); }, ""},  // recomputed by with_meta: loads
+      // a header describing a bigger model than the file holds: refused before the model is allocated
+      {[](Meta& m) { m["dModel"] = "1024"; }, "the file has"},
+      {[](Meta& m) { m["dModel"] = "65536"; }, "MiB"},
+  };
+  for (const auto& [edit, part] : cases) {
+    const std::string e = load_error(with_meta(file, edit));
+    if (part.empty()) EXPECT_EQ(e, "(no error)");
+    else EXPECT_NE(e.find(part), std::string::npos) << part << " -> " << e;
   }
-  EXPECT_NE(load_error(with_header(file, "seqLen=8", "seqLen=nan")).find("'seqLen' ('nan') is not a finite number"),
+  // the metadata checksum line is required
+  {
+    std::string json = header_text(file);
+    const auto at = json.find("\"crc32\":\"");
+    json.erase(at, 19);  // "crc32":"xxxxxxxx",
+    EXPECT_NE(load_error(with_json(file, json)).find("'crc32' is missing"), std::string::npos) << load_error(with_json(file, json));
+  }
+
+  // tensors: non-finite values, negative second moments, dtype, layout
+  EXPECT_NE(load_error(with_float(file, "wte", 5, std::nanf(""))).find("parameter 'wte' holds a non-finite value (NaN) at index 5"),
+            std::string::npos) << load_error(with_float(file, "wte", 5, std::nanf("")));
+  EXPECT_NE(load_error(with_float(file, "optim.exp_avg.unembed", 0, INFINITY)).find("first moment of parameter 'unembed'"),
             std::string::npos);
-  EXPECT_NE(load_error(with_header(file, "seqLen=8", "seqLen=1")).find("header describes no valid trainer: seqLen (1)"),
-            std::string::npos);
-
-  // a header describing a bigger model than the file holds is refused before the model is allocated
-  EXPECT_NE(load_error(with_header(file, "dModel=64", "dModel=1024")).find("the file has"), std::string::npos)
-      << load_error(with_header(file, "dModel=64", "dModel=1024"));
-  EXPECT_NE(load_error(with_header(file, "dModel=64", "dModel=65536")).find("MiB"), std::string::npos);
-
-  // non-finite moments (the issue's probe: NaN loss on the next step), negative second moments
-  auto nan_moment = body_of(file);
-  const float nan = std::nanf("");
-  std::memcpy(nan_moment.data() + nan_moment.size() - 4, &nan, 4);
-  EXPECT_NE(load_error(reseal(nan_moment)).find("second moment"), std::string::npos);
-  auto negative = body_of(file);
-  const float minus = -1.0f;
-  std::memcpy(negative.data() + negative.size() - 4, &minus, 4);
-  EXPECT_NE(load_error(reseal(negative)).find(">= 0"), std::string::npos);
-
-  // version 1 (no checksum) still loads, with every other check
-  auto v1 = body_of(file);
-  std::memcpy(v1.data(), "ATTNTRN1", 8);
-  EXPECT_EQ(Trainer::load_model(v1)->evaluate().loss, t.evaluate().loss);
-  std::memcpy(v1.data() + v1.size() - 4, &nan, 4);
-  EXPECT_NE(load_error(v1).find("moment"), std::string::npos);
+  EXPECT_NE(load_error(with_float(file, "optim.exp_avg_sq.unembed", 3, -1.0f)).find(">= 0"), std::string::npos);
+  EXPECT_NE(load_error(with_float(file, "wte", 5, std::nanf(""), false)).find("checksum"), std::string::npos);
+  auto edit_json = [&](const std::string& from, const std::string& to) {
+    std::string json = header_text(file);
+    const auto at = json.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    json.replace(at, from.size(), to);
+    return load_error(with_json(file, json));
+  };
+  EXPECT_NE(edit_json("\"wte\":{\"dtype\":\"F32\"", "\"wte\":{\"dtype\":\"F16\"").find("dtype 'F16'"), std::string::npos);
+  EXPECT_NE(edit_json("\"wpe\":{\"dtype\":\"F32\",\"shape\":[8,64]", "\"wpe\":{\"dtype\":\"F32\",\"shape\":[64,8]")
+                .find("tensor 'wpe' has the wrong shape"), std::string::npos);
+  EXPECT_NE(edit_json("\"wpe\":{\"dtype\":\"F32\",\"shape\":[8,64]", "\"wpe\":{\"dtype\":\"F32\",\"shape\":[8,65]")
+                .find("do not hold its shape"), std::string::npos);
+  EXPECT_NE(edit_json("\"wte\":{", "\"wte\":{\"extra\":1,").find("unknown key 'extra'"), std::string::npos);
+  EXPECT_NE(edit_json("\"__metadata__\":{", "\"__metadata__\":{\"seed\":\"1\",").find("'seed' appears twice"), std::string::npos);
+  EXPECT_NE(edit_json("\"wte\":", "\"wtf\":").find("tensor 'wte' is missing"), std::string::npos);
+  {  // two tensors swapped in the data order still load (readers sort by offset); a gap does not
+    const SafetensorsHeader h = header_of(file);
+    const TensorEntry& wte = h.tensors.at("wte");
+    const std::string from = "[" + std::to_string(wte.begin) + "," + std::to_string(wte.end) + "]";
+    const std::string e = edit_json(from, "[" + std::to_string(wte.begin + 4) + "," + std::to_string(wte.end + 4) + "]");
+    EXPECT_NE(e.find("starts at data byte"), std::string::npos) << e;
+  }
+  // a header length beyond the file or the cap, empty and foreign bytes
+  bad = file;
+  bad[6] = 1;
+  EXPECT_NE(load_error(bad).find("not a model exported by trainer.exportModel()"), std::string::npos);
+  EXPECT_NE(load_error({}).find("not a model exported"), std::string::npos);
+  EXPECT_NE(load_error({'P', 'K', 3, 4, 0, 0, 0, 0, 1, 2}).find("not a model exported"), std::string::npos);
+  bad = std::vector<uint8_t>(file.begin(), file.begin() + 8 + std::ptrdiff_t(header_length(file)) + 100);
+  EXPECT_NE(load_error(bad).find("checksum"), std::string::npos);
 
   // finite but huge weights (a file passes every check with them) make a step overflow float32: it is
   // refused naming the largest weight and not applied (found by the fuzzer:
@@ -763,6 +1020,7 @@ TEST(Trainer, ModelFilesAreCheckedBeforeTheyAreTrusted) {
     EXPECT_EQ(loaded->steps(), 2) << "the refused step was not applied";
     EXPECT_THROW(loaded->evaluate(), Error) << "evaluate must not return a NaN loss";
     EXPECT_THROW(loaded->attention({1, 2, 3}), Error) << "attention must not return NaN maps";
+    EXPECT_THROW(loaded->head_scores(), Error) << "head scores must not be NaN";
   }
   {
     // a finite loss whose gradients are so large that AdamW's g^2 would overflow: refused too (the
@@ -781,8 +1039,95 @@ TEST(Trainer, ModelFilesAreCheckedBeforeTheyAreTrusted) {
     EXPECT_NO_THROW(Trainer::load_model(loaded->export_model())) << "the trainer's own export loads";
   }
 
-  // the size cap and the magic are checked from the first bytes alone
+  // the size cap, the magic or a fitting header length, from the first bytes alone
   EXPECT_THROW(Trainer::check_model_prefix({'A', 'T', 'T', 'N', 'T', 'R', 'N', '2'}, 2e9), Error);
   EXPECT_THROW(Trainer::check_model_prefix({'P', 'K', 3, 4, 0, 0, 0, 0}, 100), Error);
   EXPECT_NO_THROW(Trainer::check_model_prefix({'A', 'T', 'T', 'N', 'T', 'R', 'N', '1'}, 100));
+  EXPECT_NO_THROW(Trainer::check_model_prefix({16, 0, 0, 0, 0, 0, 0, 0}, 100));
+  EXPECT_THROW(Trainer::check_model_prefix({16, 0, 0, 0, 0, 0, 0, 0}, 23), Error);
+  EXPECT_THROW(Trainer::check_model_prefix({1, 0xE1, 0xF5, 5, 0, 0, 0, 0}, 2e8), Error);  // 100,000,001 > cap
+}
+
+TEST(ModelFile, TheJsonHeaderReaderIsStrict) {
+  auto parse = [](const std::string& json) {
+    try {
+      parse_safetensors_header(reinterpret_cast<const uint8_t*>(json.data()), json.size());
+      return std::string("ok");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string t = "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}";
+  EXPECT_EQ(parse("{" + t + "}   "), "ok");
+  EXPECT_EQ(parse("{}"), "ok");
+  EXPECT_EQ(parse("{\"__metadata__\":{\"k\":\"caf\xC3\xA9 \\u00e9 \\ud83d\\ude00 \\\" \\\\ \\/ \\n\"}}"), "ok");
+  const std::string escaped = "{\"__metadata__\":{\"k\":\"\\u00e9\\ud83d\\ude00\"}}";
+  const auto h = parse_safetensors_header(reinterpret_cast<const uint8_t*>(escaped.data()), escaped.size());
+  EXPECT_EQ(h.metadata.at("k"), "\xC3\xA9\xF0\x9F\x98\x80");
+  for (const auto& [json, part] : std::vector<std::pair<std::string, std::string>>{
+           {"", "expected '{'"},
+           {"[]", "expected '{'"},
+           {"{" + t + "} x", "bytes after the JSON object"},
+           {"{" + t + "," + t + "}", "'a' appears twice"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[01],\"data_offsets\":[0,4]}}", "leading zero"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", "expected an unsigned integer"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1.0],\"data_offsets\":[0,4]}}", "not an integer"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1e2],\"data_offsets\":[0,4]}}", "not an integer"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[9007199254740993],\"data_offsets\":[0,4]}}", "above 2^53"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0]}}", "[begin, end]"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}}", "longer than 2"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", "longer than 8"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", "lacks dtype, shape or data_offsets"},
+           {"{\"a\":{\"dtype\":1,\"shape\":[1],\"data_offsets\":[0,4]}}", "expected '\"'"},
+           {"{\"__metadata__\":{\"k\":1}}", "expected '\"'"},
+           {"{\"__metadata__\":{\"k\":\"\\ud800\"}}", "lone high surrogate"},
+           {"{\"__metadata__\":{\"k\":\"\\udc00\"}}", "lone low surrogate"},
+           {"{\"__metadata__\":{\"k\":\"\\x41\"}}", "bad escape"},
+           {"{\"__metadata__\":{\"k\":\"\xFF\"}}", "invalid UTF-8"},
+           {"{\"__metadata__\":{\"k\":\"\xED\xA0\x80\"}}", "invalid UTF-8"},
+           {"{\"__metadata__\":{\"k\":\"\xC0\x80\"}}", "invalid UTF-8"},
+           {"{\"__metadata__\":{\"k\":\"a\nb\"}}", "control character"},
+           {"{\"__metadata__\":{\"k\":\"abc", "unterminated string"},
+           {"{\"__metadata__\":{\"k\":\"v\",}}", "expected '\"'"}}) {
+    const std::string e = parse(json);
+    EXPECT_NE(e.find(part), std::string::npos) << json << " -> " << e;
+    if (e != "ok") EXPECT_NE(e.find("model file is not valid"), std::string::npos) << e;
+  }
+}
+
+TEST(ModelFile, FilesOfThePreviousFormatStillLoad) {
+  // tests/fuzz/corpus/model_export: an ATTNTRN2 file of the previous exporter (copy, seqLen 4, batch 2,
+  // vocabulary 4, gqa dModel 8, 2 heads, 1 kv head, seed 1, step 2)
+  const std::vector<uint8_t> v2 = legacy_export();
+  ASSERT_EQ(std::string(v2.begin(), v2.begin() + 8), "ATTNTRN2");
+  auto t = Trainer::load_model(v2);
+  EXPECT_EQ(t->steps(), 2);
+  EXPECT_EQ(t->task().vocab(), 4);
+  // it re-exports as .safetensors, which loads into the same model
+  const auto st = t->export_model();
+  EXPECT_EQ(header_of(st).metadata.at("vocabSize"), "4");
+  auto u = Trainer::load_model(st);
+  EXPECT_EQ(u->evaluate().loss, t->evaluate().loss);
+  EXPECT_EQ(u->step(1).loss, t->step(1).loss);
+
+  // its checks: the CRC, header fields, version 1 without the CRC
+  auto bad = v2;
+  bad[v2.size() / 2] ^= 0x01;
+  EXPECT_NE(load_error(bad).find("checksum does not match"), std::string::npos) << load_error(bad);
+  std::vector<uint8_t> v1(v2.begin(), v2.end() - 4);
+  std::memcpy(v1.data(), "ATTNTRN1", 8);
+  EXPECT_EQ(Trainer::load_model(v1)->evaluate().loss, Trainer::load_model(v2)->evaluate().loss);
+  const float nan = std::nanf("");
+  std::memcpy(v1.data() + v1.size() - 4, &nan, 4);
+  EXPECT_NE(load_error(v1).find("second moment"), std::string::npos) << load_error(v1);
+  const std::size_t hl = std::size_t(v1[8]) | std::size_t(v1[9]) << 8 | std::size_t(v1[10]) << 16;
+  const std::string header(v1.begin() + 12, v1.begin() + 12 + std::ptrdiff_t(hl));
+  EXPECT_NE(header.find("step=2\n"), std::string::npos);
+  std::vector<uint8_t> edited(v1.begin(), v1.begin() + 12);
+  std::string h2 = header;
+  h2.replace(h2.find("step=2\n"), 7, "step=-5\n");
+  for (int i = 0; i < 4; ++i) edited[std::size_t(8 + i)] = uint8_t(h2.size() >> (8 * i));
+  edited.insert(edited.end(), h2.begin(), h2.end());
+  edited.insert(edited.end(), v1.begin() + 12 + std::ptrdiff_t(hl), v1.end());
+  EXPECT_NE(load_error(edited).find("header field 'step' ('-5')"), std::string::npos) << load_error(edited);
 }

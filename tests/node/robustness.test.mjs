@@ -11,7 +11,11 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
-import { BUILDS, bitIdentical, importLib, load, randomArray } from './helpers.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { BUILDS, REPO, bitIdentical, importLib, load, randomArray } from './helpers.mjs';
+import { checksum, crc32, editModelFile, readModelFile } from './model-file-kit.mjs';
 
 const BASE = { variant: 'gqa', seqLen: 4, dModel: 32, nHeads: 4, nKvHeads: 2 };
 const X = randomArray(4 * 32, 1);
@@ -32,48 +36,31 @@ function throwsField(fn, Class, field, patterns = []) {
   return error;
 }
 
-// ---- model files: an independent CRC-32 and a small parser of the format -----------------------
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(bytes) {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
+// ---- model files: an independent reader and writer (model-file-kit.mjs) ------------------------
+/** The ATTNTRN2 file of the previous exporter (tests/fuzz/corpus/model_export without its mode byte). */
+const LEGACY = new Uint8Array(fs.readFileSync(path.join(REPO, 'tests/fuzz/corpus/model_export')).subarray(1));
 const u32 = (b, at) => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at, true);
-/** A v2 file with its CRC-32 recomputed (as an attacker or a careless tool would). */
+/** An ATTNTRN2 body with its CRC-32 appended. */
 function resealed(body) {
   const out = new Uint8Array(body.length + 4);
   out.set(body);
   new DataView(out.buffer).setUint32(body.length, crc32(body), true);
   return out;
 }
-const bodyOf = (file) => file.subarray(0, file.length - 4);
-/** The file with its header text replaced by edit(header), resealed. */
-function withHeader(file, edit) {
-  const body = bodyOf(file);
-  const n = u32(body, 8);
-  const header = new TextDecoder().decode(body.subarray(12, 12 + n));
-  const next = new TextEncoder().encode(edit(header));
-  const out = new Uint8Array(body.length - n + next.length);
-  out.set(body.subarray(0, 8));
-  new DataView(out.buffer).setUint32(8, next.length, true);
-  out.set(next, 12);
-  out.set(body.subarray(12 + n), 12 + next.length);
-  return resealed(out);
-}
 /** The same model as a version-1 file (no checksum), as exported before the checksum existed. */
 function asVersion1(file) {
-  const out = bodyOf(file).slice();
+  const out = file.slice(0, file.length - 4);
   out.set(new TextEncoder().encode('ATTNTRN1'), 0);
   return out;
 }
-function withFloatAtEnd(body, fromEnd, value) {
-  const out = body.slice();
-  new DataView(out.buffer).setFloat32(out.length - 4 * fromEnd, value, true);
+/** The file's JSON header replaced by edit(json) (data unchanged, checksum not recomputed). */
+function withJson(file, edit) {
+  const { headerLength } = readModelFile(file);
+  const json = new TextEncoder().encode(edit(new TextDecoder().decode(file.subarray(8, 8 + headerLength))));
+  const out = new Uint8Array(8 + json.length + file.length - 8 - headerLength);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  out.set(file.subarray(8 + headerLength), 8 + json.length);
   return out;
 }
 
@@ -96,96 +83,105 @@ for (const { simd, name } of BUILDS) {
         t.dispose();
       });
 
-      test('an export starts with ATTNTRN2 and ends with the CRC-32 of its contents (checked by an independent CRC)', () => {
-        assert.equal(new TextDecoder().decode(file.subarray(0, 8)), 'ATTNTRN2');
-        assert.equal(u32(file, file.length - 4), crc32(bodyOf(file)));
+      test('an export is a .safetensors file whose metadata carries the CRC-32 of its data and metadata (checked independently)', () => {
+        const f = readModelFile(file);
+        assert.equal(f.metadata.format, 'attention-playground.trainer');
+        assert.equal(f.metadata.formatVersion, '3');
+        assert.equal(f.metadata.crc32, checksum(f.metadata, f.data));
         const t = attn.loadModel(file);
         assert.equal(t.steps, 5);
         assert.deepEqual(t.evaluate(), trained);
         t.dispose();
       });
 
-      test('a flipped byte anywhere is refused by the checksum', () => {
-        for (const at of [3, 20, Math.floor(file.length / 2), file.length - 9, file.length - 1]) {
+      test('a flipped byte in the data or the metadata is refused by the checksum', () => {
+        const { headerLength, json } = readModelFile(file);
+        const seedAt = 8 + json.indexOf('"seed":"3"') + 8;
+        for (const at of [seedAt, 8 + headerLength, Math.floor(file.length / 2), file.length - 9, file.length - 1]) {
           const bad = file.slice();
           bad[at] ^= 0x10;
-          throwsField(() => attn.loadModel(bad), RangeError, 'bytes', [at < 8 ? /ATTNTRN/ : /checksum/]);
+          throwsField(() => attn.loadModel(bad), RangeError, 'bytes', [/checksum does not match/]);
         }
+        const bad = file.slice();
+        bad[3] ^= 0x10; // the header length
+        throwsField(() => attn.loadModel(bad), RangeError, 'bytes', [/not a model exported by trainer.exportModel\(\)/]);
       });
 
-      test('a version-1 file (no checksum) still loads, and gives the same model', () => {
-        const t = attn.loadModel(asVersion1(file));
-        assert.deepEqual(t.evaluate(), trained);
-        t.dispose();
+      test('files of the previous format (ATTNTRN2, ATTNTRN1) still load, with their checks', () => {
+        const t = attn.loadModel(LEGACY);
+        assert.equal(t.steps, 2);
+        const again = attn.loadModel(t.exportModel());
+        assert.deepEqual(again.evaluate(), t.evaluate());
+        const v1 = attn.loadModel(asVersion1(LEGACY));
+        assert.deepEqual(v1.evaluate(), t.evaluate());
+        for (const x of [t, again, v1]) x.dispose();
+        const bad = LEGACY.slice();
+        bad[Math.floor(bad.length / 2)] ^= 0x10;
+        throwsField(() => attn.loadModel(bad), RangeError, 'bytes', [/checksum/]);
+        const body = LEGACY.slice(0, LEGACY.length - 4);
+        new DataView(body.buffer).setFloat32(body.length - 4, NaN, true);
+        throwsField(() => attn.loadModel(resealed(body)), RangeError, 'bytes', [/second moment/, /NaN/]);
+        throwsField(() => attn.loadModel(asVersion1(resealed(body))), RangeError, 'bytes', [/moment/, /NaN/]);
+        assert.equal(u32(LEGACY, LEGACY.length - 4), crc32(LEGACY.subarray(0, LEGACY.length - 4)));
       });
 
       test('a NaN AdamW moment or weight is refused, with or without a valid checksum', () => {
-        const body = bodyOf(file);
-        throwsField(() => attn.loadModel(resealed(withFloatAtEnd(body, 1, NaN))), RangeError, 'bytes', [/second moment/, /NaN/]);
-        throwsField(() => attn.loadModel(resealed(withFloatAtEnd(body, 1, -1))), RangeError, 'bytes', [/second moment/, />= 0/]);
-        const v1 = asVersion1(file);
-        throwsField(() => attn.loadModel(withFloatAtEnd(v1, 1, Infinity)), RangeError, 'bytes', [/moment/, /Infinity/]);
-        // the first weight: after the header, the text and the first parameter's name and shape
-        const n = u32(body, 8);
-        const textLen = u32(body, 12 + n);
-        const nameAt = 12 + n + 4 + textLen + 4;
-        const firstFloat = nameAt + 4 + u32(body, nameAt) + 8;
-        const bad = body.slice();
-        new DataView(bad.buffer).setFloat32(firstFloat, NaN, true);
-        throwsField(() => attn.loadModel(resealed(bad)), RangeError, 'bytes', [/non-finite/, /NaN/]);
+        const set = (name, i, v) => editModelFile(file, (m, tensors) => { tensors[name].data[i] = v; });
+        throwsField(() => attn.loadModel(set('optim.exp_avg_sq.unembed', 7, NaN)), RangeError, 'bytes', [/second moment/, /NaN/]);
+        throwsField(() => attn.loadModel(set('optim.exp_avg_sq.unembed', 7, -1)), RangeError, 'bytes', [/second moment/, />= 0/]);
+        throwsField(() => attn.loadModel(set('optim.exp_avg.wpe', 0, Infinity)), RangeError, 'bytes', [/first moment/, /Infinity/]);
+        throwsField(() => attn.loadModel(set('wte', 0, NaN)), RangeError, 'bytes', [/non-finite/, /NaN/]);
+        const unsealed = editModelFile(file, (m, tensors) => { tensors.wte.data[0] = NaN; }, { keepCrc: true });
+        throwsField(() => attn.loadModel(unsealed), RangeError, 'bytes', [/checksum/]);
       });
 
       test('finite but huge weights load, and a training step that overflows is refused and not applied', () => {
-        // wte and wpe (the first two parameters) filled with 3e38: their sum overflows float32
-        const body = bodyOf(file).slice();
-        const dv = new DataView(body.buffer);
-        let at = 12 + u32(body, 8);
-        at += 4 + u32(body, at) + 4; // text, parameter count
-        for (let p = 0; p < 2; p++) {
-          at += 4 + u32(body, at);
-          const count = u32(body, at) * u32(body, at + 4);
-          at += 8;
-          for (let i = 0; i < count; i++) dv.setFloat32(at + 4 * i, 3e38, true);
-          at += 4 * count;
-        }
-        const t = attn.loadModel(resealed(body));
+        // wte and wpe filled with 3e38: their sum overflows float32
+        const huge = editModelFile(file, (m, tensors) => { tensors.wte.data.fill(3e38); tensors.wpe.data.fill(3e38); });
+        const t = attn.loadModel(huge);
         try {
           throwsField(() => t.step(1), RangeError, undefined, [/overflowed float32/, /3e\+38/, /not applied/]);
           assert.equal(t.steps, 5);
           throwsField(() => t.evaluate(), RangeError, undefined, [/overflowed float32/]);
           throwsField(() => t.attention([1, 2, 3]), RangeError, undefined, [/overflowed float32/]);
+          throwsField(() => t.headScores(), RangeError, undefined, [/overflowed float32/]);
         } finally {
           t.dispose();
         }
       });
 
-      test('header fields are checked for type and range (step, rng, numbers, booleans, duplicates)', () => {
+      test('header fields are checked for type and range (step, rng, numbers, booleans, duplicates, unknown keys)', () => {
         const cases = [
-          [(h) => h.replace(/^step=\d+$/m, 'step=99999999999999999999999'), /step/],
-          [(h) => h.replace(/^step=\d+$/m, 'step=-5'), /step/],
-          [(h) => h.replace(/^step=\d+$/m, 'step=abc'), /step/],
-          [(h) => h.replace(/^step=\d+$/m, 'step=1.5'), /step/],
-          [(h) => h.replace(/^step=\d+\n/m, ''), /step' is missing/],
-          [(h) => h.replace(/^rng=\d+$/m, 'rng=-1'), /rng/],
-          [(h) => h.replace(/^seqLen=.*$/m, 'seqLen=abc'), /seqLen/],
-          [(h) => h.replace(/^seqLen=.*$/m, 'seqLen=inf'), /seqLen/],
-          [(h) => h.replace(/^seqLen=.*$/m, 'seqLen=1e300'), /seqLen/],
-          [(h) => h.replace(/^dModel=.*$/m, 'dModel=15'), /dModel|nHeads/],
-          [(h) => h + 'layerNorm=yes\n', /layerNorm/],
-          [(h) => h + 'seed=1\n', /seed' appears twice/],
-          [(h) => h + 'evil=1\n', /unknown header field 'evil'/],
+          [(m) => { m.step = '99999999999999999999999'; }, /step/],
+          [(m) => { m.step = '-5'; }, /step/],
+          [(m) => { m.step = 'abc'; }, /step/],
+          [(m) => { m.step = '1.5'; }, /step/],
+          [(m) => { delete m.step; }, /step' is missing/],
+          [(m) => { m.rng = '-1'; }, /rng/],
+          [(m) => { m.seqLen = 'abc'; }, /seqLen/],
+          [(m) => { m.seqLen = 'inf'; }, /seqLen/],
+          [(m) => { m.seqLen = '1e300'; }, /seqLen/],
+          [(m) => { m.dModel = '15'; }, /dModel|nHeads/],
+          [(m) => { m.layerNorm = 'yes'; }, /layerNorm/],
+          [(m) => { m.evil = '1'; }, /unknown header field 'evil'/],
+          [(m) => { m.formatVersion = '2'; }, /formatVersion/],
+          [(m) => { m.format = 'x'; }, /not a trainer's export/],
         ];
         for (const [edit, pattern] of cases) {
-          throwsField(() => attn.loadModel(withHeader(file, edit)), RangeError, 'bytes', [/model file is not valid/, pattern]);
+          throwsField(() => attn.loadModel(editModelFile(file, edit)), RangeError, 'bytes', [/model file is not valid/, pattern]);
         }
-        // the header edit itself is sound: an unchanged header loads
-        attn.loadModel(withHeader(file, (h) => h)).dispose();
+        throwsField(() => attn.loadModel(withJson(file, (j) => j.replace('{"__metadata__":{', '{"__metadata__":{"seed":"1",'))),
+          RangeError, 'bytes', [/'seed' appears twice/]);
+        throwsField(() => attn.loadModel(withJson(file, (j) => j.replace('"wte":{"dtype":"F32"', '"wte":{"dtype":"BF16"'))),
+          RangeError, 'bytes', [/dtype 'BF16'/]);
+        // the edit itself is sound: an unchanged file loads
+        attn.loadModel(editModelFile(file, () => {})).dispose();
       });
 
       test('truncated, empty and foreign bytes are refused naming the file', () => {
-        throwsField(() => attn.loadModel(new Uint8Array(0)), RangeError, 'bytes', [/ATTNTRN2/]);
-        throwsField(() => attn.loadModel(file.subarray(0, 20)), RangeError, 'bytes', [/checksum|truncated/]);
-        throwsField(() => attn.loadModel(resealed(bodyOf(file).subarray(0, 40))), RangeError, 'bytes', [/truncated/]);
+        throwsField(() => attn.loadModel(new Uint8Array(0)), RangeError, 'bytes', [/not a model exported/]);
+        throwsField(() => attn.loadModel(file.subarray(0, 20)), RangeError, 'bytes', [/not a model exported/]);
+        throwsField(() => attn.loadModel(file.subarray(0, file.length - 4)), RangeError, 'bytes', [/checksum/]);
         throwsField(() => attn.loadModel(new TextEncoder().encode('PK\u0003\u0004 a zip file')), RangeError, 'bytes', [/not a model/]);
       });
     });
@@ -258,7 +254,7 @@ for (const { simd, name } of BUILDS) {
 
       test('256 MiB of garbage given to loadModel is refused on its magic, the heap keeps its size', () => {
         const heap = attn.heapBytes();
-        throwsField(() => attn.loadModel(new Uint8Array(256 * 1024 * 1024).fill(7)), RangeError, 'bytes', [/does not start with ATTNTRN2/]);
+        throwsField(() => attn.loadModel(new Uint8Array(256 * 1024 * 1024).fill(7)), RangeError, 'bytes', [/not a model exported/]);
         assert.equal(attn.heapBytes(), heap);
       });
     });

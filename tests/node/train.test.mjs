@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
 import { BUILDS, load } from './helpers.mjs';
+import { editModelFile, readModelFile } from './model-file-kit.mjs';
 
 const assertNear = (got, want, what) => assert.ok(Math.abs(got - want) <= 1e-5 * Math.abs(want), `${what}: ${got}, want ${want}`);
 
@@ -45,7 +46,7 @@ for (const { simd, name } of BUILDS) {
       b.dispose();
     });
 
-    test('attention maps are causal probability rows; head scores are in [0, 1]', () => {
+    test('attention maps are causal probability rows', () => {
       const t = attn.createTrainer({ ...SPEC, model: { ...SPEC.model, nLayers: 2 } });
       t.step(3);
       const tokens = [1, 2, 3, 1, 2, 3, 4];
@@ -60,19 +61,55 @@ for (const { simd, name } of BUILDS) {
         }
         assert.ok(Math.abs(sum - 1) < 1e-5);
       }
-      const scores = t.headScores();
-      assert.equal(scores.length, 2 * 4);
-      for (const s of scores) {
-        for (const k of ['previousToken', 'induction', 'firstToken', 'diagonal']) assert.ok(s[k] >= 0 && s[k] <= 1, `${k} ${s[k]}`);
-      }
+      assert.equal(t.headScores().length, 2 * 4);
       t.dispose();
+    });
+
+    // The hand-set model of test_train.cpp (HeadScores.KnownValuesOfAHandSetModel), written into a
+    // model file: x_i = e_i (token embeddings 0, position p's embedding the unit vector e_p); head 0
+    // attends exactly to the previous token, head 1 to the first, head 2 uniformly.
+    test('head scores of a hand-set model are the known values', () => {
+      const t = attn.createTrainer({ task: 'induction', seqLen: 8, batchSize: 16, seed: 3,
+        model: { variant: 'mha', dModel: 12, nHeads: 3, dHead: 8, nLayers: 1, layerNorm: false } });
+      const file = editModelFile(t.exportModel(), (meta, w) => {
+        const D = 12, cols = 24, dh = 8, c = 1000;
+        w.wte.data.fill(0);
+        w.wpe.data.fill(0);
+        for (let p = 0; p < 8; p++) w.wpe.data[p * D + p] = 1;
+        const wq = w['layers.0.attn.wq'].data.fill(0), wk = w['layers.0.attn.wk'].data.fill(0);
+        for (let p = 1; p < 8; p++) wq[p * cols + 0 * dh + p - 1] = c; // head 0: q_i = c e_(i-1)
+        for (let p = 0; p < 8; p++) wk[p * cols + 0 * dh + p] = 1; //      k_j = e_j
+        for (let p = 0; p < 8; p++) wq[p * cols + 1 * dh] = c; //       head 1: q_i = c e_0
+        wk[0 * cols + 1 * dh] = 1; //                                         k_0 = e_0
+      });
+      t.dispose();
+      const u = attn.loadModel(file);
+      const [prev, first, uniform] = u.headScores();
+      assert.deepEqual([prev.layer, prev.head, first.head, uniform.head], [0, 0, 1, 2]);
+      assert.equal(prev.previousToken, 1);
+      assert.equal(prev.diagonal, 0);
+      assert.ok(Math.abs(prev.firstToken - 1 / 7) < 1e-15, prev.firstToken);
+      assert.equal(first.firstToken, 1);
+      assert.equal(first.diagonal, 0);
+      assert.equal(first.induction, 0);
+      assert.ok(Math.abs(first.previousToken - 1 / 7) < 1e-15);
+      for (const k of ['previousToken', 'diagonal', 'firstToken']) {
+        assert.ok(Math.abs(uniform[k] - 481 / 1960) < 1e-7, `${k} ${uniform[k]}`); // (1/2 + ... + 1/8) / 7
+      }
+      u.dispose();
     });
 
     test('exportModel / loadModel round trip', () => {
       const t = attn.createTrainer(SPEC);
       t.step(10);
       const bytes = t.exportModel();
-      assert.ok(bytes instanceof Uint8Array && bytes.length > 1000);
+      assert.ok(bytes instanceof Uint8Array);
+      // .safetensors: 8 bytes of header length, the JSON header (padded to 8), then 3 x 4736 float32
+      // (the 4736 parameters and AdamW's two moments of each)
+      const { headerLength, metadata } = readModelFile(bytes);
+      assert.equal(headerLength % 8, 0);
+      assert.equal(bytes.length, 8 + headerLength + 3 * 4 * 4736);
+      assert.equal(metadata.step, '10');
       const u = attn.loadModel(bytes);
       assert.equal(u.steps, 10);
       assert.deepEqual(u.attention([1, 2, 3]).weights, t.attention([1, 2, 3]).weights);

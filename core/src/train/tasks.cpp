@@ -18,6 +18,9 @@ uint64_t Rng::below(uint64_t n) { return n <= 1 ? 0 : next() % n; }
 double Rng::uniform() { return double(next() >> 11) * (1.0 / 9007199254740992.0); }
 
 std::vector<uint32_t> decode_utf8(const std::string& s) {
+  // Strict UTF-8: overlong forms, surrogates (U+D800..U+DFFF) and code points above U+10FFFF are
+  // invalid like any other bad byte, so every code point out is a Unicode scalar value (a model file
+  // can then carry the text as JSON that any reader accepts, model_file.cpp).
   std::vector<uint32_t> out;
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const std::size_t len = s.size();
@@ -30,12 +33,36 @@ std::vector<uint32_t> decode_utf8(const std::string& s) {
     for (int k = 1; ok && k <= extra; ++k) {
       if ((p[i + k] & 0xC0) != 0x80) ok = false; else cp = (cp << 6) | (p[i + k] & 0x3F);
     }
+    static const uint32_t kMin[4] = {0, 0x80, 0x800, 0x10000};  // shortest form of each length
+    if (ok && (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
     if (!ok) {
       out.push_back(0xFFFD);
       ++i;
     } else {
       out.push_back(cp);
       i += std::size_t(extra) + 1;
+    }
+  }
+  return out;
+}
+
+std::string encode_utf8(const std::vector<uint32_t>& cps) {
+  std::string out;
+  for (uint32_t cp : cps) {
+    if (cp < 0x80) {
+      out += char(cp);
+    } else if (cp < 0x800) {
+      out += char(0xC0 | (cp >> 6));
+      out += char(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += char(0xE0 | (cp >> 12));
+      out += char(0x80 | ((cp >> 6) & 0x3F));
+      out += char(0x80 | (cp & 0x3F));
+    } else {
+      out += char(0xF0 | (cp >> 18));
+      out += char(0x80 | ((cp >> 12) & 0x3F));
+      out += char(0x80 | ((cp >> 6) & 0x3F));
+      out += char(0x80 | (cp & 0x3F));
     }
   }
   return out;

@@ -69,7 +69,10 @@ class Task {
   std::vector<int32_t> train_ids_, val_ids_;
 };
 
-// UTF-8 -> code points (invalid bytes become U+FFFD).
+// UTF-8 -> code points (strict: each invalid byte, overlong form, surrogate or code point above
+// U+10FFFF becomes U+FFFD, so every result is a Unicode scalar value).
 std::vector<uint32_t> decode_utf8(const std::string& s);
+// Unicode scalar values -> UTF-8 (encode_utf8(decode_utf8(s)) == s for valid UTF-8).
+std::string encode_utf8(const std::vector<uint32_t>& cps);
 
 }  // namespace attn::train

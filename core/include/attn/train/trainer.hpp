@@ -1,4 +1,6 @@
 // train/trainer.hpp — a seeded training run: spec -> model + data; step, evaluate, inspect, export.
+// The class's members live in three files, one concept each: trainer.cpp (spec checks, the training
+// loop, evaluation), probes.cpp (head scores, attention maps), model_file.cpp (export / load).
 //
 // Mirrors attn.createTrainer(spec) of docs/api.md ("Training"). Every field is kept as given
 // (optionals, numbers as doubles) and checked here; a bad spec throws attn::Error naming the field
@@ -18,6 +20,7 @@
 #include "attn/spec.hpp"
 #include "attn/train/adam.hpp"
 #include "attn/train/model.hpp"
+#include "attn/train/probes.hpp"
 #include "attn/train/tasks.hpp"
 
 namespace attn::train {
@@ -41,10 +44,6 @@ constexpr double kMaxFileStep = 1e12;
 
 struct StepResult { int64_t step; double loss; };
 struct EvalResult { double loss, bits_per_token, accuracy; };
-struct HeadScore {
-  int64_t layer, head;
-  double previous_token, induction, first_token, diagonal;  // each in [0, 1]
-};
 
 class Trainer {
  public:
@@ -56,22 +55,26 @@ class Trainer {
   StepResult step(int64_t n = 1);
   // On the fixed held-out set (256 sequences; chars: up to 256 evenly spaced validation windows).
   EvalResult evaluate();
-  // Per layer and head, mean attention weight: previousToken on key i-1, diagonal on key i,
-  // firstToken on key 0 (queries i >= 1, on held-out task data); induction: from the second
-  // occurrence of a token to the key right after its first one (on 64 induction-style sequences).
+  // probes.cpp. Per layer and head, mean attention weight (probes.hpp): previousToken on key i-1,
+  // diagonal on key i, firstToken on key 0 (queries i >= 1, on held-out task data); induction: from
+  // the second occurrence of a token to the key right after its first one (64 induction-style
+  // sequences). Refuses maps that overflowed float32 (as attention() does).
   std::vector<HeadScore> head_scores();
   // Attention weights for one sequence of 1..seqLen tokens: (layers, H, N, N).
   xt::xtensor<float, 4> attention(const std::vector<int32_t>& tokens);
 
-  // The spec (with the text for 'chars'), the step count, the data stream's state, the weights and
-  // AdamW's moments: a loaded trainer evaluates and continues training exactly like the original.
-  // File format: see trainer.cpp ("export / load"); version 2 ends with a CRC-32 of its contents.
-  // load_model checks the checksum, every header field's type and range, every tensor for finite
-  // values, and throws attn::Error (field "bytes") naming what is wrong.
+  // model_file.cpp. The spec (with the text for 'chars'), the step count, the data stream's state,
+  // the weights and AdamW's moments: a loaded trainer evaluates and continues training exactly like
+  // the original. export_model writes a .safetensors file (the config in "__metadata__", a CRC-32;
+  // docs/api.md, "The model file"); load_model reads it and the older ATTNTRN2 / ATTNTRN1 files. It
+  // checks the checksum, every header field's type and range, every tensor for finite values, and
+  // throws attn::Error (field "bytes") naming what is wrong, before allocating anything the file
+  // cannot hold.
   std::vector<uint8_t> export_model() const;
   static std::unique_ptr<Trainer> load_model(const std::vector<uint8_t>& bytes);
   // Checks what can be checked before the bytes are copied: total size <= kMaxModelBytes and the
-  // magic (`prefix`: the first 8 bytes, or fewer when the file is shorter).
+  // first 8 bytes (`prefix`, or fewer when the file is shorter): a magic ATTNTRN2 / ATTNTRN1, or a
+  // safetensors header length that fits the file and the header cap.
   static void check_model_prefix(const std::vector<uint8_t>& prefix, double total_bytes);
 
   Model& model() { return *model_; }
@@ -88,6 +91,11 @@ class Trainer {
   std::string largest_weight();
   // Masked loss and accuracy of the model on a batch, in chunks of at most batchSize sequences.
   EvalResult measure(const Batch& b);
+  // Throws when layer maps of the last forward hold a non-finite weight (float32 overflow).
+  void refuse_non_finite_maps();
+  // model_file.cpp: the two readers behind load_model.
+  static std::unique_ptr<Trainer> load_safetensors(const std::vector<uint8_t>& bytes);
+  static std::unique_ptr<Trainer> load_attntrn(const std::vector<uint8_t>& bytes);
 
   TrainerSpec spec_;
   ModelConfig cfg_;

@@ -1,0 +1,36 @@
+// train/probes.hpp — what a trained model's attention does: per-head scores and attention maps.
+//
+// The scores (Trainer::head_scores, probes.cpp), per layer and head, each the mean of one attention
+// weight over a set of queries (weights are probabilities, so each score lies in [0, 1] by
+// construction, with no clamping; docs/api.md, "Training"):
+//   previousToken  weight on key i-1      queries i >= 1 of the held-out task data
+//   diagonal       weight on key i        same queries
+//   firstToken     weight on key 0        same queries
+//   induction      weight on the key right after the first occurrence of the query's token, at the
+//                  second occurrence (64 induction-style sequences; vocabularies of >= 4 tokens)
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace attn::train {
+
+struct HeadScore {
+  int64_t layer, head;
+  double previous_token, induction, first_token, diagonal;
+};
+
+// Sequences the probes run: previous/diagonal/first use up to this many held-out sequences, the
+// induction score this many induction-style sequences.
+constexpr int64_t kScoreSequences = 64;
+
+// Adds one forward's (B, H, N, N) maps `p` of layer `layer` to the previous/diagonal/first sums of
+// `scores` (indexed layer * H + head): each query i >= 1 of each sequence adds its three weights.
+void add_position_weights(std::vector<HeadScore>& scores, const std::vector<float>& p, int64_t layer,
+                          int64_t batch, int64_t h, int64_t n);
+// Adds, for row r of the maps (B, H, N, N) and each query i with keys[i] >= 0 (keys: (N) of that
+// row), p[r, head, i, keys[i]] to the induction sums of layer `layer`; returns the pairs added.
+int64_t add_induction_weights(std::vector<HeadScore>& scores, const std::vector<float>& p, int64_t layer,
+                              int64_t row, const int32_t* keys, int64_t h, int64_t n);
+
+}  // namespace attn::train

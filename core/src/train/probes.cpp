@@ -1,0 +1,117 @@
+// train/probes.cpp — what a model's attention does: per-head scores and attention maps (probes.hpp).
+//
+// No clamping: each score is a mean of attention weights, and each weight lies in [0, 1] in float32
+// as computed (layers.cpp: p_j = e_j * fl(1 / sum) with e_j = exp(s_j - max) <= 1 and sum >= 1, as the
+// largest term is exp(0) = 1), so the mean of k of them, summed in double, stays in [0, 1]. The
+// clamp that stood here could only have hidden a NaN, and std::clamp passes NaN through: maps that
+// overflowed float32 are refused instead (refuse_non_finite_maps).
+#include <algorithm>
+#include <cmath>
+
+#include "attn/errors.hpp"
+#include "attn/train/trainer.hpp"
+
+namespace attn::train {
+
+void add_position_weights(std::vector<HeadScore>& scores, const std::vector<float>& p, int64_t layer,
+                          int64_t batch, int64_t h, int64_t n) {
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t hh = 0; hh < h; ++hh) {
+      const float* m = p.data() + (b * h + hh) * n * n;  // (N, N) of sequence b, head hh
+      HeadScore& s = scores[std::size_t(layer * h + hh)];
+      for (int64_t i = 1; i < n; ++i) {
+        s.previous_token += m[i * n + i - 1];
+        s.diagonal += m[i * n + i];
+        s.first_token += m[i * n];
+      }
+    }
+}
+
+int64_t add_induction_weights(std::vector<HeadScore>& scores, const std::vector<float>& p, int64_t layer,
+                              int64_t row, const int32_t* keys, int64_t h, int64_t n) {
+  int64_t pairs = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t key = keys[i];
+    if (key < 0) continue;
+    ++pairs;
+    for (int64_t hh = 0; hh < h; ++hh)
+      scores[std::size_t(layer * h + hh)].induction += p[std::size_t(((row * h + hh) * n + i) * n + key)];
+  }
+  return pairs;
+}
+
+void Trainer::refuse_non_finite_maps() {
+  for (int64_t l = 0; l < cfg_.n_layers; ++l)
+    for (float p : model_->attention_probs(l))
+      if (!std::isfinite(p)) {
+        throw_range("attention overflowed float32 (a weight map holds " + fmt(p) + ") although every weight is finite: " +
+                    largest_weight());
+      }
+}
+
+std::vector<HeadScore> Trainer::head_scores() {
+  const int64_t layers = cfg_.n_layers, h = cfg_.attn.h, n = task_->seq_len();
+  std::vector<HeadScore> scores;  // (layers * H), index l * H + head
+  for (int64_t l = 0; l < layers; ++l)
+    for (int64_t hh = 0; hh < h; ++hh) scores.push_back({l, hh, 0, 0, 0, 0});
+  // previous-token, diagonal, first-token: held-out task data, queries i >= 1.
+  const int64_t count = std::min<int64_t>(kScoreSequences, eval_.batch);
+  double queries = 0;
+  for (int64_t start = 0; start < count; start += batch_size_) {
+    const int64_t rows_b = std::min(batch_size_, count - start);
+    model_->forward(eval_.tokens.data() + start * n, nullptr, nullptr, rows_b, n);  // tokens (rows_b, N)
+    refuse_non_finite_maps();
+    for (int64_t l = 0; l < layers; ++l) add_position_weights(scores, model_->attention_probs(l), l, rows_b, h, n);
+    queries += double(rows_b * (n - 1));
+  }
+  for (auto& s : scores) {
+    s.previous_token /= queries;
+    s.diagonal /= queries;
+    s.first_token /= queries;
+  }
+  // induction: on induction-style sequences (needs a vocabulary of at least 4 tokens).
+  if (cfg_.vocab >= 4) {
+    Task ind(TaskKind::Induction, cfg_.vocab, n);
+    Rng rng(seed_ ^ 0x1D0C7ull);
+    const Batch b = ind.induction(rng, kScoreSequences);  // tokens, induction_key: (64, N)
+    double pairs = 0;
+    for (int64_t start = 0; start < b.batch; start += batch_size_) {
+      const int64_t rows_b = std::min(batch_size_, b.batch - start);
+      model_->forward(b.tokens.data() + start * n, nullptr, nullptr, rows_b, n);
+      refuse_non_finite_maps();
+      for (int64_t r = 0; r < rows_b; ++r) {
+        const int32_t* keys = b.induction_key.data() + (start + r) * n;  // (N), -1 where no pair
+        int64_t added = 0;
+        for (int64_t l = 0; l < layers; ++l) added = add_induction_weights(scores, model_->attention_probs(l), l, r, keys, h, n);
+        pairs += double(added);
+      }
+    }
+    if (pairs > 0)
+      for (auto& s : scores) s.induction /= pairs;
+  }
+  return scores;
+}
+
+xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
+  const int64_t n = int64_t(tokens.size()), h = cfg_.attn.h, layers = cfg_.n_layers;
+  if (n < 1 || n > task_->seq_len()) {
+    throw_range("tokens", "tokens has " + fmt(double(n)) + " elements, must be between 1 and seqLen (" +
+                fmt(double(task_->seq_len())) + ")");
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (tokens[i] < 0 || tokens[i] >= cfg_.vocab) {
+      throw_range("tokens", "tokens[" + fmt(double(i)) + "] (" + fmt(tokens[i]) + ") must be between 0 and vocabSize - 1 (" +
+                  fmt(double(cfg_.vocab - 1)) + ")");
+    }
+  }
+  model_->forward(tokens.data(), nullptr, nullptr, 1, n);
+  refuse_non_finite_maps();
+  auto out = xt::xtensor<float, 4>::from_shape({std::size_t(layers), std::size_t(h), std::size_t(n), std::size_t(n)});
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::vector<float>& p = model_->attention_probs(l);  // (1, H, N, N)
+    std::copy(p.begin(), p.end(), out.data() + l * h * n * n);
+  }
+  return out;
+}
+
+}  // namespace attn::train
