@@ -86,12 +86,14 @@ for (const { simd, name } of BUILDS) {
       const u = attn.loadModel(file);
       const [prev, first, uniform] = u.headScores();
       assert.deepEqual([prev.layer, prev.head, first.head, uniform.head], [0, 0, 1, 2]);
+      // a key 354 logits below the best gets the kernel's smallest exp, FLT_MIN (1.2e-38), not 0
+      const nothing = 1e-37;
       assert.equal(prev.previousToken, 1);
-      assert.equal(prev.diagonal, 0);
+      assert.ok(prev.diagonal <= nothing, String(prev.diagonal));
       assert.ok(Math.abs(prev.firstToken - 1 / 7) < 1e-15, prev.firstToken);
       assert.equal(first.firstToken, 1);
-      assert.equal(first.diagonal, 0);
-      assert.equal(first.induction, 0);
+      assert.ok(first.diagonal <= nothing, String(first.diagonal));
+      assert.ok(first.induction <= nothing, String(first.induction));
       assert.ok(Math.abs(first.previousToken - 1 / 7) < 1e-15);
       for (const k of ['previousToken', 'diagonal', 'firstToken']) {
         assert.ok(Math.abs(uniform[k] - 481 / 1960) < 1e-7, `${k} ${uniform[k]}`); // (1/2 + ... + 1/8) / 7
