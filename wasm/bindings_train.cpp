@@ -22,36 +22,32 @@ std::optional<bool> opt_bool(const val& obj, const char* name) {
   return bool_field(obj, name, "model");
 }
 
+// Walks the field tables (attn::spec_number_fields, attn::train::trainer_number_fields, trainer_flag_fields).
 attn::train::TrainerSpec read_trainer_spec(const val& spec) {
+  using attn::train::trainer_flag_fields;
+  using attn::train::trainer_number_fields;
   require_object(spec, "trainer spec");
-  check_keys(spec, "trainer spec", {"task", "text", "model", "seqLen", "batchSize", "learningRate", "seed", "vocabSize",
-                                    "totalSteps", "warmupSteps", "weightDecay"});
+  std::set<std::string> keys = {"task", "text", "model"};
+  std::set<std::string> model_keys = {"variant", "rope", "activation"};
+  for (const auto& f : trainer_number_fields()) (f.in_model ? model_keys : keys).insert(f.name);
+  for (const auto& f : trainer_flag_fields()) model_keys.insert(f.name);
+  for (const auto& f : attn::spec_number_fields()) if (f.geometry) model_keys.insert(f.name);
+  check_keys(spec, "trainer spec", keys);
   attn::train::TrainerSpec s;
   s.task = string_field(spec, "task");
   s.text = string_field(spec, "text");
-  s.seq_len = number_field(spec, "seqLen");
-  s.batch_size = number_field(spec, "batchSize");
-  s.learning_rate = number_field(spec, "learningRate");
-  s.seed = number_field(spec, "seed");
-  s.vocab_size = number_field(spec, "vocabSize");
-  s.total_steps = number_field(spec, "totalSteps");
-  s.warmup_steps = number_field(spec, "warmupSteps");
-  s.weight_decay = number_field(spec, "weightDecay");
+  for (const auto& f : trainer_number_fields()) if (!f.in_model) s.*f.member = number_field(spec, f.name);
   const val model = spec["model"];
   if (model.isUndefined()) attn::throw_type("model", "model is required: { variant, dModel, nHeads, nLayers, ... }");
   require_object(model, "model", "model");
-  std::set<std::string> model_keys = {"variant", "rope", "nLayers", "mlp", "layerNorm", "tiedEmbeddings", "activation"};
-  for (const auto& f : attn::spec_number_fields()) if (f.geometry) model_keys.insert(f.name);
   check_keys(model, "model", model_keys, "model");
   s.model.variant = string_field(model, "variant", "model");
   for (const auto& f : attn::spec_number_fields()) {
     if (f.geometry) s.model.*f.member = number_field(model, f.name, "model");
   }
   s.model.rope.enabled = bool_field(model, "rope", "model");
-  s.n_layers = number_field(model, "nLayers", "model");
-  s.mlp = opt_bool(model, "mlp");
-  s.layer_norm = opt_bool(model, "layerNorm");
-  s.tied_embeddings = opt_bool(model, "tiedEmbeddings");
+  for (const auto& f : trainer_number_fields()) if (f.in_model) s.*f.member = number_field(model, f.name, "model");
+  for (const auto& f : trainer_flag_fields()) s.*f.member = opt_bool(model, f.name);
   s.activation = string_field(model, "activation", "model");
   return s;
 }

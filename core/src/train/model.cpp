@@ -20,6 +20,17 @@ Matrix zeros_like(const Matrix& m) { return zeros(int64_t(m.shape(0)), int64_t(m
 // Matrix ids of the seeded initialisation beyond the attention ones (1-9 in weights.hpp).
 enum : int { kIdWte = 20, kIdWpe = 21, kIdUnembed = 22, kIdW1 = 23, kIdW2 = 24 };
 
+// out = LayerNorm(x) with gain g and bias b (1, D), keeping mean and rstd (1, R) for the backward;
+// returns out's data. x: (R, D).
+const float* layernorm_keep(Matrix& out, Matrix& mean, Matrix& rstd, const Matrix& x, const Matrix& g, const Matrix& b) {
+  const int64_t rows = int64_t(x.shape(0)), d = int64_t(x.shape(1));
+  out = uninitialised(rows, d);
+  mean = uninitialised(1, rows);
+  rstd = uninitialised(1, rows);
+  layernorm_forward(out.data(), mean.data(), rstd.data(), x.data(), g.data(), b.data(), rows, d);
+  return out.data();
+}
+
 }  // namespace
 
 Shape layer_shape(const ModelConfig& cfg, int64_t n) {
@@ -156,12 +167,7 @@ double Model::forward(const int32_t* tokens, const int32_t* targets, const float
     // x = x + attn(LN1(x))
     const float* attn_in = x.data();
     if (cfg_.layer_norm) {
-      A.ln1 = uninitialised(rows, d);
-      A.ln1_mean = uninitialised(1, rows);
-      A.ln1_rstd = uninitialised(1, rows);
-      layernorm_forward(A.ln1.data(), A.ln1_mean.data(), A.ln1_rstd.data(), x.data(), L.ln1_g.data(),
-                        L.ln1_b.data(), rows, d);
-      attn_in = A.ln1.data();
+      attn_in = layernorm_keep(A.ln1, A.ln1_mean, A.ln1_rstd, x, L.ln1_g, L.ln1_b);
     }
     Matrix a = uninitialised(rows, d);
     attention_forward(a.data(), A.attn, s, L.attn, attn_in, batch, n);
@@ -171,12 +177,7 @@ double Model::forward(const int32_t* tokens, const int32_t* targets, const float
       // x = x + mlp(LN2(x))
       const float* mlp_in = x.data();
       if (cfg_.layer_norm) {
-        A.ln2 = uninitialised(rows, d);
-        A.ln2_mean = uninitialised(1, rows);
-        A.ln2_rstd = uninitialised(1, rows);
-        layernorm_forward(A.ln2.data(), A.ln2_mean.data(), A.ln2_rstd.data(), x.data(), L.ln2_g.data(),
-                          L.ln2_b.data(), rows, d);
-        mlp_in = A.ln2.data();
+        mlp_in = layernorm_keep(A.ln2, A.ln2_mean, A.ln2_rstd, x, L.ln2_g, L.ln2_b);
       }
       Matrix m = uninitialised(rows, d);
       mlp_forward(m.data(), A.mlp, mlp_in, L.mlp, rows, cfg_.activation);
@@ -187,12 +188,7 @@ double Model::forward(const int32_t* tokens, const int32_t* targets, const float
   const float* head_in = x_final.data();
   if (cfg_.layer_norm) {
     // xf = LNf(x)
-    lnf = uninitialised(rows, d);
-    lnf_mean = uninitialised(1, rows);
-    lnf_rstd = uninitialised(1, rows);
-    layernorm_forward(lnf.data(), lnf_mean.data(), lnf_rstd.data(), x_final.data(), lnf_g.data(),
-                      lnf_b.data(), rows, d);
-    head_in = lnf.data();
+    head_in = layernorm_keep(lnf, lnf_mean, lnf_rstd, x_final, lnf_g, lnf_b);
   }
   logits_ = uninitialised(rows, v);  // (R, V)
   if (cfg_.tied) {

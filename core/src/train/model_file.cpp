@@ -148,27 +148,14 @@ FileConfig read_config(Fields& f) {
   TrainerSpec& spec = c.spec;
   spec.task = f.take("task");
   spec.model.variant = f.take("variant");
-  spec.model.d_model = f.take_num("dModel");
-  spec.model.n_heads = f.take_num("nHeads");
-  spec.model.n_kv_heads = f.take_num("nKvHeads");
-  spec.model.d_head = f.take_num("dHead");
-  spec.model.latent_rank = f.take_num("latentRank");
-  spec.model.rope_dim = f.take_num("ropeDim");
+  for (const auto& field : spec_number_fields()) {
+    if (field.geometry) spec.model.*field.member = f.take_num(field.name);
+  }
   spec.model.rope.enabled = f.take_bool("rope").value_or(false);
   spec.model.rope.base = f.take_num("ropeBase");
-  spec.n_layers = f.take_num("nLayers");
-  spec.mlp = f.take_bool("mlp");
-  spec.layer_norm = f.take_bool("layerNorm");
-  spec.tied_embeddings = f.take_bool("tiedEmbeddings");
+  for (const auto& field : trainer_number_fields()) spec.*field.member = f.take_num(field.name);
+  for (const auto& field : trainer_flag_fields()) spec.*field.member = f.take_bool(field.name);
   spec.activation = f.take("activation");
-  spec.seq_len = f.take_num("seqLen");
-  spec.batch_size = f.take_num("batchSize");
-  spec.learning_rate = f.take_num("learningRate");
-  spec.seed = f.take_num("seed");
-  spec.vocab_size = f.take_num("vocabSize");
-  spec.total_steps = f.take_num("totalSteps");
-  spec.warmup_steps = f.take_num("warmupSteps");
-  spec.weight_decay = f.take_num("weightDecay");
   const auto step_text = f.take("step");
   const auto rng_text = f.take("rng");
   if (!f.kv.empty()) file_error("unknown header field " + shown(f.kv.begin()->first));
@@ -482,27 +469,28 @@ std::vector<uint8_t> Trainer::export_model() const {
   if (spec_.task) meta["task"] = *spec_.task;
   if (task_->kind() == TaskKind::Chars) meta["text"] = encode_utf8(decode_utf8(spec_.text.value_or("")));
   if (m.variant) meta["variant"] = *m.variant;
-  put_num("dModel", m.d_model);
-  put_num("nHeads", m.n_heads);
-  put_num("nKvHeads", m.n_kv_heads);
-  put_num("dHead", m.d_head);
-  put_num("latentRank", m.latent_rank);
-  put_num("ropeDim", m.rope_dim);
+  for (const auto& field : spec_number_fields()) {
+    if (field.geometry) put_num(field.name, m.*field.member);
+  }
   if (m.rope.enabled) put_bool("rope", true);
   put_num("ropeBase", m.rope.base);
-  put_num("nLayers", double(cfg_.n_layers));
-  put_bool("mlp", cfg_.mlp);
-  put_bool("layerNorm", cfg_.layer_norm);
-  put_bool("tiedEmbeddings", cfg_.tied);
+  // The training settings as they run, defaults filled in (the vocabulary of 'chars' comes from its text).
+  TrainerSpec run;
+  run.n_layers = double(cfg_.n_layers);
+  run.mlp = cfg_.mlp;
+  run.layer_norm = cfg_.layer_norm;
+  run.tied_embeddings = cfg_.tied;
+  run.seq_len = double(task_->seq_len());
+  run.batch_size = double(batch_size_);
+  run.learning_rate = ac.lr;
+  run.seed = double(seed_);
+  if (task_->kind() != TaskKind::Chars) run.vocab_size = double(cfg_.vocab);
+  run.total_steps = double(ac.total_steps);
+  run.warmup_steps = double(ac.warmup_steps);
+  run.weight_decay = ac.weight_decay;
+  for (const auto& field : trainer_number_fields()) put_num(field.name, run.*field.member);
+  for (const auto& field : trainer_flag_fields()) put_bool(field.name, *(run.*field.member));
   meta["activation"] = cfg_.activation == Activation::Relu ? "relu" : "gelu";
-  put_num("seqLen", double(task_->seq_len()));
-  put_num("batchSize", double(batch_size_));
-  put_num("learningRate", ac.lr);
-  put_num("seed", double(seed_));
-  if (task_->kind() != TaskKind::Chars) put_num("vocabSize", double(cfg_.vocab));
-  put_num("totalSteps", double(ac.total_steps));
-  put_num("warmupSteps", double(ac.warmup_steps));
-  put_num("weightDecay", ac.weight_decay);
   meta["step"] = std::to_string(adam_->steps());
   meta["rng"] = std::to_string(rng_.state());
 

@@ -6,33 +6,31 @@
 #include <cmath>
 
 #include "attn/errors.hpp"
+#include "attn/fields.hpp"
 #include "attn/train/model_file.hpp"
 #include "attn/weights.hpp"
 
 namespace attn::train {
 
+const std::vector<TrainerNumberField>& trainer_number_fields() {
+  static const std::vector<TrainerNumberField> table = {
+      {"nLayers", &TrainerSpec::n_layers, true},          {"seqLen", &TrainerSpec::seq_len, false},
+      {"batchSize", &TrainerSpec::batch_size, false},     {"learningRate", &TrainerSpec::learning_rate, false},
+      {"seed", &TrainerSpec::seed, false},                {"vocabSize", &TrainerSpec::vocab_size, false},
+      {"totalSteps", &TrainerSpec::total_steps, false},   {"warmupSteps", &TrainerSpec::warmup_steps, false},
+      {"weightDecay", &TrainerSpec::weight_decay, false},
+  };
+  return table;
+}
+
+const std::vector<TrainerFlagField>& trainer_flag_fields() {
+  static const std::vector<TrainerFlagField> table = {
+      {"mlp", &TrainerSpec::mlp}, {"layerNorm", &TrainerSpec::layer_norm}, {"tiedEmbeddings", &TrainerSpec::tied_embeddings},
+  };
+  return table;
+}
+
 namespace {
-
-int64_t int_field(const char* name, const std::optional<double>& v, double lo, double hi, int64_t fallback) {
-  if (!v) return fallback;
-  const double x = *v;
-  if (!std::isfinite(x) || x != std::floor(x)) throw_range(name, std::string(name) + " (" + fmt(x) + ") must be an integer");
-  if (x < lo || x > hi) {
-    throw_range(name, std::string(name) + " (" + fmt(x) + ") must be between " + fmt(lo) + " and " + fmt(hi));
-  }
-  return int64_t(x);
-}
-
-double real_field(const char* name, const std::optional<double>& v, double lo, double hi, double fallback,
-                  bool lo_open) {
-  if (!v) return fallback;
-  const double x = *v;
-  if (!std::isfinite(x) || (lo_open ? x <= lo : x < lo) || x > hi) {
-    throw_range(name, std::string(name) + " (" + fmt(x) + ") must be a number " + (lo_open ? "> " : ">= ") + fmt(lo) +
-                " and <= " + fmt(hi));
-  }
-  return x;
-}
 
 TaskKind parse_task(const std::optional<std::string>& t) {
   if (!t) throw_type("task", "task is required: one of 'copy', 'induction', 'chars'");
@@ -57,14 +55,14 @@ double param_floats(const ModelConfig& c) {
 
 Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
   const TaskKind kind = parse_task(spec.task);
-  const int64_t n = int_field("seqLen", spec.seq_len, 2, 1024, 32);
-  batch_size_ = int_field("batchSize", spec.batch_size, 1, 1024, 16);
-  const double lr = real_field("learningRate", spec.learning_rate, 0.0, 1.0, 3e-3, true);
-  seed_ = uint64_t(int_field("seed", spec.seed, 0, 9007199254740991.0, 0));
-  const int64_t n_layers = int_field("model.nLayers", spec.n_layers, 1, 4, 1);
-  const int64_t total = int_field("totalSteps", spec.total_steps, 1, 1e9, 2000);
-  const int64_t warmup = int_field("warmupSteps", spec.warmup_steps, 0, double(total), std::min<int64_t>(100, total / 10));
-  const double wd = real_field("weightDecay", spec.weight_decay, 0.0, 1.0, 0.01, false);
+  const int64_t n = integer_field("seqLen", spec.seq_len, 2, 1024, 32);
+  batch_size_ = integer_field("batchSize", spec.batch_size, 1, 1024, 16);
+  const double lr = number_field("learningRate", spec.learning_rate, 0.0, 1.0, 3e-3, true);
+  seed_ = uint64_t(integer_field("seed", spec.seed, 0, 9007199254740991.0, 0));
+  const int64_t n_layers = integer_field("model.nLayers", spec.n_layers, 1, 4, 1);
+  const int64_t total = integer_field("totalSteps", spec.total_steps, 1, 1e9, 2000);
+  const int64_t warmup = integer_field("warmupSteps", spec.warmup_steps, 0, double(total), std::min<int64_t>(100, total / 10));
+  const double wd = number_field("weightDecay", spec.weight_decay, 0.0, 1.0, 0.01);
   Activation act = Activation::Gelu;
   if (spec.activation) {
     if (*spec.activation == "relu") act = Activation::Relu;
@@ -95,7 +93,7 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
   } else {
     if (spec.text) throw_range("text", "text applies to task 'chars' only");
     const bool copy = kind == TaskKind::Copy;
-    vocab = int_field("vocabSize", spec.vocab_size, copy ? 3 : 4, 65536, copy ? 16 : 32);
+    vocab = integer_field("vocabSize", spec.vocab_size, copy ? 3 : 4, 65536, copy ? 16 : 32);
     task_ = std::make_unique<Task>(kind, vocab, n);
   }
 

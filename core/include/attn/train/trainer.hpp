@@ -37,6 +37,23 @@ struct TrainerSpec {
   std::optional<double> total_steps, warmup_steps, weight_decay;
 };
 
+// The fields of a trainer spec by their JS names, besides the model's geometry (spec_number_fields
+// with geometry = true, spec.hpp) and the strings task, text, model.variant, model.activation: the
+// one table that the JS reader (wasm/bindings_train.cpp), the model file's reader and its export
+// (model_file.cpp) walk. `in_model`: JS gives it inside spec.model.
+struct TrainerNumberField {
+  const char* name;
+  std::optional<double> TrainerSpec::*member;
+  bool in_model;
+};
+const std::vector<TrainerNumberField>& trainer_number_fields();
+// Flags, all inside spec.model.
+struct TrainerFlagField {
+  const char* name;
+  std::optional<bool> TrainerSpec::*member;
+};
+const std::vector<TrainerFlagField>& trainer_flag_fields();
+
 // The largest model file load_model reads (the trainer's working-memory cap).
 constexpr double kMaxModelBytes = kMaxWorkBytes;
 // The largest step count a model file may carry (far above any run; keeps step + n exact).
