@@ -341,10 +341,11 @@ export interface Attention {
    */
   createTrainer(spec: TrainerSpec): Trainer;
   /**
-   * A trainer from `trainer.exportModel()` bytes. The size (at most 1 GiB) and the magic bytes are
-   * checked before anything is copied; then the CRC-32 (files from before the checksum, magic
-   * ATTNTRN1, are still read without it), every header field's type and range, and every tensor (finite
-   * weights and moments, second moments >= 0). Errors are RangeErrors with `field: 'bytes'` whose
+   * A trainer from `trainer.exportModel()` bytes: a `.safetensors` file (docs/api.md "The model file"),
+   * or an older ATTNTRN2 / ATTNTRN1 export. The size (at most 1 GiB) and the first 8 bytes are checked
+   * before anything is copied; then the JSON header, the CRC-32 in `__metadata__` (ATTNTRN1 files have
+   * none), every config field's type and range, and every tensor (finite weights and moments, second
+   * moments >= 0). Errors are RangeErrors with `field: 'bytes'` whose
    * message says what is wrong ("model file is not valid: ...").
    */
   loadModel(bytes: Uint8Array): Trainer;
@@ -433,6 +434,7 @@ export interface Trainer {
   headScores(): { layer: number; head: number; previousToken: number; induction: number; firstToken: number; diagonal: number }[];
   /** weights: (layers, H, N, N). */
   attention(tokens: ArrayLike<number>): { weights: Float32Array; layers: number; heads: number; n: number };
+  /** The model as a `.safetensors` file (docs/api.md "The model file"): weights, AdamW moments, config. */
   exportModel(): Uint8Array;
   dispose(): void;
 }

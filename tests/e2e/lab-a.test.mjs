@@ -70,6 +70,7 @@ test('lab-induction: a short run plots loss and accuracy, scores every head and 
   assert.equal(await view.locator('[data-act="export"]').isEnabled(), true);
   // Export, then import the file back: the same step count and maps.
   const [download] = await Promise.all([page.waitForEvent('download'), view.locator('[data-act="export"]').click()]);
+  assert.match(download.suggestedFilename(), /\.safetensors$/, 'the export is saved as a .safetensors file');
   const file = await download.path();
   await view.locator('input[name="import"]').setInputFiles(file);
   await status(page, 'lab-induction', ['imported'], 10000);

@@ -58,7 +58,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
   const exportBtn = el('button', { type: 'button', dataset: { act: 'export' }, disabled: true }, 'Export model');
   const inspectBtn = el('button', { type: 'button', dataset: { act: 'inspect' }, disabled: true, hidden: !ctx.canInspect?.() },
     'Inspect in the attention view');
-  const fileInput = el('input', { type: 'file', name: 'import', id: `${spec.id}-import-${uid}`, accept: '.bin,application/octet-stream' });
+  const fileInput = el('input', { type: 'file', name: 'import', id: `${spec.id}-import-${uid}`, accept: '.safetensors,.bin,application/octet-stream' });
   const modelLabel = el('label', { for: modelSelect.id }, 'Trained model ');
   const tools = el('div', { className: 'lab-row lab-models' },
     modelLabel, modelSelect, exportBtn, inspectBtn,
@@ -119,7 +119,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
     try {
       const { bytes } = await ctx.client.call('trainerExport', key);
       const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-      const a = el('a', { href: url, download: `${spec.id}-${modelSelect.value.replace(/\W+/g, '-')}.bin`, style: 'display:none' });
+      const a = el('a', { href: url, download: `${spec.id}-${modelSelect.value.replace(/\W+/g, '-')}.safetensors`, style: 'display:none' });
       root.append(a);
       a.click();
       a.remove();
