@@ -30,7 +30,11 @@ TEST(Attend, BothPathsMatchTheNaiveTwin) {
       {70, 330, 4, 1, 33, 31, 260, true},  {50, 80, 2, 2, 9, 9, 30, false},
       // few queries (decode path): one token and a short chunk, against a cache
       {1, 257, 8, 2, 16, 16, 256, true},   {3, 40, 6, 3, 7, 7, 37, true},    {1, 31, 4, 1, 20, 12, 30, true},
-      {2, 50, 4, 4, 9, 9, 0, false},
+      {2, 50, 4, 4, 9, 9, 0, false},       {1, 1, 1, 1, 4, 4, 0, true},      {1, 50, 8, 2, 16, 16, 49, true},
+      {3, 20, 4, 1, 7, 5, 17, true},       {7, 7, 2, 2, 8, 8, 0, false},
+      // more blocked shapes
+      {8, 8, 4, 2, 6, 6, 0, true},         {33, 33, 6, 3, 10, 10, 0, true},  {40, 45, 4, 4, 13, 9, 5, true},
+      {64, 64, 2, 1, 32, 32, 0, false},    {70, 100, 4, 2, 17, 12, 30, true}, {9, 200, 3, 3, 5, 3, 0, false},
   };
   int seed = 4000;
   for (const Case& c : cases) {
@@ -71,4 +75,57 @@ TEST(Attend, BothPathsMatchTheNaiveTwin) {
       }
     }
   }
+}
+
+TEST(Attend, GroupedDecodePathMatchesNaiveForEveryGroupSize) {
+  // One or a few queries (the direct path): each K/V head's keys are read once for all the query
+  // heads it serves (pairs of heads per pass, tiles of keys). Group sizes 1..8 and MQA, widths that
+  // are not multiples of the vector width, key counts across several tiles, weights on and off.
+  struct Case { int64_t nq, nk, h, g, dqk, dv, off; };
+  const Case cases[] = {
+      {1, 1, 1, 1, 4, 4, 0},      {1, 97, 8, 8, 16, 16, 96},  {1, 200, 8, 4, 13, 11, 199}, {1, 70, 6, 2, 8, 8, 69},
+      {1, 64, 5, 1, 33, 32, 63},  {1, 130, 16, 2, 64, 64, 129}, {2, 40, 9, 3, 7, 5, 38},    {7, 300, 32, 1, 36, 32, 293},
+      {1, 33, 8, 1, 130, 128, 32}, {4, 50, 4, 4, 3, 2, 46},
+  };
+  int seed = 900;
+  for (const Case& c : cases) {
+    const int64_t ldq = c.h * c.dqk + 1, ldk = c.g * c.dqk + 3, ldv = c.g * c.dv + 2;  // padded rows
+    const Matrix q = random_matrix(c.nq, ldq, ++seed), k = random_matrix(c.nk, ldk, ++seed),
+                 v = random_matrix(c.nk, ldv, ++seed);
+    std::vector<float> out(static_cast<std::size_t>(c.nq * c.h * c.dv)), probs(static_cast<std::size_t>(c.h * c.nq * c.nk), 9.0f);
+    AttendArgs a;
+    a.n_q = c.nq; a.n_k = c.nk; a.n_heads = c.h; a.n_kv_heads = c.g; a.d_qk = c.dqk; a.d_v = c.dv;
+    a.q = q.data(); a.ldq = ldq; a.k = k.data(); a.ldk = ldk; a.v = v.data(); a.ldv = ldv;
+    a.scale = 0.25f; a.causal = true; a.q_offset = c.off;
+    a.out = out.data(); a.ldo = c.h * c.dv; a.weights = probs.data();
+    ASSERT_LT(c.nq, kDirectMaxQueries);
+    attend(a);
+    std::vector<double> want_out, want_probs;
+    ref::attend(a, want_out, want_probs);
+    EXPECT_LT(rel_error(out, want_out), 1e-5) << "nq=" << c.nq << " nk=" << c.nk << " h=" << c.h << " g=" << c.g;
+    EXPECT_LT(rel_error(probs, want_probs), 1e-5) << "nq=" << c.nq << " nk=" << c.nk << " h=" << c.h << " g=" << c.g;
+    std::vector<float> out2(out.size());
+    a.weights = nullptr;
+    a.out = out2.data();
+    attend(a);
+    EXPECT_EQ(out, out2) << "the scratch path (no weights) must give the same output";
+  }
+}
+
+TEST(Attend, GroupedDecodePathOnTheMlaLatentLayout) {
+  // Absorbed MLA decoding: one shared K/V "head" whose keys are the cache rows [c | kr] (r + dr
+  // floats) and whose values are the first r floats of the same rows; all H query heads in one group.
+  const int64_t r = 24, dr = 6, h = 10, nk = 77;
+  const Matrix q = random_matrix(1, h * (r + dr), 31), ckr = random_matrix(nk, r + dr, 32);
+  std::vector<float> out(static_cast<std::size_t>(h * r)), probs(static_cast<std::size_t>(h * nk));
+  AttendArgs a;
+  a.n_q = 1; a.n_k = nk; a.n_heads = h; a.n_kv_heads = 1; a.d_qk = r + dr; a.d_v = r;
+  a.q = q.data(); a.ldq = h * (r + dr); a.k = ckr.data(); a.ldk = r + dr; a.v = ckr.data(); a.ldv = r + dr;
+  a.scale = 0.2f; a.causal = true; a.q_offset = nk - 1;
+  a.out = out.data(); a.ldo = h * r; a.weights = probs.data();
+  attend(a);
+  std::vector<double> want_out, want_probs;
+  ref::attend(a, want_out, want_probs);
+  EXPECT_LT(rel_error(out, want_out), 1e-5);
+  EXPECT_LT(rel_error(probs, want_probs), 1e-5);
 }
