@@ -89,10 +89,13 @@ Shape resolve(const RawSpec& raw, Need need) {
 
   switch (s.variant) {
     case Variant::MHA:
+    case Variant::MLA:
+      // MHA: one K/V head per query head. MLA: K and V decompress to one head per query head.
       s.g = integer_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
       if (s.g != s.h) {
         throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
-                    ") for variant 'mha'; use 'gqa' for fewer K/V heads");
+                    ") for variant " + vq +
+                    (s.variant == Variant::MHA ? "; use 'gqa' for fewer K/V heads" : " (the latent replaces K/V heads); omit it"));
       }
       break;
     case Variant::MQA:
@@ -106,14 +109,6 @@ Shape resolve(const RawSpec& raw, Need need) {
       }
       if (s.h % s.g != 0) {
         throw_range("nHeads", "nHeads (" + fmt(double(s.h)) + ") must be divisible by nKvHeads (" + fmt(double(s.g)) + ")");
-      }
-      break;
-    case Variant::MLA:
-      // K and V decompress to one head per query head; a given nKvHeads must say so.
-      s.g = integer_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
-      if (s.g != s.h) {
-        throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
-                    ") for variant 'mla' (the latent replaces K/V heads); omit it");
       }
       break;
   }
