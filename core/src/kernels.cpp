@@ -212,6 +212,7 @@ template <> struct Ops<float> {
     return t > x ? t - 1.0f : t;
   }
   static float clamp(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+  static float zero_if_nan(float x) { return x == x ? x : 0.0f; }
   static float pow2(float n) {
     const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
     float r;
@@ -231,6 +232,7 @@ template <> struct Ops<vf> {
     x = x < l ? l : x;
     return x > h ? h : x;
   }
+  static vf zero_if_nan(vf x) { return x == x ? x : simd::splat(0.0f); }
   static vf pow2(vf n) {
     const vi bits = (__builtin_convertvector(n, vi) + 127) << 23;
     vf r;
@@ -242,8 +244,10 @@ template <> struct Ops<vf> {
 template <class T>
 inline T exp_t(T x) {
   using O = Ops<T>;
-  x = O::clamp(x, -87.33654f, 88.37626f);
-  const T n = O::floor_(x * O::sp(1.44269504088896341f) + O::sp(0.5f));
+  x = O::clamp(x, -87.33654f, 88.37626f);  // a NaN x stays NaN, and so does the result ...
+  // ... but n, which goes through float -> int conversions, is taken from 0 for it (converting a NaN
+  // to an int is undefined behaviour; UBSan caught it when a NaN first reached the kernels).
+  const T n = O::floor_(O::zero_if_nan(x) * O::sp(1.44269504088896341f) + O::sp(0.5f));
   x = x - n * O::sp(0.693359375f);
   x = x - n * O::sp(-2.12194440e-4f);
   T y = O::sp(1.9875691500E-4f);

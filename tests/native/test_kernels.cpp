@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "attn/kernels.hpp"
 #include "helpers.hpp"
@@ -50,6 +51,13 @@ TEST(Exp, RelativeErrorBelowThreeUlpOnSoftmaxRange) {
   }
   EXPECT_LT(worst, 3.6e-7);
   EXPECT_EQ(exp_approx(0.0f), 1.0f);
+  // NaN stays NaN (no float -> int conversion of a NaN: UBSan caught one when training's forward,
+  // fed overflowing weights, first reached the kernels), in the scalar and in the vector exp.
+  EXPECT_TRUE(std::isnan(exp_approx(std::numeric_limits<float>::quiet_NaN())));
+  std::vector<float> row(2 * simd::kLanes, 0.5f);
+  row[3] = std::numeric_limits<float>::quiet_NaN();
+  softmax_row(row.data(), int64_t(row.size()), int64_t(row.size()), 1.0f);
+  for (float v : row) EXPECT_TRUE(std::isnan(v));
 }
 
 TEST(Softmax, MatchesNaiveAndZeroesTail) {
