@@ -89,7 +89,7 @@ ForwardResult Session::append(const Matrix& x) {
     a.q = q.data(); a.ldq = s.h * rq;
     a.k = ckr_cache_.data(); a.ldk = w;
     a.v = ckr_cache_.data(); a.ldv = w;
-    r.output = matmul(attend_rows(s, a), latent_.w_o);  // (k, H*r) -> (k, D)
+    r.output = output_latent_absorbed(s, latent_, attend_rows(s, a));  // (k, H*r) -> (k, D)
   } else {
     // new k and v rows (k, G*dh) written in place; q (k, H*dh)
     const Matrix q = project_grouped(s, grouped_, x.data(), k, k_cache_.data() + pos0 * w,

@@ -54,53 +54,60 @@ ForwardResult forward_latent(const Shape& s, const Weights& w, const Matrix& x) 
   return r;
 }
 
-AbsorbedMla absorb_mla(const Shape& s, const Weights& w) {
-  const int64_t rq = s.r + s.dr;
-  AbsorbedMla m;
-  m.w_q = uninitialised(s.d, s.h * rq);
-  m.w_ckr = uninitialised(s.d, rq);
-  m.w_o = uninitialised(s.h * s.r, s.d);
-  // w_q, head h: [ wq_h W_uk_h^T | W_qr_h ]   wq_h: (D, dh)   W_uk_h: (r, dh)
-  Matrix wuk_h_t = uninitialised(s.dh, s.r);     // (dh, r)
-  Matrix wq_h = uninitialised(s.d, s.dh);        // (D, dh)
-  for (int64_t h = 0; h < s.h; ++h) {
-    for (int64_t i = 0; i < s.r; ++i) {
-      for (int64_t j = 0; j < s.dh; ++j) wuk_h_t(j, i) = w.w_uk(i, h * s.dh + j);
-    }
-    copy_columns(w.wq, h * s.dh, wq_h, 0, s.dh);
-    const Matrix q_abs = matmul(wq_h, wuk_h_t);  // (D, r)
-    copy_columns(q_abs, 0, m.w_q, h * rq, s.r);
-    if (s.dr > 0) copy_columns(w.w_qr, h * s.dr, m.w_q, h * rq + s.r, s.dr);
-  }
-  // w_ckr = [ W_dkv | W_kr ]
-  copy_columns(w.w_dkv, 0, m.w_ckr, 0, s.r);
-  if (s.dr > 0) copy_columns(w.w_kr, 0, m.w_ckr, s.r, s.dr);
-  // w_o, row block h = W_uv_h wo_h   W_uv_h: (r, dh)   wo_h: (dh, D) = rows [h*dh, (h+1)*dh) of wo
-  Matrix wuv_h = uninitialised(s.r, s.dh);
-  for (int64_t h = 0; h < s.h; ++h) {
-    copy_columns(w.w_uv, h * s.dh, wuv_h, 0, s.dh);
-    const PackedB wo_h = pack_b(w.wo.data() + h * s.dh * s.d, s.dh, s.d, s.d, 1);
-    gemm_packed(s.r, s.d, s.dh, wuv_h.data(), s.dh, wo_h, m.w_o.data() + h * s.r * s.d, s.d, false);
-  }
-  return m;
-}
-
 AbsorbedProjections pack_absorbed(const Shape& s, const Weights& w) {
-  const AbsorbedMla m = absorb_mla(s, w);
-  return {pack_matrix(m.w_q), pack_matrix(m.w_ckr), pack_matrix(m.w_o)};
+  AbsorbedProjections p;
+  p.wq = pack_matrix(w.wq);
+  p.w_ckr = pack_matrix([&] {
+    Matrix ckr = uninitialised(s.d, s.r + s.dr);  // [W_dkv | W_kr]
+    copy_columns(w.w_dkv, 0, ckr, 0, s.r);
+    if (s.dr > 0) copy_columns(w.w_kr, 0, ckr, s.r, s.dr);
+    return ckr;
+  }());
+  if (s.dr > 0) p.w_qr = pack_matrix(w.w_qr);
+  p.wo = pack_matrix(w.wo);
+  const int64_t hdh = s.h * s.dh;
+  for (int64_t h = 0; h < s.h; ++h) {
+    // W_uk_h^T (dh, r): element (j, i) = W_uk[i, h*dh + j], packed through strides
+    p.uk_t.push_back(pack_b(w.w_uk.data() + h * s.dh, s.dh, s.r, 1, hdh));
+    // W_uv_h (r, dh): rows of W_uv, columns [h*dh, (h+1)*dh)
+    p.uv.push_back(pack_b(w.w_uv.data() + h * s.dh, s.r, s.dh, hdh, 1));
+  }
+  return p;
 }
 
 Matrix project_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const float* x, int64_t rows,
                                float* ckr_out, int64_t ld, int64_t pos0) {
-  const int64_t rq = s.r + s.dr;
-  Matrix q = uninitialised(rows, s.h * rq);                              // (rows, H*(r+dr))  [q~_h | qr_h]
-  gemm_packed(rows, s.h * rq, s.d, x, s.d, p.w_q, q.data(), s.h * rq, false);
-  gemm_packed(rows, rq, s.d, x, s.d, p.w_ckr, ckr_out, ld, false);       // (rows, r+dr)      [c | kr]
+  const int64_t rq = s.r + s.dr, hdh = s.h * s.dh;
+  Matrix q_nope = uninitialised(rows, hdh);                                // (rows, H*dh)  q_h = x wq_h
+  gemm_packed(rows, hdh, s.d, x, s.d, p.wq, q_nope.data(), hdh, false);
+  Matrix q = uninitialised(rows, s.h * rq);                                // (rows, H*(r+dr))  [q~_h | qr_h]
+  for (int64_t h = 0; h < s.h; ++h) {                                      // q~_h = q_h W_uk_h^T  (rows, r)
+    gemm_packed(rows, s.r, s.dh, q_nope.data() + h * s.dh, hdh, p.uk_t[std::size_t(h)], q.data() + h * rq,
+                s.h * rq, false);
+  }
+  if (s.dr > 0) {
+    Matrix qr = uninitialised(rows, s.h * s.dr);                           // (rows, H*dr)
+    gemm_packed(rows, s.h * s.dr, s.d, x, s.d, p.w_qr, qr.data(), s.h * s.dr, false);
+    for (int64_t h = 0; h < s.h; ++h) {
+      copy_columns(qr.data(), s.h * s.dr, h * s.dr, q.data(), s.h * rq, h * rq + s.r, rows, s.dr);
+    }
+  }
+  gemm_packed(rows, rq, s.d, x, s.d, p.w_ckr, ckr_out, ld, false);        // (rows, r+dr)  [c | kr]
   if (s.dr > 0) {
     apply_rope(q.data(), rows, s.h * rq, s.r, s.h, rq, s.dr, pos0, s.rope_base);
     apply_rope(ckr_out, rows, ld, s.r, 1, 0, s.dr, pos0, s.rope_base);
   }
   return q;
+}
+
+Matrix output_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const Matrix& o_latent) {
+  const int64_t rows = int64_t(o_latent.shape(0)), hdh = s.h * s.dh;
+  Matrix v = uninitialised(rows, hdh);                                     // (rows, H*dh)  v_h = o~_h W_uv_h
+  for (int64_t h = 0; h < s.h; ++h) {
+    gemm_packed(rows, s.dh, s.r, o_latent.data() + h * s.r, s.h * s.r, p.uv[std::size_t(h)], v.data() + h * s.dh,
+                hdh, false);
+  }
+  return matmul(v, p.wo);                                                  // (rows, D)
 }
 
 ForwardResult forward_latent_absorbed(const Shape& s, const Weights& w, const Matrix& x) {
@@ -111,7 +118,7 @@ ForwardResult forward_latent_absorbed(const Shape& s, const Weights& w, const Ma
   ForwardResult r = make_forward_result(s, s.n, s.n);
   // One shared K/V "head": keys [c | kr], values c = the first r columns of the same rows.
   const Matrix o = attend_sequence(s, r.maps(), 1, rq, s.r, q, ckr, ckr.data(), rq);  // (N, H*r)
-  r.output = matmul(o, p.w_o);                                                      // (N, D)
+  r.output = output_latent_absorbed(s, p, o);                                       // (N, D)
   return r;
 }
 

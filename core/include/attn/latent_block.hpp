@@ -9,11 +9,12 @@
 //
 //   absorbed form (what the KV cache decodes with; K and V are never materialised):
 //     q~_h = q_h W_uk[:, h]^T (N, r)     s_h = (q~_h c^T + qr_h kr^T) / sqrt(dh + dr)
-//     o~_h = softmax(s_h) c (N, r)       out = concat_h(o~_h) Wo~,  Wo~_h = W_uv[:, h] wo[h] (r, D)
+//     o~_h = softmax(s_h) c (N, r)       out = concat_h(o~_h W_uv[:, h]) wo   (factor by factor)
 //   i.e. MQA with one shared "K/V head" [c | kr] of width r + dr: the cache holds r + dr floats a token.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "attn/forward.hpp"
 #include "attn/kernels.hpp"
@@ -42,17 +43,17 @@ ForwardResult forward_latent(const Shape& s, const Weights& w, const Matrix& x);
 
 // ---- absorbed form
 
-// The absorbed matrices, built once per set of weights.
-struct AbsorbedMla {
-  Matrix w_q;     // (D, H*(r+dr)): per head [wq_h W_uk_h^T | W_qr_h]   -> [q~_h | qr_h before RoPE]
-  Matrix w_ckr;   // (D, r+dr):     [W_dkv | W_kr]                       -> one cache row [c | kr]
-  Matrix w_o;     // (H*r, D):      row block h = W_uv_h wo_h
-};
-AbsorbedMla absorb_mla(const Shape& s, const Weights& w);
-
-// The same, packed for the gemm (once per KV-cache session).
+// The absorbed form's matrices, packed once per set of weights (a KV cache session). The absorption
+// is applied factor by factor, never multiplied out: W_uk_h^T after wq_h, W_uv_h before wo_h. The
+// products wq_h W_uk_h^T (D, r) and W_uv_h wo_h (r, D) would be H*r*D floats each, 3.5x the factors
+// at DeepSeek-V2's sizes, and a decoding step streams every weight once (docs/performance.md).
 struct AbsorbedProjections {
-  PackedB w_q, w_ckr, w_o;
+  PackedB wq;                 // (D, H*dh)    q_h = x wq_h
+  std::vector<PackedB> uk_t;  // H x (dh, r)  q~_h = q_h W_uk_h^T
+  PackedB w_qr;               // (D, H*dr)    qr_h before RoPE (dr > 0)
+  PackedB w_ckr;              // (D, r+dr)    [W_dkv | W_kr] -> one cache row [c | kr]
+  std::vector<PackedB> uv;    // H x (r, dh)  v_h = o~_h W_uv_h
+  PackedB wo;                 // (H*dh, D)
 };
 AbsorbedProjections pack_absorbed(const Shape& s, const Weights& w);
 
@@ -61,6 +62,9 @@ AbsorbedProjections pack_absorbed(const Shape& s, const Weights& w);
 // (rows, r+dr) to ckr_out with row stride ld. Row i sits at position pos0 + i.
 Matrix project_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const float* x, int64_t rows,
                                float* ckr_out, int64_t ld, int64_t pos0);
+
+// The absorbed form's output: o~ (rows, H*r), per head softmax(s_h) [c], -> (rows, D).
+Matrix output_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const Matrix& o_latent);
 
 // The whole block over one sequence in the absorbed form (tests: must equal forward_latent()).
 ForwardResult forward_latent_absorbed(const Shape& s, const Weights& w, const Matrix& x);
