@@ -18,13 +18,17 @@ ForwardResult forward(const Shape& s, const Weights& w, const Matrix& x) {
   return s.variant == Variant::MLA ? forward_latent(s, w, x) : forward_grouped(s, w, x);
 }
 
-Matrix attend_rows(const Shape& s, AttendArgs a) {
-  Matrix o = uninitialised(a.n_q, s.h * a.d_v);  // (n_q, H*d_v)
+void attend_rows_into(const Shape& s, AttendArgs a, float* out, int64_t ldo) {
   a.n_heads = s.h;
   a.scale = s.scale();
-  a.out = o.data();
-  a.ldo = s.h * a.d_v;
+  a.out = out;
+  a.ldo = ldo;
   attend(a);
+}
+
+Matrix attend_rows(const Shape& s, AttendArgs a) {
+  Matrix o = uninitialised(a.n_q, s.h * a.d_v);  // (n_q, H*d_v)
+  attend_rows_into(s, a, o.data(), s.h * a.d_v);
   return o;
 }
 

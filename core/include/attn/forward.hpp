@@ -30,6 +30,8 @@ ForwardResult forward(const Shape& s, const Weights& w, const Matrix& x);
 // heads' outputs to a new matrix o (a.n_q, H*a.d_v) and returns it. The caller sets the operands,
 // the sizes, causal/q_offset and the optional weights (H, n_q, n_k).
 Matrix attend_rows(const Shape& s, AttendArgs a);
+// The same, writing the heads' outputs to out (a.n_q rows of stride ldo) instead of a new matrix.
+void attend_rows_into(const Shape& s, AttendArgs a, float* out, int64_t ldo);
 
 // attend_rows for the N queries of one sequence over its own N keys (causal when s.causal).
 // q: (N, H*d_qk)   k: (N, G*d_qk)   v: rows of width d_v per K/V head at v_data, row stride ldv.

@@ -286,8 +286,7 @@ void attention_forward(float* out, AttentionCache& c, const Shape& s, const Weig
     a.v = c.v.data() + b * n * gk * dh; a.ldv = gk * dh;
     a.causal = true;
     a.weights = c.probs.data() + b * h * n * n;
-    const Matrix o = attend_rows(s, a);                                         // (N, H*dh)
-    std::copy_n(o.data(), n * h * dh, c.o.data() + b * n * h * dh);
+    attend_rows_into(s, a, c.o.data() + b * n * h * dh, h * dh);              // rows of o (N, H*dh)
   }
   linear_forward(out, c.o.data(), w.wo.data(), nullptr, rows, h * dh, s.d);     // out = o wo  (R, D)
 }
