@@ -29,10 +29,19 @@ async function chartSeries(page) {
   return app(page).locator('[data-slot="configurator"] .cfg-chart').evaluate((c) => c.result.series.map((x) => x.id));
 }
 
-/** Scrolls a section into view and waits until it is rendered (content-visibility: auto skips offscreen ones). */
+/**
+ * Scrolls a section into view and waits until it is rendered (content-visibility: auto skips
+ * offscreen ones). Sections above it that render for the first time replace their estimated
+ * height (contain-intrinsic-size) with their real one and move it, so scroll again until it stays.
+ */
 async function reveal(page, locator) {
-  await locator.scrollIntoViewIfNeeded();
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  for (let tries = 0; tries < 10; tries++) {
+    await locator.scrollIntoViewIfNeeded();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const box = await locator.boundingBox();
+    if (box && box.y < page.viewportSize().height && box.y + box.height > 0) return;
+  }
+  assert.fail('the section did not stay in view');
 }
 
 /** As answer(), but fails with the panel's message unless there is a recommendation. */

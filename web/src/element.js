@@ -54,6 +54,12 @@ export class AttentionPlayground extends HTMLElement {
     const sections = single ? [view] : REGISTRY.map((v) => v.id);
     const simdParam = new URLSearchParams(location.search).get('simd');
     this.client = sharedClient(simdParam === '0' ? false : 'auto');
+    // Asked before anything else: the worker (about 100 ms to start in a cold browser) and then the
+    // first view's code (views are created once the core has loaded) download while this thread
+    // builds the controls. Only the first: the other views' code would take the CPU the first map
+    // needs (docs/performance.md).
+    const core = Promise.all([this.client.call('info'), this.client.call('presets')]);
+    viewById(sections[0]).create.preload?.();
 
     this.shadowRoot.innerHTML = `<style>${css}</style>
       <div class="app ${single ? 'single' : 'full'}" data-view="${view}">
@@ -105,7 +111,7 @@ export class AttentionPlayground extends HTMLElement {
     }
     this.#wireActions();
     try {
-      [ctx.info, ctx.presets] = await Promise.all([this.client.call('info'), this.client.call('presets')]);
+      [ctx.info, ctx.presets] = await core;
     } catch (e) {
       this.#setBuild(`core failed to load: ${e.message}`);
       return;

@@ -102,6 +102,7 @@ export function field({ name, label, kind = 'text', hint = '', options = [], att
  * bubbling, composed `view-ready` event with { state, view, draws, result }. `result` (optional) is
  * what the view drew (or, while busy, its progress), kept as root.result for tests and embedders.
  */
+const FIRST_VIEW_MARK = 'attention-playground:first-view';
 export function setViewState(root, state, result) {
   root.dataset.state = state;
   if (result !== undefined) root.result = result;  // 'busy' may carry progress (e.g. a lab's step)
@@ -110,6 +111,8 @@ export function setViewState(root, state, result) {
     return;
   }
   root.removeAttribute('aria-busy');
+  // For the page benchmark (scripts/bench-page.mjs): when the page first showed a drawn view.
+  if (state === 'ready' && !performance.getEntriesByName(FIRST_VIEW_MARK).length) performance.mark(FIRST_VIEW_MARK);
   const draws = Number(root.dataset.draws || 0) + 1;
   root.dataset.draws = String(draws);
   root.dispatchEvent(new CustomEvent('view-ready', {

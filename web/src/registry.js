@@ -19,18 +19,27 @@ let batch = null;
 
 /**
  * A view factory that imports its module on first use. It returns the view contract at once
- * ({ update, destroy }): updates before the module arrives are kept (the latest state) and applied
- * when it does; the slot is marked busy meanwhile, so the element waits for this view's first draw
- * (view-ready) as it would for a view computing. Views created together (the full page) are built
- * together, once all their modules have arrived, so that no section changes height under one that
- * is already drawn. A failed import shows an error state in the slot.
+ * ({ update, destroy }); the import starts at the first update (or earlier, on `factory.preload()`),
+ * and the latest state is applied when the module arrives. The slot is marked busy meanwhile, so the
+ * element waits for this view's first draw (view-ready) as it would for a view computing. The
+ * element updates the views under its first one only once that one has drawn, so their code does
+ * not compete with the first map for the CPU (docs/performance.md). Views created together (the
+ * full page) are built in page order: each once its own module and those of the views above it
+ * have arrived, so no section changes height above one that is already drawn. A failed import shows
+ * an error state in the slot.
  * @param {() => Promise<Record<string, Function>>} load  a literal dynamic import, for the bundler
  * @param {string} name  the factory exported by the module
  */
 function lazy(load, name) {
-  return (root, ctx) => {
+  let importing = null;
+  const preload = () => (importing ??= load().catch((e) => {
+    importing = null;  // a later view may try again
+    throw e;
+  }));
+  const factory = (root, ctx) => {
     let view = null;
     let latest = null;
+    let started = false;
     let gone = false;
     root.dataset.state = 'busy';
     if (!batch) {
@@ -38,25 +47,29 @@ function lazy(load, name) {
       const done = batch;
       queueMicrotask(() => { if (batch === done) batch = null; });
     }
-    const together = batch;
-    const loading = load();
-    together.push(loading);
-    loading
-      .then(async (module) => {
-        await Promise.allSettled(together);
-        if (gone) return;
-        view = module[name](root, ctx);
-        if (latest) view.update(latest);
-      })
-      .catch((e) => {
-        if (gone) return;
-        root.textContent = `This view could not be loaded (${e?.message ?? e}): reload the page to try again.`;
-        setViewState(root, 'error');
-      });
+    batch.push(preload);
+    const aboveAndThis = [...batch];  // the lazy views created before this one in the same task, and it
+    const start = () => {
+      started = true;
+      const mine = preload();
+      Promise.allSettled(aboveAndThis.map((p) => p()))
+        .then(() => mine)
+        .then((module) => {
+          if (gone) return;
+          view = module[name](root, ctx);
+          if (latest) view.update(latest);
+        })
+        .catch((e) => {
+          if (gone) return;
+          root.textContent = `This view could not be loaded (${e?.message ?? e}): reload the page to try again.`;
+          setViewState(root, 'error');
+        });
+    };
     return {
       update(state) {
-        if (view) view.update(state);
-        else latest = state;
+        if (view) return view.update(state);
+        latest = state;
+        if (!started) start();
       },
       destroy() {
         gone = true;
@@ -64,6 +77,8 @@ function lazy(load, name) {
       },
     };
   };
+  factory.preload = preload;
+  return factory;
 }
 
 const createWalkthroughView = lazy(() => import('./views/walkthrough.js'), 'createWalkthroughView');
