@@ -100,6 +100,58 @@ void pv_tile(int64_t d, const float* p, const float* v, int64_t ldv, float* o, i
   }
 }
 
+// o_hb[0:NV*kLanes] (=|+=) sum_{j in [j0, j1)} p_hb[j] v_j[0:NV*kLanes] for HB query heads that share
+// one V head: each V vector is loaded once for the HB heads (pv_block loads it once per head). Every
+// o_hb[c] sums over j in the same order as pv_block, so the results are the same bits.
+template <int HB, int NV>
+inline void pv_block_heads(const float* const* p, const float* v, int64_t ldv, float* const* o, int64_t j0,
+                           int64_t j1, bool first) {
+  vf acc[HB][NV];
+  ATTN_UNROLL
+  for (int hb = 0; hb < HB; ++hb) {
+    ATTN_UNROLL
+    for (int c = 0; c < NV; ++c) acc[hb][c] = first ? simd::splat(0.0f) : simd::load(o[hb] + c * kLanes);
+  }
+  for (int64_t j = j0; j < j1; ++j) {
+    const float* vj = v + j * ldv;
+    vf vv[NV];
+    ATTN_UNROLL
+    for (int c = 0; c < NV; ++c) vv[c] = simd::load(vj + c * kLanes);
+    ATTN_UNROLL
+    for (int hb = 0; hb < HB; ++hb) {
+      const vf pj = simd::splat(p[hb][j]);
+      ATTN_UNROLL
+      for (int c = 0; c < NV; ++c) acc[hb][c] += pj * vv[c];
+    }
+  }
+  ATTN_UNROLL
+  for (int hb = 0; hb < HB; ++hb) {
+    ATTN_UNROLL
+    for (int c = 0; c < NV; ++c) simd::store(o[hb] + c * kLanes, acc[hb][c]);
+  }
+}
+
+// pv_tile for the `n` query heads h of one group (weights p[h], outputs o[h], one V head): column
+// chunks of kPvHeadCols vectors for blocks of kPvHeads heads, the rest through pv_tile.
+constexpr int kPvHeads = 4;
+constexpr int kPvHeadCols = 2;  // kPvHeads * kPvHeadCols accumulators + kPvHeadCols V vectors + a splat
+void pv_tile_heads(int64_t d, const float* const* p, int64_t n, const float* v, int64_t ldv, float* const* o,
+                   int64_t j0, int64_t j1, bool first) {
+  constexpr int64_t kChunk = kPvHeadCols * kLanes;
+  const int64_t blocked = n / kPvHeads * kPvHeads, cols = d / kChunk * kChunk;
+  for (int64_t h = 0; h < blocked; h += kPvHeads) {
+    for (int64_t c = 0; c < cols; c += kChunk) {
+      float* oc[kPvHeads];
+      for (int hb = 0; hb < kPvHeads; ++hb) oc[hb] = o[h + hb] + c;
+      pv_block_heads<kPvHeads, kPvHeadCols>(p + h, v + c, ldv, oc, j0, j1, first);
+    }
+    for (int hb = 0; hb < kPvHeads; ++hb) {  // the last columns of these heads
+      if (cols < d) pv_tile(d - cols, p[h + hb], v + cols, ldv, o[h + hb] + cols, j0, j1, first);
+    }
+  }
+  for (int64_t h = blocked; h < n; ++h) pv_tile(d, p[h], v, ldv, o[h], j0, j1, first);
+}
+
 // Pass 1 for query row i, K/V head g, keys [j0, j1): scores of the group's heads into p[h0 ..].
 void scores_group(const AttendArgs& a, int64_t i, int64_t g, int64_t j0, int64_t j1, float* const* p) {
   const int64_t group = a.n_heads / a.n_kv_heads, h0 = g * group;
@@ -124,10 +176,12 @@ void attend_direct(const AttendArgs& a) {
   const int64_t group = a.n_heads / a.n_kv_heads;
   std::vector<float> scratch(a.weights ? 0 : static_cast<std::size_t>(a.n_heads * a.n_k));
   std::vector<float*> p(static_cast<std::size_t>(a.n_heads));  // (H, S): the weights rows, or scratch
+  std::vector<float*> o(static_cast<std::size_t>(a.n_heads));  // (H, d_v): the output rows of query i
   for (int64_t i = 0; i < a.n_q; ++i) {
     const int64_t len = visible_keys(a, i);
     for (int64_t h = 0; h < a.n_heads; ++h) {
       p[std::size_t(h)] = a.weights ? a.weights + (h * a.n_q + i) * a.n_k : scratch.data() + h * a.n_k;
+      o[std::size_t(h)] = a.out + i * a.ldo + h * a.d_v;
     }
     for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 1
       const int64_t j1 = std::min(len, j0 + kKeyTile);
@@ -136,9 +190,9 @@ void attend_direct(const AttendArgs& a) {
     for (int64_t h = 0; h < a.n_heads; ++h) softmax_row(p[std::size_t(h)], len, a.weights ? a.n_k : len, a.scale);  // pass 2
     for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 3
       const int64_t j1 = std::min(len, j0 + kKeyTile);
-      for (int64_t h = 0; h < a.n_heads; ++h) {  // heads of one group are adjacent: their V tile stays in L1
-        const float* v = a.v + (h / group) * a.d_v;
-        pv_tile(a.d_v, p[std::size_t(h)], v, a.ldv, a.out + i * a.ldo + h * a.d_v, j0, j1, j0 == 0);
+      for (int64_t g = 0; g < a.n_kv_heads; ++g) {  // the group's heads share each V vector they load
+        const std::size_t h0 = std::size_t(g * group);
+        pv_tile_heads(a.d_v, p.data() + h0, group, a.v + g * a.d_v, a.ldv, o.data() + h0, j0, j1, j0 == 0);
       }
     }
   }

@@ -86,6 +86,9 @@ TEST(Attend, GroupedDecodePathMatchesNaiveForEveryGroupSize) {
       {1, 1, 1, 1, 4, 4, 0},      {1, 97, 8, 8, 16, 16, 96},  {1, 200, 8, 4, 13, 11, 199}, {1, 70, 6, 2, 8, 8, 69},
       {1, 64, 5, 1, 33, 32, 63},  {1, 130, 16, 2, 64, 64, 129}, {2, 40, 9, 3, 7, 5, 38},    {7, 300, 32, 1, 36, 32, 293},
       {1, 33, 8, 1, 130, 128, 32}, {4, 50, 4, 4, 3, 2, 46},
+      // groups of 6 and 13 query heads: blocks of 4 heads sharing each V vector, then the rest; value
+      // widths with columns left over after the blocked chunks
+      {1, 45, 12, 2, 20, 22, 44}, {3, 90, 13, 1, 40, 37, 87},
   };
   int seed = 900;
   for (const Case& c : cases) {
