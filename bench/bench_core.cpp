@@ -4,6 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "workloads.hpp"
 #include "attn/train/trainer.hpp"
@@ -43,6 +46,14 @@ attn::train::TrainerSpec trainer_from_json(const nlohmann::json& j) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // glibc hands blocks above 128 KiB back to the kernel when they are freed (mmap, heap trimming),
+  // so every call page-faults its packed weights and outputs in again: ~27 % of workload A's time,
+  // a cost of this allocator's defaults, not of the kernels. Keep freed memory for reuse, as the
+  // wasm heap (never returned) and the peers' allocators (NumPy's cache, ORT's arena) do.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, -1);
+#endif
   std::ifstream f(ATTN_WORKLOADS);
   const auto workloads = nlohmann::json::parse(f).at("workloads");
   for (const auto& wl : workloads) {

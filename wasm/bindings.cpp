@@ -29,9 +29,11 @@ namespace {
 
 using namespace attn_js;
 
-attn::Matrix to_matrix(std::vector<float>&& data, int64_t rows, int64_t cols) {
-  attn::Matrix m = attn::uninitialised(rows, cols);
-  std::copy(data.begin(), data.end(), m.begin());
+// A checked array of n = rows * cols floats, copied straight into an uninitialised (rows, cols)
+// matrix: one pass over the input, no zero-filled staging vector (docs/performance.md).
+attn::Matrix read_matrix(const val& v, std::size_t n, int64_t cols) {
+  attn::Matrix m = attn::uninitialised(n / std::size_t(cols), std::size_t(cols));
+  copy_floats(v, m.data(), n);
   return m;
 }
 
@@ -47,9 +49,11 @@ attn::Weights read_weights(const val& spec, const attn::Shape& s) {
   attn::Weights w;
   for (const auto& slot : slots) {
     const std::string field = std::string("weights.") + slot.name;
-    std::vector<float> data = read_floats(given[slot.name], field, double(slot.rows * slot.cols), slot.formula);
-    attn::check_buffer(field, data.data(), int64_t(data.size()), slot.rows * slot.cols, slot.formula);
-    w.*(slot.member) = to_matrix(std::move(data), slot.rows, slot.cols);
+    const val array = given[slot.name];
+    const std::size_t n = check_floats(array, field, double(slot.rows * slot.cols), slot.formula);
+    attn::Matrix& m = w.*(slot.member);
+    m = read_matrix(array, n, slot.cols);
+    attn::check_buffer(field, m.data(), int64_t(n), slot.rows * slot.cols, slot.formula);
   }
   return w;
 }
@@ -58,21 +62,21 @@ attn::Weights read_weights(const val& spec, const attn::Shape& s) {
 // at most `max_rows` rows, a whole number of them.
 attn::Matrix read_tokens(const val& x, int64_t d_model, const char* rows_name, std::optional<int64_t> rows,
                          int64_t max_rows = 0, const std::string& room = "") {
-  std::vector<float> data =
-      rows ? read_floats(x, "x", double(*rows * d_model), std::string(rows_name) + " * dModel")
-           : read_floats(x, "x", std::nullopt, room, double(max_rows) * double(d_model));
-  const int64_t n = int64_t(data.size());
-  if (rows) {
-    attn::check_buffer("x", data.data(), n, *rows * d_model, std::string(rows_name) + " * dModel");
-  } else {
-    if (n == 0 || n % d_model != 0) {
-      attn::throw_range("x", "x has " + attn::fmt(double(n)) + " elements, expected a positive multiple of dModel (" +
-                        attn::fmt(double(d_model)) + ")");
-    }
-    attn::check_buffer("x", data.data(), n, n, "");
+  const std::size_t count =
+      rows ? check_floats(x, "x", double(*rows * d_model), std::string(rows_name) + " * dModel")
+           : check_floats(x, "x", std::nullopt, room, double(max_rows) * double(d_model));
+  const int64_t n = int64_t(count);
+  if (!rows && (n == 0 || n % d_model != 0)) {
+    attn::throw_range("x", "x has " + attn::fmt(double(n)) + " elements, expected a positive multiple of dModel (" +
+                      attn::fmt(double(d_model)) + ")");
   }
-  const int64_t k = n / d_model;
-  return to_matrix(std::move(data), k, d_model);
+  attn::Matrix m = read_matrix(x, count, d_model);
+  if (rows) {
+    attn::check_buffer("x", m.data(), n, *rows * d_model, std::string(rows_name) + " * dModel");
+  } else {
+    attn::check_buffer("x", m.data(), n, n, "");
+  }
+  return m;
 }
 
 // The compute cap of synchronous calls (attn::kMaxSyncFlops), unless the spec says allowLongWork.

@@ -104,8 +104,8 @@ attn::RawSpec read_spec(const val& spec, const char* what) {
 }
 
 // A numeric array (Float32Array, another typed array or an Array of numbers) -> float32 values.
-std::vector<float> read_floats(const val& v, const std::string& field, std::optional<double> expected,
-                               const std::string& formula, std::optional<double> at_most) {
+std::size_t check_floats(const val& v, const std::string& field, std::optional<double> expected,
+                         const std::string& formula, std::optional<double> at_most) {
   if (v.isUndefined()) attn::throw_type(field, field + " is required");
   const bool view = val::global("ArrayBuffer").call<bool>("isView", v);
   if (!(view && !v.instanceof(val::global("DataView")) && !v.instanceof(val::global("BigInt64Array")) &&
@@ -125,8 +125,17 @@ std::vector<float> read_floats(const val& v, const std::string& field, std::opti
   if (n > attn::kMaxWorkBytes / 4) {
     attn::throw_range(field, field + " has " + attn::fmt(n) + " elements, above the size cap");
   }
-  std::vector<float> out(static_cast<std::size_t>(n));
-  val(emscripten::typed_memory_view(out.size(), out.data())).call<void>("set", v);  // one bulk copy
+  return static_cast<std::size_t>(n);
+}
+
+void copy_floats(const val& v, float* dst, std::size_t n) {
+  val(emscripten::typed_memory_view(n, dst)).call<void>("set", v);  // one bulk copy
+}
+
+std::vector<float> read_floats(const val& v, const std::string& field, std::optional<double> expected,
+                               const std::string& formula, std::optional<double> at_most) {
+  std::vector<float> out(check_floats(v, field, expected, formula, at_most));
+  copy_floats(v, out.data(), out.size());
   return out;
 }
 

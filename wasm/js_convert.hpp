@@ -63,6 +63,11 @@ attn::RawSpec read_spec(const val& spec, const char* what);
 // most `at_most`, else at most kMaxWorkBytes / 4; a refused call leaves the wasm heap as it was.
 std::vector<float> read_floats(const val& v, const std::string& field, std::optional<double> expected = std::nullopt,
                                const std::string& formula = "", std::optional<double> at_most = std::nullopt);
+// The same checks; returns the number of elements (then copy_floats them where they belong).
+std::size_t check_floats(const val& v, const std::string& field, std::optional<double> expected = std::nullopt,
+                         const std::string& formula = "", std::optional<double> at_most = std::nullopt);
+// Copies the n elements of a checked array to dst (one bulk copy, as float32).
+void copy_floats(const val& v, float* dst, std::size_t n);
 // A Float32Array copy of n floats, owned by JS.
 val to_js(const float* p, std::size_t n);
 

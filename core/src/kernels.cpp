@@ -17,11 +17,14 @@ PackedB pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t
   p.k = k;
   p.n = n;
   p.panels = (n + kNR - 1) / kNR;
-  p.data.assign(static_cast<std::size_t>(p.panels * k * kNR), 0.0f);
+  p.data.reset(new float[static_cast<std::size_t>(p.panels * k * kNR)]);  // uninitialised: every element is written
   for (int64_t panel = 0; panel < p.panels; ++panel) {
     const int64_t j0 = panel * kNR;
     const int64_t nr = std::min(kNR, n - j0);
-    float* dst = p.data.data() + panel * k * kNR;
+    float* dst = p.data.get() + panel * k * kNR;
+    if (nr < kNR) {  // the last panel's columns past n: zeros
+      for (int64_t kk = 0; kk < k; ++kk) std::fill(dst + kk * kNR + nr, dst + (kk + 1) * kNR, 0.0f);
+    }
     if (col_stride == 1 && nr == kNR) {  // a full panel: kNV vector copies per row
       for (int64_t kk = 0; kk < k; ++kk) {
         const float* src = b + kk * row_stride + j0;
@@ -124,7 +127,7 @@ static void gemv_panels(int64_t k, const float* x, const float* panel, int64_t p
 
 void gemv_packed(int64_t n, int64_t k, const float* x, const PackedB& b, float* y, bool accumulate) {
   const int64_t panels = (n + kNR - 1) / kNR, pstride = b.k * kNR;
-  const float* base = b.data.data();
+  const float* base = b.data.get();
   int64_t p = 0;
   for (; p + kGemvPanels <= panels; p += kGemvPanels) {
     gemv_panels<kGemvPanels>(k, x, base + p * pstride, pstride, y + p * kNR, n - p * kNR, accumulate);
@@ -162,7 +165,7 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
     for (int64_t i0 = 0; i0 < m; i0 += kMC) {
       const int64_t mc = std::min(kMC, m - i0);
       for (int64_t p = 0; p < panels; ++p) {
-        const float* panel = b.data.data() + p * b.k * kNR + k0 * kNR;
+        const float* panel = b.data.get() + p * b.k * kNR + k0 * kNR;
         const int64_t nr = std::min(kNR, n - p * kNR);
         float* cp = c + p * kNR;
         int64_t i = i0;

@@ -1,6 +1,8 @@
 // weights.cpp — the slot table, seeded initialisation and buffer checks (see weights.hpp).
 #include "attn/weights.hpp"
 
+#include "attn/simd.hpp"
+
 #include <cmath>
 
 #include "attn/errors.hpp"
@@ -67,6 +69,15 @@ void check_buffer(const std::string& field, const float* data, int64_t count, in
     throw_range(field, field + " has " + fmt(double(count)) + " elements, expected " + formula + " = " +
                 fmt(double(expected)));
   }
+  // Fast path: x * 0 is 0 for a finite x and NaN for an infinite or NaN one, so a vector sum of
+  // them is NaN exactly when some element is not finite (one vectorised pass; the loop below
+  // finds which one only then).
+  simd::vf bad = simd::splat(0.0f);
+  int64_t i = 0;
+  for (; i + simd::kLanes <= count; i += simd::kLanes) bad += simd::load(data + i) * simd::splat(0.0f);
+  float tail = 0.0f;
+  for (; i < count; ++i) tail += data[i] * 0.0f;
+  if (simd::hsum(bad) + tail == 0.0f) return;
   for (int64_t i = 0; i < count; ++i) {
     if (!std::isfinite(data[i])) {
       throw_range(field, field + "[" + fmt(double(i)) + "] is " + fmt(data[i]) + ": inputs must be finite");

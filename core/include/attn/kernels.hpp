@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "attn/simd.hpp"
@@ -19,7 +20,9 @@ namespace attn {
 // B(k, n) = b[k*row_stride + n*col_stride], so a transposed operand (K^T) packs for free.
 struct PackedB {
   int64_t k = 0, n = 0, panels = 0;
-  std::vector<float> data;  // (panels, k, kNR)
+  // (panels, k, kNR). Allocated without zero-filling: pack_b writes every element (the padding of the
+  // last panel included), so a call pays one pass over B, not two.
+  std::unique_ptr<float[]> data;
 };
 constexpr int kNV = 2;                     // vectors per micro-tile row (3 measured no faster in wasm)
 constexpr int64_t kNR = kNV * simd::kLanes; // columns per micro-tile
