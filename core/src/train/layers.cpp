@@ -67,8 +67,17 @@ void mm_nt_acc(float* c, const float* a, const float* b, int64_t m, int64_t k, i
 void mm_tn_acc(float* c, const float* a, const float* b, int64_t m, int64_t k, int64_t n) {
   if (m == 0 || n == 0) return;
   std::vector<float> at(static_cast<std::size_t>(m * k));  // A^T (M, K)
-  for (int64_t p = 0; p < k; ++p)
-    for (int64_t i = 0; i < m; ++i) at[std::size_t(i * k + p)] = a[p * m + i];
+  // In tiles of kT x kT, so that the rows read and the rows written both stay in a few cache lines
+  // (a plain loop writes one float per row of A^T, K floats apart).
+  constexpr int64_t kT = 16;
+  for (int64_t p0 = 0; p0 < k; p0 += kT) {
+    const int64_t p1 = std::min(k, p0 + kT);
+    for (int64_t i0 = 0; i0 < m; i0 += kT) {
+      const int64_t i1 = std::min(m, i0 + kT);
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t p = p0; p < p1; ++p) at[std::size_t(i * k + p)] = a[p * m + i];
+    }
+  }
   const PackedB pb = pack_b(b, k, n, n, 1);
   gemm_packed(m, n, k, at.data(), k, pb, c, n, true);
 }
