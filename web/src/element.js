@@ -98,8 +98,11 @@ export class AttentionPlayground extends HTMLElement {
       // The labs' trained models, for the compare view's comparison that measures quality.
       trained: () => [...this.trained.values()].flat(),
       noteTrained: (lab, models) => {
+        // A lab reports its models whenever its panel refreshes: re-render only when they changed
+        // (a re-render redraws the first view, e.g. the walkthrough's plots under the pointer).
+        const changed = JSON.stringify(models) !== JSON.stringify(this.trained.get(lab) ?? []);
         this.trained.set(lab, models);
-        this.#render();
+        if (changed) this.#render();
       },
       info: null,
       presets: [],
