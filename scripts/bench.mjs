@@ -21,6 +21,7 @@ const { values: opts } = parseArgs({
     'skip-native': { type: 'boolean' },
     'skip-wasm': { type: 'boolean' },
     json: { type: 'string' },         // also write the results to this file
+    'train-one': { type: 'string' },  // internal: simd:T1 times one training workload and prints JSON
   },
 });
 const only = opts.only?.split(',');
@@ -46,7 +47,8 @@ function benchNative() {
     run('cmake', ['--preset', 'bench']);  // CMakePresets.json: build-bench, -march=native
   }
   run('cmake', ['--build', dir, '-j', process.env.BUILD_JOBS || '2', '--target', 'attn_bench']);
-  const filter = `^(${[...workloads, ...training].map((w) => w.id).join('|')})/`;  // Google Benchmark names them A/real_time
+  if (!workloads.length) return {};
+  const filter = `^(${workloads.map((w) => w.id).join('|')})/`;  // Google Benchmark names them A/real_time
   const out = run(path.join(dir, 'attn_bench'), [
     `--benchmark_filter=${filter}`, '--benchmark_format=json', '--benchmark_repetitions=5',
     '--benchmark_min_time=0.3', '--benchmark_report_aggregates_only=true']);
@@ -82,20 +84,22 @@ async function timeTraining(build, w) {
   const { loadAttention } = await import(pathToFileURL(path.join(REPO, 'dist/lib/attention.mjs')).href);
   const attn = await loadAttention({ simd: build === 'simd' });
   const t = attn.createTrainer(w.spec);
-  // Warm-up: V8 compiles a wasm function with TurboFan in the background once it is hot, and a call
-  // already running keeps its baseline (Liftoff) code: many short calls, so the functions that run a
-  // whole step(k) call are optimised before the timed calls (with step(10) alone, runs of the same
-  // build differed by 30 %).
-  for (let i = 0; i < 40; i++) t.step(1);
+  // Warm-up: V8 compiles a hot wasm function with TurboFan in the background, and a call already
+  // running keeps its baseline (Liftoff) code (wasm has no on-stack replacement). So: short calls,
+  // for 1.5 s (the training functions' optimised code took 0.5-1.5 s to arrive here), and the timed
+  // rounds in calls of ~20 ms as the lab makes them (its chunks). With one step(10) call as the
+  // warm-up, runs of the same build differed by 30-40 %.
+  const w0 = performance.now();
+  while (performance.now() - w0 < 1500) t.step(1);
   const probe = performance.now();
   t.step(5);
   const per = (performance.now() - probe) / 5;
+  const chunk = Math.max(1, Math.min(t.maxStepsPerCall, Math.round(20 / Math.max(per, 1e-3))));
   const n = Math.max(5, Math.ceil(300 / per));
   const rates = [];
   for (let r = 0; r < 5; r++) {
     const t0 = performance.now();
-    // one step(k) call may run at most maxStepsPerCall steps (about a second of work)
-    for (let left = n; left > 0; left -= t.maxStepsPerCall) t.step(Math.min(left, t.maxStepsPerCall));
+    for (let left = n; left > 0; left -= chunk) t.step(Math.min(left, chunk));
     rates.push((n * w.tokensPerStep) / ((performance.now() - t0) / 1000));
   }
   t.dispose();
@@ -112,6 +116,48 @@ function machine() {
   return `${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`;
 }
 
+// One training workload of one build, in a process of its own (see timeTrainingIsolated).
+if (opts['train-one']) {
+  const [build, id] = opts['train-one'].split(':');
+  console.log(JSON.stringify(await timeTraining(build, allTraining.find((w) => w.id === id))));
+  process.exit(0);
+}
+
+/** Native training tokens/s of one workload (attn_bench, one process). */
+function nativeTraining(w) {
+  const out = run(path.join(REPO, 'build-bench', 'attn_bench'), [`--benchmark_filter=^${w.id}/`, '--benchmark_format=json']);
+  return JSON.parse(out).benchmarks[0].tokens_per_s;
+}
+/** One build's training tokens/s of one workload, in a fresh Node process (--train-one). */
+function wasmTraining(build, w) {
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--train-one', `${build}:${w.id}`],
+    { cwd: REPO, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`training ${build}:${w.id} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)).tokensPerS;
+}
+/**
+ * Training, native and wasm alternated: three rounds of (native, SIMD, scalar), one process each,
+ * medians. Timed one after the other (all native first, then wasm in one process), the same wasm
+ * build came out at ~145K or ~205K tokens/s on T1 from run to run, while alternated fresh processes
+ * gave ~200K every time: on this shared machine only alternated rounds give a fair native / SIMD
+ * ratio.
+ */
+function benchTraining() {
+  const out = { native: {}, simd: {}, scalar: {} };
+  for (const w of training) {
+    const runs = { native: [], simd: [], scalar: [] };
+    for (let round = 0; round < 3; round++) {
+      if (!opts['skip-native']) runs.native.push(nativeTraining(w));
+      if (!opts['skip-wasm']) for (const build of ['simd', 'scalar']) runs[build].push(wasmTraining(build, w));
+    }
+    for (const k of Object.keys(runs)) {
+      if (runs[k].length) out[k][w.id] = { tokensPerS: median(runs[k]), runs: runs[k] };
+    }
+    process.stderr.write(`  training ${w.id}: ${Object.entries(runs).map(([k, v]) => `${k} ${v.map((x) => (x / 1000).toFixed(0)).join('/')}K`).join(', ')}\n`);
+  }
+  return out;
+}
+
 const native = opts['skip-native'] ? {} : benchNative();
 const wasm = { simd: {}, scalar: {} };
 if (!opts['skip-wasm']) {
@@ -121,11 +167,14 @@ if (!opts['skip-wasm']) {
       wasm[build][w.id] = timeWasm(M, w);
       process.stderr.write(`  wasm ${build} ${w.id}: ${fmtMs(wasm[build][w.id].ms)} ms\n`);
     }
-    for (const w of training) {
-      wasm[build][w.id] = await timeTraining(build, w);
-      process.stderr.write(`  wasm ${build} ${w.id}: ${wasm[build][w.id].tokensPerS.toFixed(0)} tokens/s\n`);
-    }
   }
+}
+if (training.length) {
+  if (!opts['skip-native']) run('cmake', ['--build', path.join(REPO, 'build-bench'), '-j', process.env.BUILD_JOBS || '2', '--target', 'attn_bench']);
+  const t = benchTraining();
+  Object.assign(native, t.native);
+  Object.assign(wasm.simd, t.simd);
+  Object.assign(wasm.scalar, t.scalar);
 }
 
 const header = ['workload', '', 'native ms', 'GFLOP/s', 'wasm SIMD ms', 'GFLOP/s', 'wasm scalar ms', 'GFLOP/s',
@@ -139,9 +188,11 @@ const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].l
 const line = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 console.log(`\nAttention core benchmark, ${new Date().toISOString().slice(0, 10)}: ${machine()}`);
 console.log('median of repeated runs; "SIMD / scalar" = scalar ms / SIMD ms (speed-up); "SIMD vs native" = SIMD ms / native ms (slow-down)\n');
-console.log(line(header));
-console.log(`|${widths.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-for (const r of rows) console.log(line(r));
+if (rows.length) {
+  console.log(line(header));
+  console.log(`|${widths.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+  for (const r of rows) console.log(line(r));
+}
 if (training.length) {
   const th = ['training', '', 'native tokens/s', 'wasm SIMD tokens/s', 'wasm scalar tokens/s', 'SIMD / scalar', 'native / SIMD'];
   const k = (x) => (x === undefined ? '-' : `${(x / 1000).toFixed(1)}K`);
@@ -151,7 +202,7 @@ if (training.length) {
   });
   const tw = th.map((h, i) => Math.max(h.length, ...trows.map((r) => r[i].length)));
   const tline = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(tw[i]) : c.padStart(tw[i]))).join(' | ')} |`;
-  console.log('\nTraining (forward + backward + AdamW, batch x seqLen tokens per step; median of 5 timed runs):\n');
+  console.log('\nTraining (forward + backward + AdamW, batch x seqLen tokens per step; median of 3 alternated rounds, each a median of 5 timed runs):\n');
   console.log(tline(th));
   console.log(`|${tw.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const r of trows) console.log(tline(r));
