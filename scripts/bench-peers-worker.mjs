@@ -11,6 +11,9 @@
 //                 module whose cache holds the seeded rows (the binding's benchmark-only fillForBenchmark:
 //                 appending 4095 tokens of D=4096 through the API would take minutes), then
 //                 append(x) + truncate(cacheLen) per step, the calls the public Session wraps one-to-one.
+//   layer         our WASM SIMD build through a layer: attention.createLayer({... weights}) once, then
+//                 layer.forward(x) per call (prefill only): weights read, checked and packed once, as ORT's
+//                 session does with its graph's initializers.
 //   ort, ortf     onnxruntime-web (wasm backend, 1 thread) on DIR/plain.onnx, or DIR/fused.onnx (its fused
 //                 com.microsoft.MultiHeadAttention op; MHA workloads only), both from bench_peers.py.
 //   copy          copy bandwidth: memory.copy of 64 MiB inside a tiny wasm module (bytes read per second).
@@ -23,7 +26,7 @@ const [peer, dir, budgetArg] = process.argv.slice(2);
 const budget = Number(budgetArg ?? 1500);
 // 'before' = the SIMD build of another dist/lib (ATTN_BEFORE_LIB), e.g. the code before a change, timed in the same run.
 const LIB = peer === 'before' ? process.env.ATTN_BEFORE_LIB : path.join(REPO, 'dist/lib');
-const build = peer === 'before' ? 'simd' : peer;
+const build = peer === 'before' || peer === 'layer' ? 'simd' : peer;
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 function timeIt(fn) {
@@ -73,7 +76,16 @@ let result;
 if (build === 'simd' || build === 'scalar') {
   const { loadAttention } = await import(pathToFileURL(path.join(LIB, 'attention.mjs')).href);
   const attn = await loadAttention({ simd: build === 'simd' });
-  if (!meta.decode) {
+  if (peer === 'layer') {
+    if (meta.decode) {
+      console.log(JSON.stringify({ skipped: 'a layer is for prefill; decoding runs through a session' }));
+      process.exit(0);
+    }
+    const layer = attn.createLayer({ ...shape, causal: meta.causal,
+      weights: { wq: read('wq'), wk: read('wk'), wv: read('wv'), wo: read('wo') } });
+    save(layer.forward(x).output);
+    result = timeIt(() => layer.forward(x));
+  } else if (!meta.decode) {
     const spec = { ...shape, seqLen: meta.n, causal: meta.causal, x,
       weights: { wq: read('wq'), wk: read('wk'), wv: read('wv'), wo: read('wo') } };
     save(attn.forward(spec).output);

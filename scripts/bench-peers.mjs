@@ -7,6 +7,8 @@
 // Peers, each one process at a time, one thread each, in interleaved rounds (round r runs every peer on
 // a workload once, in an order rotated by r, then the next workload):
 //   ours WASM SIMD and scalar  dist/lib (npm run build), through attention.forward / session calls
+//   ours SIMD through a layer  prefill: createLayer once, layer.forward(x) per call (weights packed once,
+//                              as ORT Web packs its graph's initializers once per session)
 //   ours native                build-bench/attn_bench (Google Benchmark, g++ -O3 -march=native)
 //   ONNX Runtime Web           onnxruntime-web (npm devDependency), wasm backend, 1 thread, in this Node,
 //                              on a plain MatMul/Softmax graph exported by torch.onnx.export, and (MHA
@@ -103,8 +105,9 @@ function prepare(w) {
 
 // ---- one timed process per peer -------------------------------------------------------------------
 const before = opts.before;
-const PEERS = ['simd', ...(before ? ['before'] : []), 'scalar', 'native', 'ort', 'ortf', 'numpy'].filter((p) => !skip.has(p) && !(p === 'ortf' && skip.has('ort')));
+const PEERS = ['simd', 'layer', ...(before ? ['before'] : []), 'scalar', 'native', 'ort', 'ortf', 'numpy'].filter((p) => !skip.has(p) && !(p === 'ortf' && skip.has('ort')));
 function timePeer(peer, w, dir) {
+  if (peer === 'layer' && w.decode) return undefined;  // a layer is for prefill; decoding runs through a session
   if (peer === 'numpy') return lastJson(run(PY, ['scripts/bench_peers.py', 'numpy', dir, '1', w.decode ? '20' : '5'], { env: numpyEnv })).ms[0];
   if (peer === 'native') {
     const out = run(nativeBin, [`--benchmark_filter=^${w.id}/`, '--benchmark_format=json', '--benchmark_min_time=1']);
@@ -120,7 +123,7 @@ function check(w, dir) {
   const ours = rd('simd');
   const res = {};
   const big = ours.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-  for (const p of ['before', 'scalar', 'ort', 'ortf', 'numpy']) {
+  for (const p of ['layer', 'before', 'scalar', 'ort', 'ortf', 'numpy']) {
     const o = rd(p);
     if (!o) continue;
     if (o.length !== ours.length) throw new Error(`bench:peers: ${w.id}: ${p} output has ${o.length} values, ours ${ours.length}`);
@@ -137,7 +140,7 @@ const copyGbs = [];
 const t0 = Date.now();
 for (const w of workloads) {
   const dir = prepare(w);
-  for (const p of ['simd', 'before', 'scalar', 'ort', 'ortf', 'numpy']) fs.rmSync(path.join(dir, `out-${p}.bin`), { force: true });
+  for (const p of ['simd', 'layer', 'before', 'scalar', 'ort', 'ortf', 'numpy']) fs.rmSync(path.join(dir, `out-${p}.bin`), { force: true });
   results[w.id] = { ms: Object.fromEntries(PEERS.map((p) => [p, []])), check: null };
   for (let r = 0; r < rounds; r++) {
     const order = PEERS.map((_, i) => PEERS[(i + r) % PEERS.length]);
@@ -161,7 +164,7 @@ for (const w of workloads) {
 const fmt = (x) => (x === undefined ? '-' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const spread = (xs) => (xs.length ? `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}` : '-');
 const copy = copyGbs.length ? median(copyGbs) : undefined;
-const label = { simd: 'ours WASM SIMD', before: 'ours SIMD before', scalar: 'ours WASM scalar', native: 'ours native', ort: 'ORT Web plain graph', ortf: 'ORT Web fused MHA op', numpy: 'NumPy+OpenBLAS (1T)' };
+const label = { simd: 'ours WASM SIMD', layer: 'ours SIMD, createLayer', before: 'ours SIMD before', scalar: 'ours WASM scalar', native: 'ours native', ort: 'ORT Web plain graph', ortf: 'ORT Web fused MHA op', numpy: 'NumPy+OpenBLAS (1T)' };
 function streamedBytes(w) {  // decode: every weight once + the K/V cache once, float32
   const s = w.spec, d = s.dModel, h = s.nHeads, g = s.variant === 'mha' ? h : s.variant === 'mqa' ? 1 : s.nKvHeads;
   const dh = s.dHead ?? d / h;

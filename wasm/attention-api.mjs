@@ -201,7 +201,7 @@ export function makeAttention(M, build, loadTrainingModule) {
         })
       : null;
 
-  /** Owns one raw Embind object (a session or a trainer): frees it on dispose() or when dropped. */
+  /** Owns one raw Embind object (a session, a layer or a trainer): frees it on dispose() or when dropped. */
   class Handle {
     /** @type {any} the raw Embind object, null once disposed */
     #raw;
@@ -273,6 +273,30 @@ export function makeAttention(M, build, loadTrainingModule) {
      */
     truncate(n) {
       call(() => this.live().truncate(n));
+    }
+  }
+
+  /** A block with its weights packed once in wasm memory (see `Attention.createLayer`). */
+  class Layer extends Handle {
+    /** @param {any} raw */
+    constructor(raw) {
+      super(raw, 'layer');
+    }
+
+    /** The layer's dModel: x holds a whole number of rows of this many floats. */
+    get dModel() {
+      return call(() => this.live().dModel());
+    }
+
+    /**
+     * Runs x `(N, dModel)`, any N >= 1, through the block: the same `{ output, weights? }`, bit for
+     * bit, as `attn.forward` with the layer's spec and `seqLen: N`.
+     * @param {Float32Array} x
+     */
+    forward(x) {
+      const raw = this.live();
+      const checked = checkValue(x, 'x', maxElements);
+      return call(() => raw.forward(checked));
     }
   }
 
@@ -420,6 +444,10 @@ export function makeAttention(M, build, loadTrainingModule) {
     createSession(spec) {
       const s = own('createSession', spec);
       return new Session(call(() => M.createSession(s)));
+    },
+    createLayer(spec) {
+      const s = own('createLayer', spec);
+      return new Layer(call(() => M.createLayer(s)));
     },
     paramCount(cfg) {
       const s = own('paramCount', cfg);

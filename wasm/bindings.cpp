@@ -19,6 +19,7 @@
 #include "attn/forward.hpp"
 #include "attn/intermediates.hpp"
 #include "attn/kv_cache.hpp"
+#include "attn/layer.hpp"
 #include "workloads.hpp"  // bench/: benchmark-only functions
 #include "attn/weights.hpp"
 #include "js_convert.hpp"
@@ -90,7 +91,14 @@ void check_work(double flops, bool allow_long_work, const std::string& what) {
 
 // A finite input gave a non-finite result (float32 overflow, e.g. scores of x = 1e20): name the
 // input of the largest magnitude. `inputs`: (field, values, count).
-struct Input { std::string field; const float* data; std::size_t count; };
+// known_max >= 0: the input's largest magnitude, computed before (a Layer's weights, read once).
+struct Input { std::string field; const float* data; std::size_t count; double known_max = -1; };
+
+double max_magnitude(const float* data, std::size_t count) {
+  double m = 0;
+  for (std::size_t i = 0; i < count; ++i) m = std::max(m, double(std::fabs(data[i])));
+  return m;
+}
 // Refuses results holding Infinity or NaN from finite inputs, naming the input of largest magnitude.
 // outputs: (data, count) of every array the call returns.
 void check_finite(const std::vector<std::pair<const float*, std::size_t>>& outputs, const std::vector<Input>& inputs) {
@@ -102,8 +110,7 @@ void check_finite(const std::vector<std::pair<const float*, std::size_t>>& outpu
   std::string field = "x", list;
   double worst = -1;
   for (const Input& in : inputs) {
-    double m = 0;
-    for (std::size_t i = 0; i < in.count; ++i) m = std::max(m, double(std::fabs(in.data[i])));
+    const double m = in.known_max >= 0 ? in.known_max : max_magnitude(in.data, in.count);
     list += (list.empty() ? "" : ", ") + in.field + " up to " + attn::fmt(m);
     if (m > worst) { worst = m; field = in.field; }
   }
@@ -266,6 +273,54 @@ class JsSession {
   }
   bool allow_long_work_ = false;  // declared first: make() sets it while session_ is initialised
   std::unique_ptr<attn::Session> session_;
+};
+
+// createLayer(spec): a block whose weights are read, checked and packed once; layer.forward(x) runs
+// any number of rows through them (core/include/attn/layer.hpp).
+class JsLayer {
+ public:
+  explicit JsLayer(val spec) : layer_(guarded([&] { return make(spec); })) {}
+
+  val forward(val x) {
+    return guarded([&] {
+      const attn::Shape& s = layer_->shape();
+      // Rows from the length, checked against the caps before anything is copied.
+      const std::size_t count = check_floats(x, "x", std::nullopt, "kMaxDim (" + attn::fmt(attn::kMaxDim) +
+                                             ") rows * dModel (" + attn::fmt(double(s.d)) + ")",
+                                             attn::kMaxDim * double(s.d));
+      if (count == 0 || count % std::size_t(s.d) != 0) {
+        attn::throw_range("x", "x has " + attn::fmt(double(count)) + " elements, expected a positive multiple of dModel (" +
+                          attn::fmt(double(s.d)) + ")");
+      }
+      const attn::Shape sn = layer_->shape_for(int64_t(count / std::size_t(s.d)));
+      check_work(attn::attention_flops(sn, sn.n, 0, sn.causal), allow_long_work_, "this forward pass");
+      const attn::Matrix m = read_matrix(x, count, s.d);
+      attn::check_buffer("x", m.data(), int64_t(count), int64_t(count), "");
+      const attn::ForwardResult r = layer_->forward(m);
+      std::vector<Input> inputs = weight_magnitudes_;
+      inputs.insert(inputs.begin(), Input{"x", m.data(), m.size()});
+      check_result_finite(r, inputs);
+      return result_to_js(r);
+    });
+  }
+  double d_model() const { return double(layer_->shape().d); }
+
+ private:
+  std::unique_ptr<attn::Layer> make(const val& spec) {
+    const attn::RawSpec raw = read_spec(spec, "layer spec");
+    allow_long_work_ = raw.allow_long_work;
+    if (!spec["x"].isUndefined()) attn::throw_type("x", "a layer spec has no x: pass tokens to layer.forward(x)");
+    const attn::Shape s = attn::resolve(raw, attn::Need::Layer);
+    const attn::Weights w = read_weights(spec, s);
+    for (const auto& slot : attn::weight_slots(s)) {
+      const attn::Matrix& m = w.*(slot.member);
+      weight_magnitudes_.push_back({std::string("weights.") + slot.name, nullptr, 0, max_magnitude(m.data(), m.size())});
+    }
+    return std::make_unique<attn::Layer>(s, w);
+  }
+  bool allow_long_work_ = false;        // declared before layer_: make() sets them while layer_ is initialised
+  std::vector<Input> weight_magnitudes_;
+  std::unique_ptr<attn::Layer> layer_;
 };
 
 val param_count_js(val cfg) {
@@ -520,5 +575,10 @@ EMSCRIPTEN_BINDINGS(attention) {
       .function("maxLen", &JsSession::max_len)
       .function("fillForBenchmark", &JsSession::fill_for_benchmark);
   emscripten::function("createSession", emscripten::optional_override([](val spec) { return new JsSession(spec); }),
+                       emscripten::allow_raw_pointers());
+  emscripten::class_<JsLayer>("RawLayer")
+      .function("forward", &JsLayer::forward)
+      .function("dModel", &JsLayer::d_model);
+  emscripten::function("createLayer", emscripten::optional_override([](val spec) { return new JsLayer(spec); }),
                        emscripten::allow_raw_pointers());
 }

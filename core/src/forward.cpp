@@ -1,8 +1,7 @@
 // forward.cpp — the variant dispatch and the attention step every block shares (see forward.hpp).
 #include "attn/forward.hpp"
 
-#include "attn/grouped_block.hpp"
-#include "attn/latent_block.hpp"
+#include "attn/layer.hpp"
 
 namespace attn {
 
@@ -15,7 +14,7 @@ ForwardResult make_forward_result(const Shape& s, int64_t n_q, int64_t n_k) {
 }
 
 ForwardResult forward(const Shape& s, const Weights& w, const Matrix& x) {
-  return s.variant == Variant::MLA ? forward_latent(s, w, x) : forward_grouped(s, w, x);
+  return forward(s, pack_block(s, w), x);
 }
 
 void attend_rows_into(const Shape& s, AttendArgs a, float* out, int64_t ldo) {

@@ -26,8 +26,7 @@ Matrix project_grouped(const Shape& s, const GroupedProjections& p, const float*
   return q;
 }
 
-ForwardResult forward_grouped(const Shape& s, const Weights& w, const Matrix& x) {
-  const GroupedProjections p = pack_grouped(w);
+ForwardResult forward_grouped(const Shape& s, const GroupedProjections& p, const Matrix& x) {
   Matrix k = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)
   Matrix v = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)
   const Matrix q = project_grouped(s, p, x.data(), s.n, k.data(), v.data(), s.g * s.dh, 0);  // (N, H*dh)

@@ -8,23 +8,41 @@ namespace attn {
 namespace {
 
 // y (rows, N) = x (rows, K) @ w (K, N), x given as `rows` rows of K contiguous floats.
-Matrix times(const float* x, int64_t rows, const Matrix& w) {
-  const int64_t k = int64_t(w.shape(0)), n = int64_t(w.shape(1));
-  Matrix y = uninitialised(rows, n);
-  gemm_packed(rows, n, k, x, k, pack_matrix(w), y.data(), n, false);
+Matrix times(const float* x, int64_t rows, const PackedB& w) {
+  Matrix y = uninitialised(rows, w.n);
+  gemm_packed(rows, w.n, w.k, x, w.k, w, y.data(), w.n, false);
   return y;
 }
 
 }  // namespace
 
+LatentProjections pack_latent(const Shape& s, const Weights& w) {
+  LatentProjections p;
+  p.w_dkv = pack_matrix(w.w_dkv);
+  p.wq = pack_matrix(w.wq);
+  p.w_uk = pack_matrix(w.w_uk);
+  p.w_uv = pack_matrix(w.w_uv);
+  if (s.dr > 0) {
+    p.w_qr = pack_matrix(w.w_qr);
+    p.w_kr = pack_matrix(w.w_kr);
+  }
+  p.wo = pack_matrix(w.wo);
+  return p;
+}
+
 LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int64_t rows, int64_t pos0,
+                          int64_t batch) {
+  return project_latent(s, pack_latent(s, w), x, rows, pos0, batch);
+}
+
+LatentRows project_latent(const Shape& s, const LatentProjections& p, const float* x, int64_t rows, int64_t pos0,
                           int64_t batch) {
   const int64_t dqk = s.dh + s.dr;
   LatentRows o;
-  o.c = times(x, rows, w.w_dkv);                    // (rows, r)      the latent
-  const Matrix q_nope = times(x, rows, w.wq);       // (rows, H*dh)
-  const Matrix k_nope = times(o.c.data(), rows, w.w_uk);  // (rows, H*dh)   decompressed keys
-  o.v = times(o.c.data(), rows, w.w_uv);            // (rows, H*dh)   decompressed values
+  o.c = times(x, rows, p.w_dkv);                    // (rows, r)      the latent
+  const Matrix q_nope = times(x, rows, p.wq);       // (rows, H*dh)
+  const Matrix k_nope = times(o.c.data(), rows, p.w_uk);  // (rows, H*dh)   decompressed keys
+  o.v = times(o.c.data(), rows, p.w_uv);            // (rows, H*dh)   decompressed values
   o.q = uninitialised(rows, s.h * dqk);
   o.k = uninitialised(rows, s.h * dqk);
   for (int64_t h = 0; h < s.h; ++h) {
@@ -32,8 +50,8 @@ LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int6
     copy_columns(k_nope, h * s.dh, o.k, h * dqk, s.dh);
   }
   if (s.dr > 0) {
-    Matrix qr = times(x, rows, w.w_qr);             // (rows, H*dr)
-    o.kr = times(x, rows, w.w_kr);                  // (rows, dr)     shared by all heads
+    Matrix qr = times(x, rows, p.w_qr);             // (rows, H*dr)
+    o.kr = times(x, rows, p.w_kr);                  // (rows, dr)     shared by all heads
     const int64_t n = rows / batch;
     apply_rope_batched(qr.data(), batch, n, s.h * s.dr, 0, s.h, s.dr, s.dr, pos0, s.rope_base);
     apply_rope_batched(o.kr.data(), batch, n, s.dr, 0, 1, 0, s.dr, pos0, s.rope_base);
@@ -45,12 +63,12 @@ LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int6
   return o;
 }
 
-ForwardResult forward_latent(const Shape& s, const Weights& w, const Matrix& x) {
+ForwardResult forward_latent(const Shape& s, const LatentProjections& p, const Matrix& x) {
   const int64_t dqk = s.dh + s.dr;
-  const LatentRows t = project_latent(s, w, x.data(), s.n, 0);
+  const LatentRows t = project_latent(s, p, x.data(), s.n, 0);
   ForwardResult r = make_forward_result(s, s.n, s.n);
   const Matrix o = attend_sequence(s, r.maps(), s.h, dqk, s.dh, t.q, t.k, t.v.data(), s.h * s.dh);  // (N, H*dh)
-  r.output = matmul(o, w.wo);                                                                   // (N, D)
+  r.output = matmul(o, p.wo);                                                                   // (N, D)
   return r;
 }
 

@@ -70,6 +70,12 @@ Shape resolve(const RawSpec& raw, Need need) {
     s.n = integer_field("seqLen", raw.seq_len, 1, kMaxDim);
   } else if (raw.seq_len && need == Need::Session) {
     throw_range("seqLen", "seqLen (" + fmt(*raw.seq_len) + ") does not apply to a session: give maxLen");
+  } else if (raw.seq_len && need == Need::Layer) {
+    throw_range("seqLen", "seqLen (" + fmt(*raw.seq_len) + ") does not apply to a layer: layer.forward(x) takes "
+                "any number of rows, x.length / dModel");
+  }
+  if (raw.max_len && need == Need::Layer) {
+    throw_range("maxLen", "maxLen (" + fmt(*raw.max_len) + ") applies to createSession, not createLayer");
   }
   if (need == Need::Session) s.max_len = integer_field("maxLen", raw.max_len, 1, kMaxDim);
 
@@ -141,18 +147,23 @@ Shape resolve(const RawSpec& raw, Need need) {
   s.return_weights = raw.return_weights;
   s.seed = static_cast<uint64_t>(integer_field("seed", raw.seed, 0, 9007199254740991.0, 0));
 
-  if (need == Need::Forward && forward_work_bytes(s) > kMaxWorkBytes) {
-    throw_range("this forward pass needs about " + fmt(std::ceil(forward_work_bytes(s) / 1048576.0)) +
-                " MiB of working memory, above the cap of " + fmt(kMaxWorkBytes / 1048576.0) +
-                " MiB: reduce seqLen (" + fmt(double(s.n)) + "), dModel or the head sizes" +
-                (s.return_weights ? ", or do not ask for returnWeights" : ""));
-  }
+  if (need == Need::Forward || need == Need::Layer) check_forward_work(s);
   if (need == Need::Session && session_work_bytes(s, 1) > kMaxWorkBytes) {
     throw_range("this session needs about " + fmt(std::ceil(session_work_bytes(s, 1) / 1048576.0)) +
                 " MiB for its weights and a cache of maxLen (" + fmt(double(s.max_len)) +
                 ") tokens, above the cap of " + fmt(kMaxWorkBytes / 1048576.0) + " MiB");
   }
   return s;
+}
+
+void check_forward_work(const Shape& s) {
+  const double bytes = forward_work_bytes(s);
+  if (bytes <= kMaxWorkBytes) return;
+  const std::string what = s.n > 0 ? "this forward pass" : "this layer's weights";
+  throw_range(what + " needs about " + fmt(std::ceil(bytes / 1048576.0)) + " MiB of working memory, above the cap of " +
+              fmt(kMaxWorkBytes / 1048576.0) + " MiB: reduce " +
+              (s.n > 0 ? "seqLen (" + fmt(double(s.n)) + "), " : std::string()) + "dModel or the head sizes" +
+              (s.return_weights && s.n > 0 ? ", or do not ask for returnWeights" : ""));
 }
 
 double kv_cache_bytes(const KvCacheQuery& q) {

@@ -17,7 +17,7 @@
 namespace attn {
 
 // The block's projections packed for the gemm (kernels.hpp): once per call of forward(), once per
-// KV-cache session, once per training step.
+// Layer (layer.hpp) or KV-cache session, once per training step.
 struct GroupedProjections {
   PackedB wq, wk, wv, wo;
 };
@@ -34,6 +34,6 @@ Matrix project_grouped(const Shape& s, const GroupedProjections& p, const float*
 void rope_grouped(const Shape& s, float* q, float* k, int64_t ldk, int64_t rows, int64_t pos0, int64_t batch = 1);
 
 // The whole block over one sequence x (N, D).
-ForwardResult forward_grouped(const Shape& s, const Weights& w, const Matrix& x);
+ForwardResult forward_grouped(const Shape& s, const GroupedProjections& p, const Matrix& x);
 
 }  // namespace attn

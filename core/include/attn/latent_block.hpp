@@ -26,6 +26,19 @@ namespace attn {
 
 // ---- naive form
 
+// The naive form's matrices, packed for the gemm (kernels.hpp): once per call of forward(), once
+// per Layer (layer.hpp), once per training step.
+struct LatentProjections {
+  PackedB w_dkv;  // (D, r)      c = x W_dkv
+  PackedB wq;     // (D, H*dh)   q_h = x wq_h
+  PackedB w_uk;   // (r, H*dh)   k_h = c W_uk_h
+  PackedB w_uv;   // (r, H*dh)   v_h = c W_uv_h
+  PackedB w_qr;   // (D, H*dr)   qr_h before RoPE (dr > 0)
+  PackedB w_kr;   // (D, dr)     kr before RoPE (dr > 0)
+  PackedB wo;     // (H*dh, D)
+};
+LatentProjections pack_latent(const Shape& s, const Weights& w);
+
 // The new rows of the naive form: x is `rows` rows of D floats, `batch` sequences of rows/batch
 // rows whose first row sits at position pos0 (the decoupled RoPE's positions).
 struct LatentRows {
@@ -35,11 +48,14 @@ struct LatentRows {
   Matrix v;   // (rows, H*dh)       per head v_h
   Matrix kr;  // (rows, dr)         rope(X W_kr), shared by all heads (empty when dr = 0)
 };
+LatentRows project_latent(const Shape& s, const LatentProjections& p, const float* x, int64_t rows, int64_t pos0,
+                          int64_t batch = 1);
+// The same, packing w first.
 LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int64_t rows, int64_t pos0,
                           int64_t batch = 1);
 
 // The whole block over one sequence x (N, D), naive form.
-ForwardResult forward_latent(const Shape& s, const Weights& w, const Matrix& x);
+ForwardResult forward_latent(const Shape& s, const LatentProjections& p, const Matrix& x);
 
 // ---- absorbed form
 

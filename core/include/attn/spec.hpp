@@ -66,10 +66,15 @@ constexpr double kMaxSyncFlops = 2e11;
 // second at the lab's sizes; trainer.train({ steps }) runs more in chunks.
 constexpr double kMaxStepTokens = 32768;
 
-// Which fields a resolve needs.
-enum class Need { Forward, Session, Shape };
+// Which fields a resolve needs. Forward: seqLen. Session: maxLen, no seqLen. Layer: neither (a
+// Layer's forward takes any number of rows; s.n stays 0). Shape: the geometry only.
+enum class Need { Forward, Session, Layer, Shape };
 
 Shape resolve(const RawSpec& raw, Need need);
+
+// Refuses a forward pass of s (s.n rows; 0: a layer's weights alone) whose working memory
+// (forward_work_bytes) is above kMaxWorkBytes, naming what to reduce.
+void check_forward_work(const Shape& s);
 
 // A kvCacheBytes query (accounting for real models): read with the same geometry checks as a spec.
 struct KvCacheQuery {
