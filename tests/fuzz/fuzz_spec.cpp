@@ -22,6 +22,7 @@
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
 #include "attn/kv_cache.hpp"
+#include "attn/layer.hpp"
 #include "attn/train/model_file.hpp"
 #include "attn/train/trainer.hpp"
 
@@ -184,6 +185,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                               attn::variant_name(s.variant), (long long)s.n, (long long)s.d, (long long)s.h,
                               (long long)s.g, (long long)s.dh, (long long)s.r, (long long)s.dr);
     check_finite(r.output);
+    // The same pass through a Layer (weights packed once): the same bits.
+    const attn::Layer layer(s, w);
+    const attn::ForwardResult lr = layer.forward(x);
+    if (std::memcmp(lr.output.data(), r.output.data(), sizeof(float) * r.output.size()) != 0) __builtin_trap();
     // The same tokens through a session, in chunks the input picks.
     attn::Shape ss = s;
     ss.max_len = s.n;
