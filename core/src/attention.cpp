@@ -26,8 +26,12 @@ inline int64_t visible_keys(const AttendArgs& a, int64_t i) {
 //   pass 1   s_h[j] = q_h . k_j            for the group's heads h, keys j < len   (tiles of keys)
 //   pass 2   p_h = softmax(scale * s_h)                                          (two-pass softmax)
 //   pass 3   o_h = sum_j p_h[j] v_j                                              (tiles of keys)
-// A tile of kKeyTile keys (K or V rows of one head) stays in L1 while every head of the group uses it.
-constexpr int64_t kKeyTile = 16;
+// A tile of keys (K or V rows of one head) stays in L1 while every head of the group uses it. Its
+// size (key_tile) depends on how many query heads share a K/V head: measured in wasm SIMD at 4096
+// cached tokens (docs/performance.md), tiles of 4 keys run MHA (1 head per K/V head) and GQA (4)
+// 6-10 % faster than tiles of 16, which run MLA's absorbed decode (all 32 heads on one K/V head)
+// 5-9 % faster than tiles of 4. Tiles change no result: every sum runs over the keys in order.
+inline int64_t key_tile(int64_t group) { return group >= 8 ? 16 : 4; }
 
 // p[hb][kb] = q[hb] . k_kb for HB heads and KB keys (rows k + kb*ldk), d floats each.
 // HB * KB accumulator vectors, one horizontal sum each at the end.
@@ -173,7 +177,7 @@ void scores_group(const AttendArgs& a, int64_t i, int64_t g, int64_t j0, int64_t
 // loop over heads outside would jump a whole cache row, G*dh floats, from key to key: no hardware
 // prefetch, a TLB miss per key), and each head's tile is reused from L1 by all its query heads.
 void attend_direct(const AttendArgs& a) {
-  const int64_t group = a.n_heads / a.n_kv_heads;
+  const int64_t group = a.n_heads / a.n_kv_heads, tile = key_tile(group);
   std::vector<float> scratch(a.weights ? 0 : static_cast<std::size_t>(a.n_heads * a.n_k));
   std::vector<float*> p(static_cast<std::size_t>(a.n_heads));  // (H, S): the weights rows, or scratch
   std::vector<float*> o(static_cast<std::size_t>(a.n_heads));  // (H, d_v): the output rows of query i
@@ -183,13 +187,13 @@ void attend_direct(const AttendArgs& a) {
       p[std::size_t(h)] = a.weights ? a.weights + (h * a.n_q + i) * a.n_k : scratch.data() + h * a.n_k;
       o[std::size_t(h)] = a.out + i * a.ldo + h * a.d_v;
     }
-    for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 1
-      const int64_t j1 = std::min(len, j0 + kKeyTile);
+    for (int64_t j0 = 0; j0 < len; j0 += tile) {  // pass 1
+      const int64_t j1 = std::min(len, j0 + tile);
       for (int64_t g = 0; g < a.n_kv_heads; ++g) scores_group(a, i, g, j0, j1, p.data());
     }
     for (int64_t h = 0; h < a.n_heads; ++h) softmax_row(p[std::size_t(h)], len, a.weights ? a.n_k : len, a.scale);  // pass 2
-    for (int64_t j0 = 0; j0 < len; j0 += kKeyTile) {  // pass 3
-      const int64_t j1 = std::min(len, j0 + kKeyTile);
+    for (int64_t j0 = 0; j0 < len; j0 += tile) {  // pass 3
+      const int64_t j1 = std::min(len, j0 + tile);
       for (int64_t g = 0; g < a.n_kv_heads; ++g) {  // the group's heads share each V vector they load
         const std::size_t h0 = std::size_t(g * group);
         pv_tile_heads(a.d_v, p.data() + h0, group, a.v + g * a.d_v, a.ldv, o.data() + h0, j0, j1, j0 == 0);

@@ -14,7 +14,7 @@ const LAYERS = [
   ['kernels', 'attention', 'rope'],
   ['shape', 'weights', 'accounting'],
   ['spec'],
-  ['grouped_block', 'latent_block', 'forward'],
+  ['grouped_block', 'latent_block', 'forward', 'layer'],
   ['kv_cache', 'intermediates'],
   ['train', 'configurator'],
 ];
