@@ -91,9 +91,14 @@ if (build === 'simd' || build === 'scalar') {
     save(attn.forward(spec).output);
     result = timeIt(() => attn.forward(spec));
   } else {
-    const lib = LIB;
-    const factory = (await import(pathToFileURL(path.join(lib, `attention-${build}.mjs`)).href)).default;
-    const M = await factory({ wasmBinary: fs.readFileSync(path.join(lib, `attention-${build}.wasm`)) });
+    // The module with fillForBenchmark: build-wasm/attention-bench-<build> (dist/lib's module leaves the
+    // benchmark functions out); for 'before', an older dist/lib whose module still has them, else its
+    // build-wasm beside it.
+    const bench = peer === 'before'
+      ? (fs.existsSync(path.join(LIB, `attention-bench-${build}.mjs`)) ? path.join(LIB, `attention-bench-${build}`) : path.join(LIB, `attention-${build}`))
+      : path.join(REPO, 'build-wasm', `attention-bench-${build}`);
+    const factory = (await import(pathToFileURL(`${bench}.mjs`).href)).default;
+    const M = await factory({ wasmBinary: fs.readFileSync(`${bench}.wasm`) });
     const s = M.createSession({ ...shape, maxLen: meta.cache + 1, seed: 0 });  // seeded weights = the files
     s.fillForBenchmark(meta.cache, 0);
     save(s.append(x).output);

@@ -61,10 +61,12 @@ function benchNative() {
 }
 
 // --- wasm ----------------------------------------------------------------------------------------
+// The attention module with the benchmark functions (build-wasm/attention-bench-<build>.mjs, built by
+// npm run build; the published module in dist/lib leaves them out).
 async function loadRaw(build) {
-  const lib = path.join(REPO, 'dist/lib');
-  const factory = (await import(pathToFileURL(path.join(lib, `attention-${build}.mjs`)).href)).default;
-  return factory({ wasmBinary: fs.readFileSync(path.join(lib, `attention-${build}.wasm`)) });
+  const dir = path.join(REPO, 'build-wasm');
+  const factory = (await import(pathToFileURL(path.join(dir, `attention-bench-${build}.mjs`)).href)).default;
+  return factory({ wasmBinary: fs.readFileSync(path.join(dir, `attention-bench-${build}.wasm`)) });
 }
 
 function timeWasm(M, w) {

@@ -20,7 +20,9 @@
 #include "attn/intermediates.hpp"
 #include "attn/kv_cache.hpp"
 #include "attn/layer.hpp"
-#include "workloads.hpp"  // bench/: benchmark-only functions
+#ifdef ATTN_BENCH_BINDINGS
+#include "workloads.hpp"  // bench/: benchmark-only functions (the attention-bench-<build> module)
+#endif
 #include "attn/weights.hpp"
 #include "js_convert.hpp"
 
@@ -252,10 +254,12 @@ class JsSession {
     });
   }
   double length() const { return double(session_->length()); }
+#ifdef ATTN_BENCH_BINDINGS
   // Benchmarks only (scripts/bench-peers.mjs): `tokens` seeded cache rows (bench/workloads.hpp).
   void fill_for_benchmark(double tokens, double seed) {
     guarded([&] { attn::fill_cache_for_benchmark(*session_, int64_t(tokens), uint64_t(seed)); return 0; });
   }
+#endif
   double cache_bytes() const { return session_->cache_bytes(); }
   double max_len() const { return double(session_->max_len()); }
 
@@ -486,8 +490,10 @@ val deployment_targets_js() {
   return list;
 }
 
+#ifdef ATTN_BENCH_BINDINGS
 // ---------------------------------------------------------------------------------------------
-// Benchmarks: timed inside wasm, so that JS call overhead and copies are not measured. Each timed
+// Benchmarks (only in attention-bench-<build>.mjs, which npm run bench loads; the page's module
+// leaves them out: 3.7 KB of gzip on the first map): timed inside wasm, so that JS call overhead and copies are not measured. Each timed
 // call goes through a volatile function pointer, so the kernels stay in functions that V8 tiers up.
 val timings_to_js(const std::vector<double>& ms) {
   return val::global("Float64Array").new_(emscripten::typed_memory_view(ms.size(), ms.data()));
@@ -548,6 +554,7 @@ double flops_js(val spec, double cache_len) {
     return attn::attention_flops(s, 1, int64_t(cache_len), true);
   });
 }
+#endif  // ATTN_BENCH_BINDINGS
 
 }  // namespace
 
@@ -562,9 +569,11 @@ EMSCRIPTEN_BINDINGS(attention) {
   emscripten::function("sizeTable", &size_table_js);
   emscripten::function("buildInfo", &build_info_js);
 
+#ifdef ATTN_BENCH_BINDINGS
   emscripten::function("benchmarkForward", &benchmark_forward_js);
   emscripten::function("benchmarkDecode", &benchmark_decode_js);
   emscripten::function("benchmarkFlops", &flops_js);
+#endif
   emscripten::class_<JsSession>("RawSession")
       .constructor<val>()
       .function("append", &JsSession::append)
@@ -573,7 +582,10 @@ EMSCRIPTEN_BINDINGS(attention) {
       .function("length", &JsSession::length)
       .function("cacheBytes", &JsSession::cache_bytes)
       .function("maxLen", &JsSession::max_len)
-      .function("fillForBenchmark", &JsSession::fill_for_benchmark);
+#ifdef ATTN_BENCH_BINDINGS
+      .function("fillForBenchmark", &JsSession::fill_for_benchmark)
+#endif
+      ;
   emscripten::function("createSession", emscripten::optional_override([](val spec) { return new JsSession(spec); }),
                        emscripten::allow_raw_pointers());
   emscripten::class_<JsLayer>("RawLayer")
