@@ -246,3 +246,18 @@ export function referenceForward(spec, x, w) {
   }
   return { output: matmul(o, w.wo, N, H * dh, D), weights: probs };
 }
+
+/** Asserts that fn throws an instance of Class with error.field === field and a message matching every pattern. */
+export function throwsField(fn, Class, field, patterns = []) {
+  let error;
+  try {
+    fn();
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error, 'did not throw');
+  assert.ok(error instanceof Class, `threw ${error?.name}: ${error?.message}, expected ${Class.name}`);
+  assert.equal(error.field, field, `error.field of: ${error.message}`);
+  for (const p of patterns) assert.match(error.message, p);
+  return error;
+}

@@ -14,27 +14,12 @@ import { before, describe, test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { BUILDS, REPO, bitIdentical, importLib, load, randomArray } from './helpers.mjs';
+import { BUILDS, REPO, bitIdentical, importLib, load, randomArray, throwsField } from './helpers.mjs';
 import { checksum, crc32, editModelFile, readModelFile } from './model-file-kit.mjs';
 
 const BASE = { variant: 'gqa', seqLen: 4, dModel: 32, nHeads: 4, nKvHeads: 2 };
 const X = randomArray(4 * 32, 1);
 const TRAINER = { task: 'copy', seqLen: 8, batchSize: 4, seed: 3, model: { variant: 'mha', dModel: 16, nHeads: 2 } };
-
-/** Asserts that fn throws an instance of Class with error.field === field and a message matching every pattern. */
-function throwsField(fn, Class, field, patterns = []) {
-  let error;
-  try {
-    fn();
-  } catch (e) {
-    error = e;
-  }
-  assert.ok(error, 'did not throw');
-  assert.ok(error instanceof Class, `threw ${error?.name}: ${error?.message}, expected ${Class.name}`);
-  assert.equal(error.field, field, `error.field of: ${error.message}`);
-  for (const p of patterns) assert.match(error.message, p);
-  return error;
-}
 
 // ---- model files: an independent reader and writer (model-file-kit.mjs) ------------------------
 /** The ATTNTRN2 file of the previous exporter (tests/fuzz/corpus/model_export without its mode byte). */
