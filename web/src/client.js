@@ -52,8 +52,3 @@ export function sharedClient(simd = 'auto') {
   if (!clients.has(simd)) clients.set(simd, new CoreClient({ simd }));
   return clients.get(simd);
 }
-
-/** The client of this page: the scalar build when the page's URL says ?simd=0, else 'auto'. */
-export function pageClient() {
-  return sharedClient(new URLSearchParams(location.search).get('simd') === '0' ? false : 'auto');
-}

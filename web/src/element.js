@@ -8,7 +8,7 @@
 // only the worker that runs the core.
 import css from './styles.css?inline';
 import { DEFAULTS, fromParams, toParams } from './state.js';
-import { pageClient } from './client.js';
+import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 
@@ -52,7 +52,8 @@ export class AttentionPlayground extends HTMLElement {
     const single = view !== 'all';
     const showControls = !single || (this.getAttribute('controls') !== 'off' && !viewById(view).ownControls);
     const sections = single ? [view] : REGISTRY.map((v) => v.id);
-    this.client = pageClient();
+    const simdParam = new URLSearchParams(location.search).get('simd');
+    this.client = sharedClient(simdParam === '0' ? false : 'auto');
     // Asked before anything else: the worker (about 100 ms to start in a cold browser) and then the
     // first view's code (views are created once the core has loaded) download while this thread
     // builds the controls. Only the first: the other views' code would take the CPU the first map

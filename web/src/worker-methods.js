@@ -65,25 +65,6 @@ export const methods = {
   },
 };
 
-/**
- * V8 compiles a WebAssembly function on its first call (lazy compilation): the first forward pass
- * of a page paid 15-30 ms for it. This runs tiny passes through the paths the first views take
- * (direct and blocked attention, RoPE, MLA, the walkthrough's stages) right after the core has
- * loaded and answered the calls already queued, while the page is still creating its views; a
- * view's first request that arrives meanwhile waits for it (a few ms of work once compiled).
- */
-function warmUp(attn) {
-  const x = new Float32Array(12 * 16).fill(0.25);
-  const base = { seqLen: 12, dModel: 16, nHeads: 4, x, returnWeights: true };
-  try {
-    attn.forward({ ...base, variant: 'gqa', nKvHeads: 2, rope: true, causal: true });
-    attn.forward({ ...base, variant: 'mla', latentRank: 8, ropeDim: 2, seqLen: 4, x: x.subarray(0, 64) });
-    attn.forward({ ...base, variant: 'mha', returnIntermediates: true });
-  } catch {
-    /* a warm-up only: the views' own calls report any failure */
-  }
-}
-
 /** Methods that need the training module (a second WebAssembly module, loaded on demand). */
 const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad']);
 
@@ -102,10 +83,7 @@ export function serve(load) {
   self.onmessage = async ({ data }) => {
     const { id, method, args = [], simd = 'auto' } = data;
     try {
-      if (!core) {
-        core = load(simd);
-        core.then((attn) => setTimeout(() => warmUp(attn), 0), () => {});
-      }
+      if (!core) core = load(simd);
       const attn = await core;
       if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
       // The worker loads the attention module only; the lab's training module comes on first use.
