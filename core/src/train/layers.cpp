@@ -9,8 +9,32 @@
 #include "attn/kernels.hpp"
 #include "attn/latent_block.hpp"
 #include "attn/rope.hpp"
+#include "attn/simd.hpp"
 
 namespace attn::train {
+
+// --- vector helpers (simd.hpp: the same operations per lane in the SIMD and scalar builds) ----------
+namespace {
+
+// a[0:n] . b[0:n]: kLanes partial sums, added up at the end, then the tail.
+inline float dot(const float* a, const float* b, int64_t n) {
+  simd::vf acc = simd::splat(0.0f);
+  int64_t t = 0;
+  for (; t + simd::kLanes <= n; t += simd::kLanes) acc += simd::load(a + t) * simd::load(b + t);
+  float s = simd::hsum(acc);
+  for (; t < n; ++t) s += a[t] * b[t];
+  return s;
+}
+
+// y[0:n] += alpha x[0:n]
+inline void axpy(float* y, float alpha, const float* x, int64_t n) {
+  const simd::vf av = simd::splat(alpha);
+  int64_t t = 0;
+  for (; t + simd::kLanes <= n; t += simd::kLanes) simd::store(y + t, simd::load(y + t) + av * simd::load(x + t));
+  for (; t < n; ++t) y[t] += alpha * x[t];
+}
+
+}  // namespace
 
 // --- products ------------------------------------------------------------------------------------
 // The naive loops are the reference (tests compare); the products used go through the core's
@@ -327,13 +351,9 @@ void attention_backward(float* dx, Weights& grad, const float* dout, const float
         for (int64_t j = 0; j <= i; ++j) {
           const float* vj = c.v.data() + (b * n + j) * ldv + g * dh;
           float* dvj = dv.data() + (b * n + j) * ldv + g * dh;
-          float acc = 0.0f;
-          for (int64_t t = 0; t < dh; ++t) {
-            acc += doi[t] * vj[t];
-            dvj[t] += pi[j] * doi[t];
-          }
-          dp[j] = acc;
-          sum_pdp += pi[j] * acc;
+          dp[j] = dot(doi, vj, dh);
+          axpy(dvj, pi[j], doi, dh);
+          sum_pdp += pi[j] * dp[j];
         }
         // p_i = softmax(s_i)   =>   ds_ij = p_ij (dp_ij - sum_j' p_ij' dp_ij')
         // s_ij = scale * q_i . k_j   =>   dq_i += scale ds_ij k_j,   dk_j += scale ds_ij q_i
@@ -343,10 +363,8 @@ void attention_backward(float* dx, Weights& grad, const float* dout, const float
           const float ds = scale * pi[j] * (dp[j] - sum_pdp);
           const float* kj = c.k.data() + (b * n + j) * ldk + g * dqk;
           float* dkj = dk.data() + (b * n + j) * ldk + g * dqk;
-          for (int64_t t = 0; t < dqk; ++t) {
-            dqi[t] += ds * kj[t];
-            dkj[t] += ds * qi[t];
-          }
+          axpy(dqi, ds, kj, dqk);
+          axpy(dkj, ds, qi, dqk);
         }
       }
     }
