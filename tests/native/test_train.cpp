@@ -294,6 +294,12 @@ TEST_P(AttentionCase, ForwardEqualsInferenceCore) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, AttentionCase, ::testing::ValuesIn(kAttnCases),
                          [](const auto& info) { return std::string(info.param.name); });
+// dh = 12: whole vectors and a tail at 4 lanes (wasm) and 8 (AVX) in the backward's dot and axpy
+// helpers; the cases above have dh <= 6. Attention only: a whole model at D = 24 is beyond what the
+// model check's float32 finite differences resolve at its tolerance.
+const AttnCase kWideAttnCases[] = {{"gqa_dh12", "gqa", 24, 4, 2, 12, 0, 0, true}};
+INSTANTIATE_TEST_SUITE_P(Wide, AttentionCase, ::testing::ValuesIn(kWideAttnCases),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // --- the whole model ------------------------------------------------------------------------------
 
