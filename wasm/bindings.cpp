@@ -40,21 +40,50 @@ attn::Matrix read_matrix(const val& v, std::size_t n, int64_t cols) {
   return m;
 }
 
+// Seeded weights are drawn from counters (weights.hpp), about 14 ns a float in wasm: 14 ms for the
+// four matrices of dModel 512, more than the pass itself. The page asks again with the same shape and
+// seed whenever its input changes, so the last set drawn is kept, read-only, when it is at most
+// kSeededCacheBytes (a larger one is drawn for each call and not kept).
+constexpr double kSeededCacheBytes = 16.0 * 1024 * 1024;
+struct SeededKey {
+  attn::Variant variant = attn::Variant::MHA;
+  int64_t d = 0, h = 0, g = 0, dh = 0, r = 0, dr = 0;
+  uint64_t seed = 0;
+  bool operator==(const SeededKey& o) const {
+    return variant == o.variant && d == o.d && h == o.h && g == o.g && dh == o.dh && r == o.r && dr == o.dr &&
+           seed == o.seed;
+  }
+};
+std::shared_ptr<const attn::Weights> seeded_weights(const attn::Shape& s) {
+  static SeededKey kept_key;
+  static std::shared_ptr<const attn::Weights> kept;
+  const SeededKey key{s.variant, s.d, s.h, s.g, s.dh, s.r, s.dr, s.seed};
+  if (kept && kept_key == key) return kept;
+  auto w = std::make_shared<const attn::Weights>(attn::init_weights(s, s.seed));
+  double floats = 0;
+  for (const auto& slot : attn::weight_slots(s)) floats += double(slot.rows) * double(slot.cols);
+  if (4.0 * floats <= kSeededCacheBytes) {
+    kept = w;
+    kept_key = key;
+  }
+  return w;
+}
+
 // The weights object, or seeded weights when it is absent.
-attn::Weights read_weights(const val& spec, const attn::Shape& s) {
+std::shared_ptr<const attn::Weights> read_weights(const val& spec, const attn::Shape& s) {
   const val given = spec["weights"];
-  if (given.isUndefined()) return attn::init_weights(s, s.seed);
+  if (given.isUndefined()) return seeded_weights(s);
   require_object(given, "weights", "weights");
   const auto slots = attn::weight_slots(s);
   std::set<std::string> names;
   for (const auto& slot : slots) names.insert(slot.name);
   check_keys(given, (std::string("weights of variant '") + attn::variant_name(s.variant) + "'").c_str(), names, "weights");
-  attn::Weights w;
+  auto w = std::make_shared<attn::Weights>();
   for (const auto& slot : slots) {
     const std::string field = std::string("weights.") + slot.name;
     const val array = given[slot.name];
     const std::size_t n = check_floats(array, field, double(slot.rows * slot.cols), slot.formula);
-    attn::Matrix& m = w.*(slot.member);
+    attn::Matrix& m = (*w).*(slot.member);
     m = read_matrix(array, n, slot.cols);
     attn::check_buffer(field, m.data(), int64_t(n), slot.rows * slot.cols, slot.formula);
   }
@@ -157,7 +186,8 @@ val forward_js(val spec) {
   return guarded([&] {
     const attn::Shape s = resolve_forward(spec);
     const attn::Matrix x = read_tokens(spec["x"], s.d, "seqLen", s.n);
-    const attn::Weights w = read_weights(spec, s);
+    const auto held = read_weights(spec, s);  // shared with the seeded cache, or this call's own
+    const attn::Weights& w = *held;
     const attn::ForwardResult r = attn::forward(s, w, x);
     check_result_finite(r, inputs_of(x, w, s));
     return result_to_js(r);
@@ -176,7 +206,8 @@ val forward_intermediates_js(val spec) {
                         " bytes (use a shorter seqLen or fewer heads)");
     }
     const attn::Matrix x = read_tokens(spec["x"], s.d, "seqLen", s.n);
-    const attn::Weights w = read_weights(spec, s);
+    const auto held = read_weights(spec, s);  // shared with the seeded cache, or this call's own
+    const attn::Weights& w = *held;
     const attn::Intermediates r = attn::forward_intermediates(s, w, x);
     std::vector<std::pair<const float*, std::size_t>> outputs = {{r.output.data(), r.output.size()}};
     for (const attn::Stage& st : r.stages) outputs.emplace_back(st.data.data(), st.data.size());
@@ -273,7 +304,7 @@ class JsSession {
     }
     raw.causal = true;
     const attn::Shape s = attn::resolve(raw, attn::Need::Session);
-    return std::make_unique<attn::Session>(s, read_weights(spec, s));
+    return std::make_unique<attn::Session>(s, *read_weights(spec, s));
   }
   bool allow_long_work_ = false;  // declared first: make() sets it while session_ is initialised
   std::unique_ptr<attn::Session> session_;
@@ -315,7 +346,8 @@ class JsLayer {
     allow_long_work_ = raw.allow_long_work;
     if (!spec["x"].isUndefined()) attn::throw_type("x", "a layer spec has no x: pass tokens to layer.forward(x)");
     const attn::Shape s = attn::resolve(raw, attn::Need::Layer);
-    const attn::Weights w = read_weights(spec, s);
+    const auto held = read_weights(spec, s);  // shared with the seeded cache, or this call's own
+    const attn::Weights& w = *held;
     for (const auto& slot : attn::weight_slots(s)) {
       const attn::Matrix& m = w.*(slot.member);
       weight_magnitudes_.push_back({std::string("weights.") + slot.name, nullptr, 0, max_magnitude(m.data(), m.size())});
