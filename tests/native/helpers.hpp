@@ -36,6 +36,17 @@ struct Geometry {
   bool rope, causal;
 };
 
+// Every variant at odd and even sizes, with and without RoPE, causal or not (N = seqLen of a forward
+// pass): the invariant tests run each, and the layer tests run each one through a Layer.
+inline const Geometry kVariantGeometries[] = {
+    {"mha", 1, 8, 2, 0, 0, 0, 0, false, true},     {"mha", 12, 24, 4, 0, 0, 0, 0, false, false},
+    {"mha", 20, 16, 4, 0, 6, 0, 0, true, true},    {"mqa", 9, 16, 4, 0, 0, 0, 0, false, true},
+    {"mqa", 35, 32, 8, 1, 5, 0, 0, false, false},  {"gqa", 17, 24, 6, 2, 0, 0, 0, true, true},
+    {"gqa", 66, 64, 8, 4, 0, 0, 0, false, true},   {"gqa", 5, 12, 6, 3, 4, 0, 0, true, false},
+    {"mla", 7, 16, 4, 0, 4, 6, 0, false, true},    {"mla", 19, 24, 3, 0, 8, 10, 4, false, true},
+    {"mla", 40, 32, 4, 0, 8, 12, 4, false, false}, {"mla", 1, 12, 2, 0, 6, 5, 2, false, false},
+};
+
 inline attn::RawSpec raw_spec(const Geometry& c) {
   attn::RawSpec raw;
   raw.variant = std::string(c.variant);

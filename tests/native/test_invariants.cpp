@@ -15,14 +15,6 @@ using testing_helpers::raw_spec;
 using testing_helpers::rel_error;
 
 namespace {
-const Geometry kGeometries[] = {
-    {"mha", 1, 8, 2, 0, 0, 0, 0, false, true},     {"mha", 12, 24, 4, 0, 0, 0, 0, false, false},
-    {"mha", 20, 16, 4, 0, 6, 0, 0, true, true},    {"mqa", 9, 16, 4, 0, 0, 0, 0, false, true},
-    {"mqa", 35, 32, 8, 1, 5, 0, 0, false, false},  {"gqa", 17, 24, 6, 2, 0, 0, 0, true, true},
-    {"gqa", 66, 64, 8, 4, 0, 0, 0, false, true},   {"gqa", 5, 12, 6, 3, 4, 0, 0, true, false},
-    {"mla", 7, 16, 4, 0, 4, 6, 0, false, true},    {"mla", 19, 24, 3, 0, 8, 10, 4, false, true},
-    {"mla", 40, 32, 4, 0, 8, 12, 4, false, false}, {"mla", 1, 12, 2, 0, 6, 5, 2, false, false},
-};
 
 ForwardResult run(const Geometry& g, uint64_t seed, bool weights = true) {
   RawSpec raw = raw_spec(g);
@@ -33,7 +25,7 @@ ForwardResult run(const Geometry& g, uint64_t seed, bool weights = true) {
 }  // namespace
 
 TEST(Invariants, ForwardMatchesNaiveTwin) {
-  for (const auto& g : kGeometries) {
+  for (const auto& g : testing_helpers::kVariantGeometries) {
     RawSpec raw = raw_spec(g);
     raw.return_weights = true;
     const Shape s = resolve(raw, Need::Forward);
@@ -47,7 +39,7 @@ TEST(Invariants, ForwardMatchesNaiveTwin) {
 }
 
 TEST(Invariants, RowsSumToOneAndCausalZerosAboveDiagonal) {
-  for (const auto& g : kGeometries) {
+  for (const auto& g : testing_helpers::kVariantGeometries) {
     const ForwardResult r = run(g, 3);
     const auto& p = *r.weights;  // (H, N, N)
     for (std::size_t h = 0; h < p.shape(0); ++h)
@@ -75,7 +67,7 @@ TEST(Invariants, MhaEqualsGqaWithAllHeadsAndMqaEqualsGqaWithOne) {
 }
 
 TEST(Invariants, AbsorbedMlaEqualsNaiveMla) {
-  for (const auto& g : kGeometries) {
+  for (const auto& g : testing_helpers::kVariantGeometries) {
     if (std::string(g.variant) != "mla") continue;
     for (bool causal : {false, true}) {
       Geometry gc = g;

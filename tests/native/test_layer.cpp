@@ -18,11 +18,6 @@ using testing_helpers::random_matrix;
 using testing_helpers::raw_spec;
 
 namespace {
-const Geometry kLayerGeometries[] = {
-    {"mha", 0, 24, 4, 0, 0, 0, 0, false, false}, {"mqa", 0, 16, 4, 0, 6, 0, 0, true, true},
-    {"gqa", 0, 32, 8, 2, 0, 0, 0, true, false},  {"gqa", 0, 30, 6, 3, 6, 0, 0, false, true},
-    {"mla", 0, 24, 3, 0, 8, 10, 4, false, true}, {"mla", 0, 16, 4, 0, 4, 6, 0, false, false},
-};
 
 bool same_bits(const float* a, const float* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
 
@@ -37,8 +32,8 @@ std::string error_field(const std::function<void()>& f) {
 }  // namespace
 
 TEST(Layer, EqualsForwardBitForBitForAnyRowCount) {
-  for (const auto& g : kLayerGeometries) {
-    SCOPED_TRACE(std::string(g.variant) + (g.causal ? " causal" : ""));
+  for (const auto& g : testing_helpers::kVariantGeometries) {
+    SCOPED_TRACE(std::string(g.variant) + " D=" + std::to_string(g.d) + (g.causal ? " causal" : ""));
     RawSpec raw = raw_spec(g);
     raw.seq_len.reset();
     raw.return_weights = true;
