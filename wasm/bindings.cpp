@@ -90,18 +90,25 @@ std::shared_ptr<const attn::Weights> read_weights(const val& spec, const attn::S
   return w;
 }
 
+// The elements of x when its rows are not given (append, a layer's forward): a whole number of rows
+// of dModel, at most `max_rows` (`room` says why, for the message). Nothing is copied.
+std::size_t count_rows(const val& x, int64_t d_model, int64_t max_rows, const std::string& room) {
+  const std::size_t count = check_floats(x, "x", std::nullopt, room, double(max_rows) * double(d_model));
+  if (count == 0 || count % std::size_t(d_model) != 0) {
+    attn::throw_range("x", "x has " + attn::fmt(double(count)) + " elements, expected a positive multiple of dModel (" +
+                      attn::fmt(double(d_model)) + ")");
+  }
+  return count;
+}
+
 // x: (rows, dModel). rows known (forward): its length is checked before copying; unknown (append):
 // at most `max_rows` rows, a whole number of them.
 attn::Matrix read_tokens(const val& x, int64_t d_model, const char* rows_name, std::optional<int64_t> rows,
                          int64_t max_rows = 0, const std::string& room = "") {
   const std::size_t count =
       rows ? check_floats(x, "x", double(*rows * d_model), std::string(rows_name) + " * dModel")
-           : check_floats(x, "x", std::nullopt, room, double(max_rows) * double(d_model));
+           : count_rows(x, d_model, max_rows, room);
   const int64_t n = int64_t(count);
-  if (!rows && (n == 0 || n % d_model != 0)) {
-    attn::throw_range("x", "x has " + attn::fmt(double(n)) + " elements, expected a positive multiple of dModel (" +
-                      attn::fmt(double(d_model)) + ")");
-  }
   attn::Matrix m = read_matrix(x, count, d_model);
   if (rows) {
     attn::check_buffer("x", m.data(), n, *rows * d_model, std::string(rows_name) + " * dModel");
@@ -320,13 +327,9 @@ class JsLayer {
     return guarded([&] {
       const attn::Shape& s = layer_->shape();
       // Rows from the length, checked against the caps before anything is copied.
-      const std::size_t count = check_floats(x, "x", std::nullopt, "kMaxDim (" + attn::fmt(attn::kMaxDim) +
-                                             ") rows * dModel (" + attn::fmt(double(s.d)) + ")",
-                                             attn::kMaxDim * double(s.d));
-      if (count == 0 || count % std::size_t(s.d) != 0) {
-        attn::throw_range("x", "x has " + attn::fmt(double(count)) + " elements, expected a positive multiple of dModel (" +
-                          attn::fmt(double(s.d)) + ")");
-      }
+      const std::size_t count = count_rows(x, s.d, int64_t(attn::kMaxDim),
+                                           "kMaxDim (" + attn::fmt(attn::kMaxDim) + ") rows * dModel (" +
+                                               attn::fmt(double(s.d)) + ")");
       const attn::Shape sn = layer_->shape_for(int64_t(count / std::size_t(s.d)));
       check_work(attn::attention_flops(sn, sn.n, 0, sn.causal), allow_long_work_, "this forward pass");
       const attn::Matrix m = read_matrix(x, count, s.d);

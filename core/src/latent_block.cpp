@@ -16,7 +16,7 @@ Matrix times(const float* x, int64_t rows, const PackedB& w) {
 
 }  // namespace
 
-LatentProjections pack_latent(const Shape& s, const Weights& w) {
+LatentProjections pack_latent(const Shape& s, const Weights& w, bool output) {
   LatentProjections p;
   p.w_dkv = pack_matrix(w.w_dkv);
   p.wq = pack_matrix(w.wq);
@@ -26,13 +26,13 @@ LatentProjections pack_latent(const Shape& s, const Weights& w) {
     p.w_qr = pack_matrix(w.w_qr);
     p.w_kr = pack_matrix(w.w_kr);
   }
-  p.wo = pack_matrix(w.wo);
+  if (output) p.wo = pack_matrix(w.wo);
   return p;
 }
 
 LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int64_t rows, int64_t pos0,
                           int64_t batch) {
-  return project_latent(s, pack_latent(s, w), x, rows, pos0, batch);
+  return project_latent(s, pack_latent(s, w, false), x, rows, pos0, batch);
 }
 
 LatentRows project_latent(const Shape& s, const LatentProjections& p, const float* x, int64_t rows, int64_t pos0,

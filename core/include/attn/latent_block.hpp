@@ -35,9 +35,10 @@ struct LatentProjections {
   PackedB w_uv;   // (r, H*dh)   v_h = c W_uv_h
   PackedB w_qr;   // (D, H*dr)   qr_h before RoPE (dr > 0)
   PackedB w_kr;   // (D, dr)     kr before RoPE (dr > 0)
-  PackedB wo;     // (H*dh, D)
+  PackedB wo;     // (H*dh, D)    only when packed with `output`
 };
-LatentProjections pack_latent(const Shape& s, const Weights& w);
+// `output`: also wo (forward; the steps that only project the new rows leave it out).
+LatentProjections pack_latent(const Shape& s, const Weights& w, bool output = true);
 
 // The new rows of the naive form: x is `rows` rows of D floats, `batch` sequences of rows/batch
 // rows whose first row sits at position pos0 (the decoupled RoPE's positions).
@@ -50,7 +51,7 @@ struct LatentRows {
 };
 LatentRows project_latent(const Shape& s, const LatentProjections& p, const float* x, int64_t rows, int64_t pos0,
                           int64_t batch = 1);
-// The same, packing w first.
+// The same, packing w's input side first (training, the walkthrough's stages).
 LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int64_t rows, int64_t pos0,
                           int64_t batch = 1);
 
