@@ -3,8 +3,14 @@
 // playwright-core) on dist/ served locally:
 //   1. navigation to the first view drawn (the section at the top) and to the first heatmap drawn,
 //      on embed.html?view=heatmap and on index.html, median of BENCH_LOADS (5) loads each:
-//      - cold cache: a new context (empty HTTP and code caches) in a running browser, as a learner
-//        with the browser open who visits the page for the first time;
+//      - cold cache: a new context (empty HTTP and code caches, a new renderer process) in a running
+//        browser, as a learner with the browser open who visits the page for the first time;
+//      - cold cache, stock new window: the same in a second running browser with Chromium's default
+//        features. A new context opens a new window, and Chromium 15x starts the window's omnibox
+//        popup (a WebUI renderer of its own) during the page's load: ~130-180 ms of CPU on these
+//        2-core machines, which a learner's open window has already paid. So the browser of the
+//        other loads runs with those window features off (scripts/chromium.mjs); this row keeps the
+//        stock cost visible (docs/performance.md, "Issue 10, fifth session");
 //      - cold browser: the first navigation of a new browser profile (the browser's own start-up
 //        work competes with the page's);
 //      - warm: a reload of the cold-cache load (files revalidated from the HTTP cache);
@@ -31,14 +37,14 @@ import zlib from 'node:zlib';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { chromiumOptions } from './chromium.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(REPO, 'dist');
 const ONLY_INTERACTION = process.env.BENCH_ONLY === 'interaction';
 const ONLY_LOAD = process.env.BENCH_ONLY === 'load';  // the cold/warm loads and transfer only
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const LAUNCH = { executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ARGS };
+const LAUNCH = chromiumOptions();                          // window UI off (chromium.mjs)
+const STOCK_LAUNCH = chromiumOptions({ stockWindow: true });  // Chromium's defaults
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]; };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const kindOf = (url) => (/\.wasm$/.test(url) ? 'wasm' : /\.(m?js)$/.test(url) ? 'JS' : /\.css$/.test(url) ? 'CSS' : /\.html?$|\/$/.test(url) ? 'HTML' : 'other');
@@ -100,9 +106,10 @@ const LOADS = Number(process.env.BENCH_LOADS || 5);
 const loads = {};  // page name -> { cache: [], browser: [], warm: [] of { view, heatmap }, transfer, training }
 if (!ONLY_INTERACTION) {
   const running = await chromium.launch(LAUNCH);
-  { const c = await running.newContext(); await (await c.newPage()).goto(url + 'embed.html'); await c.close(); }  // the browser's own first-use work
+  const stock = await chromium.launch(STOCK_LAUNCH);
+  for (const b of [running, stock]) { const c = await b.newContext(); await (await c.newPage()).goto(url + 'embed.html'); await c.close(); }  // the browser's own first-use work
   for (const p of PAGES) {
-    const r = (loads[p.name] = { cache: [], browser: [], warm: [], transfer: null, training: false });
+    const r = (loads[p.name] = { cache: [], stock: [], browser: [], warm: [], transfer: null, training: false });
     // What the first load transfers (its own load: reading response bodies costs the harness time).
     {
       const ctx = await running.newContext();
@@ -130,6 +137,12 @@ if (!ONLY_INTERACTION) {
       await page.waitForTimeout(300);
       r.warm.push(await timedLoad(page, url + p.path, true));  // files from the HTTP cache (no-cache: revalidated)
       await ctx.close();
+      // Cold cache in a new window of the stock browser (its omnibox WebUI starts during the load).
+      const sctx = await stock.newContext();
+      const spage = await sctx.newPage();
+      await spage.addInitScript(OBSERVE, [FIRST_VIEW, FIRST_HEATMAP]);
+      r.stock.push(await timedLoad(spage, url + p.path));
+      await sctx.close();
       // Cold browser: a new profile's first navigation.
       const fresh = await browser();
       const fpage = fresh.pages()[0] ?? await fresh.newPage();
@@ -139,6 +152,7 @@ if (!ONLY_INTERACTION) {
     }
   }
   await running.close();
+  await stock.close();
 }
 if (ONLY_LOAD) {
   server.close();
@@ -246,7 +260,7 @@ function report() {
   if (ONLY_INTERACTION) return;
   const kb = (n) => (n / 1024).toFixed(1);
   console.log(`\nPage benchmark, ${new Date().toISOString().slice(0, 10)}: ${os.cpus()[0]?.model}, ${os.cpus().length} cores, ` +
-    `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; chromium (headless); ${DIST}`);
+    `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; chromium (headless, omnibox WebUI off but in the stock rows); ${DIST}`);
   for (const [name, r] of Object.entries(loads)) {
     const byKind = {};
     for (const [, f] of r.transfer) {
@@ -261,6 +275,8 @@ function report() {
     console.log('| load | median | loads |\n|---|--:|---|');
     console.log(row('cold cache, first view', r.cache, 'view'));
     console.log(row('cold cache, first heatmap', r.cache, 'heatmap'));
+    console.log(row('cold cache, stock new window, first view', r.stock, 'view'));
+    console.log(row('cold cache, stock new window, first heatmap', r.stock, 'heatmap'));
     console.log(row('cold browser, first view', r.browser, 'view'));
     console.log(row('cold browser, first heatmap', r.browser, 'heatmap'));
     console.log(row('warm (reload), first view', r.warm, 'view'));

@@ -1,12 +1,14 @@
 // browser.mjs — shared set-up of the browser tests: dist/ copied under a sub-path of a temporary
-// root, served with the strict CSP, Debian's Chromium through playwright-core, every request that
-// leaves the folder recorded and refused, console errors collected per page.
+// root, served with the strict CSP, Debian's Chromium through playwright-core (launched as
+// scripts/chromium.mjs says), every request that leaves the folder recorded and refused, console
+// errors collected per page.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { chromiumOptions } from '../../scripts/chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -23,12 +25,7 @@ export async function startBrowser() {
   const server = await startServer({ root, port: 0, csp: true });
   const base = `${server.url.replace(/\/$/, '')}${SUBPATH}`;
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const context = await chromium.launchPersistentContext(profile, chromiumOptions());
   const outside = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { chromiumOptions } from '../../scripts/chromium.mjs';
 import { DIST, app, heatmapDrawn, labStatus, startBrowser, viewResult } from './browser.mjs';
 
 let b;
@@ -60,12 +61,7 @@ test('standalone.html from file:// trains a lab with its inlined training module
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-standalone-lab-'));
   fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));
   // A context of its own: file:// pages are not served by browser.mjs's routed context.
-  const context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), chromiumOptions());
   const page = await context.newPage();
   const errors = [], files = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { chromiumOptions } from '../../scripts/chromium.mjs';
 import { DIST, SHOTS } from './browser.mjs';
 
 let context, dir;
@@ -14,12 +15,7 @@ before(async () => {
   assert.ok(fs.existsSync(path.join(DIST, 'standalone.html')), 'dist/standalone.html is missing: run npm run build');
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-standalone-'));
   fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));  // alone in its folder
-  context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), chromiumOptions());
 });
 after(async () => {
   await context?.close();
