@@ -7,10 +7,11 @@
 //        browser, as a learner with the browser open who visits the page for the first time;
 //      - cold cache, stock new window: the same in a second running browser with Chromium's default
 //        features. A new context opens a new window, and Chromium 15x starts the window's omnibox
-//        popup (a WebUI renderer of its own) during the page's load: ~130-180 ms of CPU on these
-//        2-core machines, which a learner's open window has already paid. So the browser of the
-//        other loads runs with those window features off (scripts/chromium.mjs); this row keeps the
-//        stock cost visible (docs/performance.md, "Issue 10, fifth session");
+//        popup (a WebUI renderer of its own) during the page's load, which delays the first map by
+//        ~130-180 ms on these 2-core machines; a learner's open window has paid that long before.
+//        So the browser of the other loads runs with those window features off
+//        (scripts/chromium.mjs); this row keeps the stock cost visible (docs/performance.md,
+//        "Issue 10, fifth session");
 //      - cold browser: the first navigation of a new browser profile (the browser's own start-up
 //        work competes with the page's);
 //      - warm: a reload of the cold-cache load (files revalidated from the HTTP cache);
@@ -103,7 +104,7 @@ const PAGES = [
   { name: 'index.html', path: '' },
 ];
 const LOADS = Number(process.env.BENCH_LOADS || 5);
-const loads = {};  // page name -> { cache: [], browser: [], warm: [] of { view, heatmap }, transfer, training }
+const loads = {};  // page name -> { cache: [], stock: [], browser: [], warm: [] of { view, heatmap }, transfer, training }
 if (!ONLY_INTERACTION) {
   const running = await chromium.launch(LAUNCH);
   const stock = await chromium.launch(STOCK_LAUNCH);
