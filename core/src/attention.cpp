@@ -28,10 +28,11 @@ inline int64_t visible_keys(const AttendArgs& a, int64_t i) {
 //   pass 3   o_h = sum_j p_h[j] v_j                                              (tiles of keys)
 // A tile of keys (K or V rows of one head) stays in L1 while every head of the group uses it. Its
 // size (key_tile) depends on how many query heads share a K/V head: measured in wasm SIMD at 4096
-// cached tokens (docs/performance.md), tiles of 4 keys run MHA (1 head per K/V head) and GQA (4)
-// 6-10 % faster than tiles of 16, which run MLA's absorbed decode (all 32 heads on one K/V head)
-// 5-9 % faster than tiles of 4. Tiles change no result: every sum runs over the keys in order.
-inline int64_t key_tile(int64_t group) { return group >= 8 ? 16 : 4; }
+// cached tokens (docs/performance.md), tiles of 4 keys run GQA (4 heads per K/V head) 6-10 % faster
+// than tiles of 16 and ~5 % faster than tiles of 8; MHA (1 head per K/V head) runs ~5 % faster with
+// tiles of 8 than of 4; MLA's absorbed decode (all 32 heads on one K/V head) 5-9 % faster with tiles
+// of 16 than of 4. Tiles change no result: every sum runs over the keys in order.
+inline int64_t key_tile(int64_t group) { return group >= 8 ? 16 : group == 1 ? 8 : 4; }
 
 // p[hb][kb] = q[hb] . k_kb for HB heads and KB keys (rows k + kb*ldk), d floats each.
 // HB * KB accumulator vectors, one horizontal sum each at the end.
