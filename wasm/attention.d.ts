@@ -249,8 +249,8 @@ export interface LayerSpec extends AttentionShape {
 /**
  * One attention block whose weights were read, checked and packed once (at createLayer). Use it to
  * run many sequences through the same weights: each forward skips copying, checking and packing them
- * (for D = 512 and 128 tokens, about 1 ms of a 9 ms pass). Every member throws `Error('layer is disposed')` after
- * {@link dispose}.
+ * (for D = 512 and 128 tokens, about 1 ms of a 9 ms pass). Every member throws
+ * `Error('layer is disposed')` after {@link dispose}.
  */
 export interface Layer {
   /** x holds a whole number of rows of this many floats. */

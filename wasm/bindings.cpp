@@ -528,8 +528,9 @@ val deployment_targets_js() {
 #ifdef ATTN_BENCH_BINDINGS
 // ---------------------------------------------------------------------------------------------
 // Benchmarks (only in attention-bench-<build>.mjs, which npm run bench loads; the page's module
-// leaves them out: 3.7 KB of gzip on the first map): timed inside wasm, so that JS call overhead and copies are not measured. Each timed
-// call goes through a volatile function pointer, so the kernels stay in functions that V8 tiers up.
+// leaves them out: 3.7 KB of gzip on the first map): timed inside wasm, so that JS call overhead and
+// copies are not measured. Each timed call goes through a volatile function pointer, so the kernels
+// stay in functions that V8 tiers up.
 val timings_to_js(const std::vector<double>& ms) {
   return val::global("Float64Array").new_(emscripten::typed_memory_view(ms.size(), ms.data()));
 }
