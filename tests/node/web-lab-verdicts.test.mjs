@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { REPO } from './helpers.mjs';
 
-const { tooFewSteps } = await import(pathToFileURL(path.join(REPO, 'web/src/views/lab-verdicts.js')).href);
+const { tooFewSteps } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/verdicts.js')).href);
 
 test('tooFewSteps: a sentence below the threshold, nothing at or above it', () => {
   assert.equal(tooFewSteps(200, 200), '');

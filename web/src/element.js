@@ -11,6 +11,8 @@ import { DEFAULTS, fromParams, toParams } from './state.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
+import { seededSource } from './sources/seeded.js';
+import { trainedSource } from './sources/trained.js';
 
 let uidCounter = 0;
 /** The longest the other views wait for the first view's draw (ms). */
@@ -88,6 +90,17 @@ export class AttentionPlayground extends HTMLElement {
       // "Inspect this model": a lab view hands the heatmap view a trained model ({ key, tokens, labels,
       // title }) or null; only where this element shows the heatmap view.
       inspected: () => this.inspected,
+      // The source a view draws its maps from (web/ARCHITECTURE.md, "Sources"): the model a lab
+      // handed to "Inspect" in the heatmap view, the seeded block everywhere else.
+      sourceFor: (view) => {
+        if (view === 'heatmap' && this.inspected) {
+          if (this.inspectedSource?.model !== this.inspected) {
+            this.inspectedSource = { model: this.inspected, source: trainedSource(ctx, this.inspected) };
+          }
+          return this.inspectedSource.source;
+        }
+        return (this.seeded ??= seededSource(ctx));
+      },
       canInspect: () => sections.includes('heatmap'),
       inspectModel: (model) => {
         this.inspected = model;

@@ -28,6 +28,7 @@ export const DEFAULTS = Object.freeze({
   seed: 0,
   compare: 'mha,gqa,mla', // variants side by side in compare mode
   sel: '',           // selected query row: '' or a token index
+  layer: 0,          // the layer whose maps are drawn (sources with several layers)
   step: '',          // the walkthrough's step ('' = the first): an id of lesson/stages.js
   nLayers: 12,       // for the KV-cache chart of the current shape
   dtype: 'bf16',
@@ -53,7 +54,7 @@ export const DEFAULTS = Object.freeze({
   labISteps: 400,    // lab 4 (views/lab-induction.js): optimiser steps
 });
 
-const INTS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'seed', 'nLayers', 'batch'];
+const INTS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'seed', 'nLayers', 'batch', 'layer'];
 const NUMBERS = ['cfgBudget', 'cfgDModel', 'cfgLayers', 'cfgSeqLen', 'cfgBatch', 'cfgMemoryGB'];
 const BOOLS = ['rope', 'causal', 'cfgBenchmark'];
 

@@ -11,8 +11,8 @@
 import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
 import { DTYPES, dtypeLabel } from '../state.js';
-import { binaryTickExponents, spreadLabels } from './kv-axis.js';
-import { EXTRA_COLOURS } from './lab-common.js';
+import { binaryTickExponents, spreadLabels } from '../render/kv-axis.js';
+import { EXTRA_COLOURS } from '../render/line-chart.js';
 import { VARIANT_IDS as VARIANTS, createLatest, escapeHtml as esc, field, plural, setViewState } from '../kit.js';
 import {
   VARIANT_NAMES, dimsOf, fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens, kvConfigOf, kvFormula,

@@ -1,8 +1,8 @@
 // lab-heads.js — experiment 1, "heads sweep": one-layer models at dModel 64 with 1, 2, 4, 8 and 16
 // heads, trained on the copy task interleaved chunk by chunk (all curves grow together), then
 // evaluated; the summary sentence is computed from the measured final losses.
-import { alignCurves, createLineChart } from './lab-common.js';
-import { createLabRunner, parseIntegerField, tooFewSteps } from './lab-runner.js';
+import { alignCurves, createLineChart } from '../render/line-chart.js';
+import { createLabRunner, parseIntegerField, tooFewSteps } from '../labs/runner.js';
 
 const HEADS = [1, 2, 4, 8, 16];
 const D_MODEL = 64;

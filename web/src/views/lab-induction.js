@@ -2,8 +2,8 @@
 // with repeated random segments (A B … A → B). Live: training loss, held-out accuracy on the
 // predictable positions, every head's four scores with a role once one is clear, and the heads'
 // attention maps on an example sequence. Models can be exported and imported as .bin files.
-import { alignCurves, createLineChart } from './lab-common.js';
-import { createLabRunner, parseIntegerField } from './lab-runner.js';
+import { alignCurves, createLineChart } from '../render/line-chart.js';
+import { createLabRunner, parseIntegerField } from '../labs/runner.js';
 import { createLegend, createMiniCanvas, drawMiniHeatmap } from './mini-heatmap.js';
 
 const MODEL = { variant: 'mha', dModel: 64, nHeads: 4, nLayers: 2, mlp: false, layerNorm: true, rope: true };

@@ -4,9 +4,9 @@
 // curves live, then held-out loss and accuracy side by side and a summary computed from the numbers.
 //
 // CSS classes used (styles.css): .lab-row (controls row), .field, button.primary, .note, .scroll,
-// table/th/td, .lab-summary (the computed sentence), .error-text, .lab-chart (lab-common.js).
-import { createLineChart, alignCurves } from './lab-common.js';
-import { createLabRunner, parseIntegerField, tooFewSteps } from './lab-runner.js';
+// table/th/td, .lab-summary (the computed sentence), .error-text, .lab-chart (render/line-chart.js).
+import { createLineChart, alignCurves } from '../render/line-chart.js';
+import { createLabRunner, parseIntegerField, tooFewSteps } from '../labs/runner.js';
 
 const D = 64, H = 8, N = 2048, BPE = 4;
 const VARIANTS = [

@@ -6,15 +6,15 @@
 //
 // CSS classes used (styles.css): .lab-row (controls row), .field, button.primary, .note, .scroll,
 // table/th/td, tr.lab-pass / tr.lab-fail (rows under 1/8 of the cache: within 1 bit or not),
-// .lab-summary (the computed answer), .error-text, .lab-chart (lab-common.js).
+// .lab-summary (the computed answer), .error-text, .lab-chart (render/line-chart.js).
 import uPlot from 'uplot';
 // The corpus (256 KiB) is a chunk of its own, fetched only when a run starts: course pages that embed
 // other views never download it.
 const CORPUS_BYTES = 262144;
 let corpusText = null;
 const loadCorpus = async () => (corpusText ??= (await import('../../data/tinyshakespeare-256k.txt?raw')).default);
-import { createLineChart, alignCurves } from './lab-common.js';
-import { createLabRunner, parseIntegerField, tooFewSteps, parseIntegerList } from './lab-runner.js';
+import { createLineChart, alignCurves } from '../render/line-chart.js';
+import { createLabRunner, parseIntegerField, tooFewSteps, parseIntegerList } from '../labs/runner.js';
 import { escapeHtml as esc } from '../kit.js';
 
 const D = 64, H = 4, DH = 16, DR = 4, BPE = 4;

@@ -1,30 +1,7 @@
-// lab-common.js — what the lab's experiment views share: driving a training run in the worker in
-// small chunks (so the page can plot progress and stop between chunks), and a uPlot line chart for
-// loss curves. Each experiment view (lab-*.js) owns its controls, runs and summary.
+// line-chart.js — line charts (uPlot) for the labs' curves: loss or accuracy against the optimiser
+// step, one series per run, themed from the CSS variables; alignCurves merges runs onto one x axis.
 import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
-
-let keyCounter = 0;
-/** A worker-side trainer key unique to this page. */
-export const trainerKey = (prefix) => `${prefix}-${++keyCounter}-${Math.random().toString(36).slice(2, 8)}`;
-
-/**
- * Creates a trainer in the worker and trains it for `steps` optimiser steps, `chunk` at a time.
- * @param {{ client: any, key: string, spec: object, steps: number, chunk?: number,
- *           isStopped?: () => boolean, onChunk?: (r: { step: number, loss: number }) => void }} o
- * @returns {Promise<{ stopped: boolean, last: { step: number, loss: number } | null }>}
- */
-export async function train({ client, key, spec, steps, chunk = 20, isStopped = () => false, onChunk }) {
-  await client.call('trainerCreate', key, spec);
-  let done = 0, last = null;
-  while (done < steps) {
-    if (isStopped()) return { stopped: true, last };
-    last = await client.call('trainerStep', key, Math.min(chunk, steps - done));
-    done = last.step;
-    onChunk?.(last);
-  }
-  return { stopped: false, last };
-}
 
 /** Extra colours after the theme's six (Tableau 10's others): ten series never repeat a colour. */
 export const EXTRA_COLOURS = ['#17becf', '#bcbd22', '#7f7f7f', '#e377c2'];

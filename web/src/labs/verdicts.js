@@ -1,4 +1,4 @@
-// lab-verdicts.js — when a lab may state a verdict (pure: tests/node/web-lab-verdicts.test.mjs).
+// verdicts.js — when a lab may state a verdict (pure: tests/node/web-lab-verdicts.test.mjs).
 
 /**
  * '' when `steps` per model is enough for the lab to state a verdict, else the sentence that says it is

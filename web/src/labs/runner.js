@@ -1,4 +1,4 @@
-// lab-runner.js — the one experiment runner of the four labs. A lab gives its spec (its fields and
+// runner.js — the one experiment runner of the four labs. A lab gives its spec (its fields and
 // what one run does) and draws its results; the runner owns everything else:
 //   - the controls row: the lab's fields (kit.field, value checked before a run: what is allowed
 //     is said next to the field and nothing starts), Start / Stop, a progress line (aria-live);
@@ -11,11 +11,11 @@
 // 'imported', ... } when idle or finished, 'busy' with { status: 'running', step } while training,
 // 'error' when a run failed.
 import { el, field, inPageWords, setViewState } from '../kit.js';
-import { trainerKey } from './lab-common.js';
-import { parseIntegerField, parseIntegerList } from '../field-parse.js';
+import { trainerKey } from './keys.js';
+import { parseIntegerField, parseIntegerList } from './fields.js';
 
 export { parseIntegerField, parseIntegerList };
-export { tooFewSteps } from './lab-verdicts.js';
+export { tooFewSteps } from './verdicts.js';
 
 /** Inspect tokens for any model: n / 2 tokens, then the same again (the induction pattern). */
 function defaultInspectTokens(vocabSize, n = 16) {
