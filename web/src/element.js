@@ -6,13 +6,21 @@
 // with the state after every change, `view-ready` (from each view, bubbling) when a view finished drawing.
 // Several elements on one page are independent: each owns its state and shadow root and shares
 // only the worker that runs the core.
-import css from './styles.css?inline';
+// The stylesheets, inlined into each shadow root (styles/: base, the render layer, the views, the
+// configurator, the labs).
+import base from './styles/base.css?inline';
+import renderCss from './styles/render.css?inline';
+import viewsCss from './styles/views.css?inline';
+import configuratorCss from './styles/configurator.css?inline';
+import labsCss from './styles/labs.css?inline';
 import { DEFAULTS, fromParams, toParams } from './state.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 import { seededSource } from './sources/seeded.js';
 import { trainedSource } from './sources/trained.js';
+
+const css = [base, renderCss, viewsCss, configuratorCss, labsCss].join('\n');
 
 let uidCounter = 0;
 /** The longest the other views wait for the first view's draw (ms). */
