@@ -167,14 +167,14 @@ test('a file that is not a model is refused and listed nowhere, neither in the l
   await lab.locator('input[name="import"]').setInputFiles({ name: 'notes.safetensors', mimeType: 'application/octet-stream',
     buffer: Buffer.from('these are not the weights you are looking for') });
   await labStatus(page, 'lab-induction', ['error'], 20000);
-  // textContent: the full page does not lay out sections far below the fold (content-visibility), so innerText is ''.
-  assert.match(await lab.locator('[data-role="error"]').textContent(), /^“notes\.safetensors” is not a model this page can load: model file is not valid/);
   assert.equal(await lab.locator('select[name="model"] option').count(), 0, 'no model listed');
   assert.equal(await lab.locator('[data-act="export"]').isHidden(), true);
   const compare = el.locator('[data-slot="compare"]');
   await page.waitForTimeout(300);
   assert.equal(await compare.locator('[data-role="trained"] table').count(), 0, 'compare lists no trained model');
   assert.doesNotMatch(await compare.textContent(), /no trainer/);
+  // textContent: the full page does not lay out sections far below the fold (content-visibility), so innerText is ''.
+  assert.match(await lab.locator('[data-role="error"]').textContent(), /^“notes\.safetensors” is not a model this page can load: model file is not valid/);
   // The lab still trains afterwards, and lists just its model.
   await lab.locator('[data-act="start"]').click();
   await labStatus(page, 'lab-induction', ['done'], 30000);
