@@ -11,6 +11,7 @@ function cell(c) {
   const props = { className: c.className, dataset: c.dataset, colspan: c.colSpan, ...(c.header ? { scope: 'row' } : {}) };
   return el(c.header ? 'th' : 'td', props, ...(c.children ?? [String(c.text ?? '—')]));
 }
+let tables = 0;
 const row = (r) => (Array.isArray(r) ? el('tr', null, ...r.map(cell)) : el('tr', { className: r.className, dataset: r.dataset }, ...r.cells.map(cell)));
 
 /**
@@ -20,10 +21,13 @@ const row = (r) => (Array.isArray(r) ? el('tr', null, ...r.map(cell)) : el('tr',
  * @returns {{ element: HTMLElement, tbody: HTMLElement, setRows(rows: any[]): void, show(on: boolean): void }}
  */
 export function createLabTable({ label, caption, columns, dataset, bodyDataset, hidden = false }) {
+  // The caption sits above the box that scrolls (it wraps on a phone) and names the table.
+  const id = `lab-table-${++tables}`;
   const tbody = el('tbody', { dataset: bodyDataset });
-  const table = el('table', 'lab-table', caption ? el('caption', null, caption) : null,
+  const table = el('table', { className: 'lab-table', 'aria-labelledby': caption ? id : null },
     el('thead', null, el('tr', null, ...columns.map((c) => el('th', { scope: 'col' }, ...[c].flat())))), tbody);
-  const element = el('div', { className: 'lab-table-wrap scroll', tabindex: '0', role: 'region', 'aria-label': label, dataset, hidden }, table);
+  const element = el('div', { className: 'lab-table-box', dataset, hidden }, caption ? el('p', { className: 'lab-table-caption', id }, caption) : null,
+    el('div', { className: 'lab-table-wrap scroll', tabindex: '0', role: 'region', 'aria-label': label }, table));
   return {
     element,
     tbody,
@@ -33,4 +37,4 @@ export function createLabTable({ label, caption, columns, dataset, bodyDataset, 
 }
 
 /** A column heading with a second, smaller line: 'Validation' / 'bits / char'. */
-export const twoLines = (top, bottom) => [top, el('br'), el('small', null, bottom)];
+export const twoLines = (top, bottom) => [top, el('small', null, bottom)];

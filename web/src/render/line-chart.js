@@ -69,6 +69,10 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
   };
   const resize = new ResizeObserver(() => plot?.setSize({ width: Math.max(280, box.clientWidth), height }));
   resize.observe(box);
+  // The colours come from the theme: a switch between light and dark draws the chart again.
+  const scheme = matchMedia('(prefers-color-scheme: dark)');
+  const retheme = () => { if (plot) { build(labels); plot.setData([data.xs, ...data.ys]); } };
+  scheme.addEventListener('change', retheme);
   return {
     /** @param {string[]} seriesLabels @param {number[]} xs @param {(number|null)[][]} ys one array per series */
     setData(seriesLabels, xs, ys) {
@@ -80,6 +84,7 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
     data: () => data,
     destroy() {
       resize.disconnect();
+      scheme.removeEventListener('change', retheme);
       plot?.destroy();
       plot = null;
     },
