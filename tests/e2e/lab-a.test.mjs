@@ -221,3 +221,28 @@ test('a model trained on another lab\'s task is refused with the lab it belongs 
   await page.close();
   await mqa.close();
 });
+
+test('an imported model can be inspected in the attention view (its geometry read from the file)', async () => {
+  const first = await b.open('embed.html?view=lab-induction&labISteps=20');
+  const lab1 = app(first).locator('[data-slot="lab-induction"]');
+  await lab1.locator('[data-act="start"]').click();
+  await labStatus(first, 'lab-induction', ['done'], 30000);
+  const [download] = await Promise.all([first.waitForEvent('download'), lab1.locator('[data-act="export"]').click()]);
+  const bytes = fs.readFileSync(await download.path());
+  await first.close();
+
+  const page = await b.open();
+  const lab = app(page).locator('[data-slot="lab-induction"]');
+  await labStatus(page, 'lab-induction', ['idle'], 20000);
+  await lab.locator('input[name="import"]').setInputFiles({ name: 'heads.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
+  await labStatus(page, 'lab-induction', ['imported'], 20000);
+  assert.equal((await viewResult(page, 'lab-induction')).step, 20);
+  await lab.locator('[data-act="inspect"]').click();
+  const heat = app(page).locator('[data-slot="heatmap"]');
+  await page.waitForFunction(() => /trained model: imported: heads\.safetensors/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent), null, { timeout: 20000 });
+  assert.match(await heat.locator('[data-role="summary"]').textContent(), /layer 0 of 2/);
+  assert.equal(await heat.locator('canvas[data-head]').count(), 4, 'the model\'s 4 heads of layer 0');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
