@@ -95,6 +95,21 @@ export function field({ name, label, kind = 'text', hint = '', options = [], att
   return { box, input, error, setError };
 }
 
+/**
+ * Hands a Blob to the browser as a download named `name` (a figure, a model, the PyTorch twin's file).
+ * @param {Blob} blob
+ * @param {string} name
+ * @param {Element} near  an element of the page: the link is attached next to it for the click
+ */
+export function downloadBlob(blob, name, near) {
+  const url = URL.createObjectURL(blob);
+  const a = el('a', { href: url, download: name, hidden: true });
+  near.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
 // ---- the one "finished drawing" signal --------------------------------------------------------------
 /**
  * Sets a view root's state: 'busy' while work for the latest request runs, 'ready' when it has

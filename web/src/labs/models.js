@@ -2,7 +2,7 @@
 // "Inspect in the attention view", Import. A model is listed only once the worker holds it (a file
 // the core refuses, or one trained on another lab's task, leaves nothing behind), and the page's
 // compare view hears of the list whenever it changes (ctx.noteTrained).
-import { el, inPageWords } from '../kit.js';
+import { downloadBlob, el, inPageWords } from '../kit.js';
 import { trainerKey } from './keys.js';
 import { checkImport } from './tasks.js';
 
@@ -54,12 +54,7 @@ export function createModelTools(ctx, { id, inspectTokens = defaultInspectTokens
     if (!m) return;
     try {
       const { bytes } = await ctx.client.call('trainerExport', m.key);
-      const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-      const a = el('a', { href: url, download: `${id}-${select.value.replace(/\W+/g, '-')}.safetensors`, hidden: true });
-      element.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
+      downloadBlob(new Blob([bytes], { type: 'application/octet-stream' }), `${id}-${select.value.replace(/\W+/g, '-')}.safetensors`, element);
     } catch (e) {
       onError(`Export failed: ${inPageWords(e.message)}`);
     }
