@@ -213,7 +213,10 @@ export function createHeatmap(o) {
     m = { ...matrix, offset, range: matrix.range ?? rangeOf(colour, matrix.data, offset, matrix.rows * matrix.cols) };
     buildLayout();
     draw();
-    if (o.masked) live.add(api);
+    if (o.masked) {
+      live.add(api);
+      if (live.size > 256) for (const map of live) if (!map.element.isConnected && map !== api) live.delete(map);  // maps views dropped
+    }
     // A map drawn before it is in the page cannot read the theme's mask colour yet: draw it again then.
     if (!element.isConnected && o.masked) requestAnimationFrame(() => { if (element.isConnected) draw(); });
     if (!cursorBox.hidden) showCursor({ ...cursor });
