@@ -34,18 +34,22 @@ async function loadRows(client) {
   return all.map((r, k) => ({ ...r, kvBytes: bytes[k] }));
 }
 
+let uid = 0;
+
 export function createHeadsTableView(root, ctx) {
   const latest = createLatest(root);
   let rows = null;
   const status = el('p', { className: 'note', dataset: { role: 'status' }, 'aria-live': 'polite' });
   const body = el('tbody', { dataset: { role: 'rows' } });
-  const table = el('table', 'heads-table',
-    el('caption', null, `KV cache per token: all layers, one sequence, at fp16 / bf16 (${BYTES} bytes per number).`),
+  // What the cache column counts: above the table, not its caption (a caption is as wide as the table and scrolls with it).
+  const what = el('p', { className: 'note', id: `heads-table-${++uid}` },
+    `KV cache per token: all layers, one sequence, at fp16 / bf16 (${BYTES} bytes per number).`);
+  const table = el('table', { className: 'heads-table', 'aria-describedby': what.id },
     el('thead', null, el('tr', null, ...COLUMNS.map((h) => el('th', { scope: 'col' }, h)))), body);
   root.replaceChildren(
     el('p', { className: 'note' }, 'd_head nearly always lands on 64 or 128; d_model = n_heads × d_head except where a model sets '
       + 'its own d_head (PaLM). Lesson rows take the KV heads the configurator picks for them at 8K tokens.'),
-    scrollRegion('Heads of the lesson\'s sizes and of real models', table), status);
+    what, scrollRegion('Heads of the lesson\'s sizes and of real models', table), status);
 
   async function load(r) {
     try {
