@@ -129,13 +129,20 @@ test('a trained model can be inspected in the attention view, and back', async (
   assert.equal(await inspect.isDisabled(), false);
   await inspect.click();
   const heat = app(page).locator('[data-slot="heatmap"]');
-  await page.waitForFunction(() => /Trained model/.test(document.querySelector('attention-playground').shadowRoot
+  await page.waitForFunction(() => /trained model: induction model/.test(document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent));
-  assert.equal(await heat.locator('.kv-group').count(), 2, 'one group per layer');
-  assert.equal(await heat.locator('canvas[data-head]').count(), 8, '2 layers x 4 heads');
-  assert.match(await heat.locator('.head-title').first().textContent(), /L1 H1/);
+  assert.match(await heat.locator('[data-role="summary"]').textContent(), /layer 0 of 2/);
+  assert.equal(await heat.locator('.kv-group').count(), 4, 'MHA: one box per head, from the model\'s own shape');
+  assert.equal(await heat.locator('canvas[data-head]').count(), 4, 'one layer at a time: 4 heads');
+  const layer0 = await heat.locator('canvas[data-head="0"]').evaluate((c) => c.toDataURL());
+  const draws = Number(await heat.getAttribute('data-draws'));
+  await heat.locator('select[name="layer"]').selectOption('1');
+  await page.waitForFunction(([d]) => Number(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"]').dataset.draws) > d, [draws]);
+  assert.match(await heat.locator('[data-role="summary"]').textContent(), /layer 1 of 2/);
+  assert.notEqual(await heat.locator('canvas[data-head="0"]').evaluate((c) => c.toDataURL()), layer0, 'layer 1 has its own maps');
   await heat.locator('[data-action="uninspect"]').click();
-  await page.waitForFunction(() => !/Trained model/.test(document.querySelector('attention-playground').shadowRoot
+  await page.waitForFunction(() => !/trained model/.test(document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent));
   assert.equal(await heat.locator('canvas[data-head]').count(), 8, 'back to the 8-head GQA default');
   assert.deepEqual(page.errors, []);

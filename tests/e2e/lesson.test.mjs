@@ -84,6 +84,7 @@ test('walkthrough: arrow keys walk the steps, the step is in the URL, cells say 
   assert.equal(await slot.getAttribute('data-step'), 'weighted', 'the URL\'s step opens');
   // hover a cell of head 2's output: the read-out says how it was made
   const canvas = slot.locator('canvas').nth(2);
+  await canvas.scrollIntoViewIfNeeded();
   const box = await canvas.boundingBox();
   await page.mouse.move(box.x + box.width * 0.05, box.y + box.height * (3.5 / 6));
   assert.match(await slot.locator('[data-role="readout"]').innerText(), /^row 3 of head 2's output: O_2\[3, 0\] = Σ_k P_2\[3, k\] · V_2\[k, 0\] = -?\d/);
@@ -176,7 +177,7 @@ test('compare: random weights are said to measure nothing; lab 2\'s trained mode
   const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
   await rows.filter({ hasText: 'MQA' }).locator('button[data-action="inspect-trained"]').click();
   await viewReady(page, 'heatmap', draws + 1);
-  assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').textContent(), /Trained model: MQA/);
+  assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').textContent(), /trained model: MQA/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

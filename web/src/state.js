@@ -1,8 +1,6 @@
 // state.js — the playground's whole state: one plain object, its defaults, and its URL form.
 // Renderers only read it; changes go through the element's setState(patch), which re-renders and
 // (with sync-url) writes the URL, so a permalink reproduces the view exactly.
-
-import { headWidth, kvHeads } from './shape-math.js';
 import { embed } from './tokens.js';
 
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
@@ -131,15 +129,10 @@ export function shapeSpec(state, variant = state.variant) {
   return spec;
 }
 
-/** K/V heads a variant has at this state (MLA: none cached; its latent replaces them). shape-math.js. */
-export const kvHeadsOf = (state, variant = state.variant) => kvHeads(variant, state);
-
-/** The head width at this state (shape-math.js). */
-export const dHeadOf = (state) => headWidth(state);
-
 /**
  * x (N, dModel) for the tokens at this state: the seeded embedding plus sinusoidal positions, except
- * where RoPE (MHA/MQA/GQA) puts positions inside attention instead (tokens.js).
+ * where RoPE (MHA/MQA/GQA) puts positions inside attention instead (tokens.js). Views take x from their
+ * source (sources/seeded.js embeds in the worker, after the core accepted the shape).
  */
 export function inputOf(state, tokens, variant = state.variant) {
   const positions = !(variant !== 'mla' && state.rope);

@@ -173,10 +173,13 @@ export async function saveFigure(format, figures, name, near, options = {}) {
  * The small "Save figure" control: a disclosure with PNG and SVG buttons.
  * @param {() => object[]} figures  the figures at the time of the click
  * @param {() => string} name  the file name without extension
- * @param {{ label?: string, text?: string }} [options]
+ * @param {{ label?: string, text?: string, what?: string }} [options]  label: the legend's; text: the
+ *   control's own (default 'Save figure'); what: the figure's name for screen readers and the tooltip
  */
 export function saveControl(figures, name, options = {}) {
-  const box = el('details', { className: 'save-figure' }, el('summary', null, options.text ?? 'Save figure'));
+  const text = options.text ?? 'Save figure';
+  const said = `${text}${options.what ? `: ${options.what}` : ''}, as a PNG or SVG file`;  // starts with the visible text
+  const box = el('details', { className: 'save-figure' }, el('summary', { title: said, 'aria-label': said }, text));
   for (const format of ['png', 'svg']) {
     box.append(el('button', {
       type: 'button', dataset: { save: format },

@@ -38,6 +38,12 @@ export function headLabel(shape, h) {
   return shared ? `head ${h} → K/V ${shape.kvHeadOf[h]}` : `head ${h}`;
 }
 
+/** The short form for small maps: "h3" or "h3→kv1". */
+export function headShort(shape, h) {
+  const shared = !isMla(shape) && shape.nKvHeads < shape.nHeads;
+  return shared ? `h${h}→kv${shape.kvHeadOf[h]}` : `h${h}`;
+}
+
 /** "H = 8 query heads, G = 2 K/V heads, dh = 8" (MLA: the latent and RoPE widths instead of G). */
 export function shapeLine(shape) {
   const dh = `dh = ${n(shape.dHead)}`;

@@ -44,6 +44,7 @@ export function createReadout(hint = '') {
  *   legendLabel?: string,          what the colours mean, in a saved figure ('attention weight')
  *   className?: string,
  *   dataset?: Record<string, string>,   data attributes of the canvas (e.g. { head: '2' })
+ *   caption?: boolean,             false: no caption (a figure around the map has one)
  * }} o
  */
 export function createHeatmap(o) {
@@ -55,16 +56,17 @@ export function createHeatmap(o) {
   const rowLabels = el('div', { className: 'hm-rows', 'aria-hidden': 'true' });
   const colLabels = el('div', { className: 'hm-cols', 'aria-hidden': 'true' });
   const plot = el('div', 'hm-plot', canvas, bandsBox, rowMark, cursorBox);
-  const grid = el('div', 'hm-grid', rowLabels, plot, el('span'), colLabels);
+  const grid = el('div', 'hm-grid', rowLabels, plot, colLabels);
   const caption = el('figcaption', 'hm-cap', el('span', 'hm-title', o.title));
-  const element = el('figure', { className: `hm ${o.cell === 'fill' ? 'hm-fill' : 'hm-cells'} ${o.className ?? ''}` }, caption, grid);
+  if (o.save) caption.append(saveControl(() => [figure()], () => fileName(o.name), { label: o.legendLabel ?? '', text: 'Save', what: o.title }));
+  const element = el('figure', { className: `hm ${o.cell === 'fill' ? 'hm-fill' : 'hm-cells'} ${o.className ?? ''}` },
+    o.caption === false ? null : caption, grid);
   let m = null;           // the matrix drawn: { data, offset, rows, cols, rowLabels, colLabels, range }
   let layout = '';
   const cursor = { i: 0, j: 0 };
   let selected = -1;
   const api = { element, update, select, figure, focus: () => canvas.focus(), destroy, moveCursor, group: [] };
   api.group = [api];
-  if (o.save) caption.append(saveControl(() => [figure()], () => fileName(o.name), { label: o.legendLabel ?? '' }));
 
   const value = (i, j) => m.data[m.offset + i * m.cols + j];
   const valid = (i, j) => m && i >= 0 && j >= 0 && i < m.rows && j < m.cols;
@@ -202,6 +204,8 @@ export function createHeatmap(o) {
     m = { ...matrix, offset, range: matrix.range ?? rangeOf(colour, matrix.data, offset, matrix.rows * matrix.cols) };
     buildLayout();
     draw();
+    // A map drawn before it is in the page cannot read the theme's mask colour yet: draw it again then.
+    if (!element.isConnected && o.masked) requestAnimationFrame(() => { if (element.isConnected) draw(); });
     if (!cursorBox.hidden) showCursor({ ...cursor });
     select(selected);
   }
@@ -234,6 +238,6 @@ export function groupMaps(maps) {
  */
 export function fileName(name = {}) {
   const parts = [name.view ?? 'attention', name.variant, name.what,
-    name.layer != null ? `layer${name.layer}` : null, name.head != null ? `head${name.head}` : null];
+    name.layer != null ? `layer${name.layer}` : null, name.head === 'all' ? 'all-heads' : name.head != null ? `head${name.head}` : null];
   return parts.filter((p) => p != null && p !== '').join('-').replace(/[^\w.-]+/g, '-').toLowerCase();
 }

@@ -7,8 +7,8 @@
 import { shapeSpec } from '../state.js';
 import { tokenize, truncationNote } from '../tokens.js';
 
-/** The state fields a seeded pass depends on (anything else changing redraws nothing). */
-const FIELDS = ['text', 'variant', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope', 'causal', 'seed'];
+/** The state fields a seeded pass depends on besides the variant (anything else changing redraws nothing). */
+const FIELDS = ['text', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope', 'causal', 'seed'];
 
 /** What the worker's seededForward needs for this state and variant. */
 export function seededRequest(state, variant = state.variant, extra = {}) {
@@ -21,6 +21,7 @@ export function seededSource(ctx) {
     id: 'seeded',
     title: 'seeded random weights',
     layers: () => 1,
+    /** Changes exactly when the pass changes; variant '' leaves the variant out (a view showing all of them). */
     key: (state, variant = state.variant) => JSON.stringify([variant, ...FIELDS.map((f) => state[f])]),
     tokens: (state) => tokenize(state.text),
     note: (state) => truncationNote(state.text),
@@ -32,11 +33,14 @@ export function seededSource(ctx) {
       return { tokens: req.tokens, shape: r.shape, layer: 0, layers: 1, causal: state.causal, weights: r.weights, output: r.output };
     },
 
-    /** The walkthrough's stages: { tokens, shape, x, output, intermediates } (the core's own tensors). */
+    /** The walkthrough's stages: { tokens, shape, x, output, intermediates, parameters } (the core's own tensors and weights). */
     async stages(state) {
       const req = seededRequest(state, state.variant, { returnIntermediates: true });
       const r = await ctx.client.call('seededForward', req);
-      return { tokens: req.tokens, shape: r.shape, causal: state.causal, x: r.x, output: r.output, intermediates: r.intermediates };
+      // The lesson's steps also need the pass's own settings (lesson/stages.js): N, causal, RoPE.
+      const shape = { ...r.shape, seqLen: req.tokens.length, causal: state.causal, rope: r.shape.rope ?? Boolean(req.spec.rope) };
+      return { tokens: req.tokens, shape, layer: 0, causal: state.causal, x: r.x, output: r.output, intermediates: r.intermediates,
+        parameters: r.parameters };
     },
 
     /**
@@ -48,9 +52,12 @@ export function seededSource(ctx) {
       let cached = [];
       return {
         maxLen,
+        /** A new, empty session: { cacheBytes, shape, baseline } (baseline: MHA's shape at these sizes). */
         async start() {
           cached = [];
-          return ctx.client.call('seededSessionCreate', key, { ...spec, maxLen, returnWeights: true });
+          const info = await ctx.client.call('seededSessionCreate', key, { ...spec, maxLen, returnWeights: true });
+          const [shape, baseline] = await ctx.client.call('resolveShapes', [spec, shapeSpec(state, 'mha')]);
+          return { ...info, shape, baseline: baseline.error ? null : baseline };
         },
         async append(tokens) {
           const r = await ctx.client.call('seededSessionAppend', key, { spec, tokens: cached.concat(tokens), fresh: tokens.length });

@@ -44,7 +44,7 @@ export function createHeatmapView(root, ctx) {
           });
           last.maps[h] = map;
           return map.element;
-        }))))));
+        })))));
       groupMaps(last.maps);
     }
     const sel = state.sel === '' ? -1 : Number(state.sel);
@@ -52,7 +52,7 @@ export function createHeatmapView(root, ctx) {
       map.update({ data: weights, offset: h * N * N, rows: N, cols: N, rowLabels: tokens, colLabels: tokens, range: last.range });
       map.select(sel);
     });
-    tools.replaceChildren(legend('prob', last.range, 'attention weight'),
+    tools.replaceChildren(...layerPicker(data), legend('prob', last.range, 'attention weight'),
       saveControl(() => last.maps.map((m) => m.figure()), () => fileName({ ...name(null), head: 'all' }),
         { text: 'Save all heads', label: 'attention weight' }));
     selected.replaceChildren(sel >= 0 && sel < N ? queryRows({ weights, tokens, shape, row: sel, range: last.range, readout,
@@ -62,6 +62,16 @@ export function createHeatmapView(root, ctx) {
     if (!performance.getEntriesByName('attention-playground:first-heatmap').length) {
       performance.mark('attention-playground:first-heatmap');  // for npm run bench:page
     }
+  }
+
+  /** A layer picker where the source has several layers (state.layer). */
+  function layerPicker(data) {
+    if (data.layers <= 1) return [];
+    const id = `${root.dataset.slot}-layer-${Math.random().toString(36).slice(2, 7)}`;
+    const select = el('select', { id, name: 'layer', onchange: () => ctx.setState({ layer: Number(select.value) }) },
+      ...Array.from({ length: data.layers }, (_, l) => el('option', { value: String(l) }, `layer ${l}`)));
+    select.value = String(data.layer);
+    return [el('label', { for: id }, 'Layer '), select];
   }
 
   function describe(data, source, ms) {
