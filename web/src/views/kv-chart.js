@@ -21,7 +21,8 @@ export function createKvChartView(root, ctx) {
   let memoryLines = [];   // from the core's deploymentTargets(), once
   const controls = createKvControls(`kvchart${++uid}`, ctx.presets ?? [], ctx.setState);
   const status = el('p', { className: 'kv-status error-text', dataset: { role: 'status' }, role: 'status', hidden: true });
-  const chart = el('div', { className: 'kv-chart', dataset: { role: 'chart' }, role: 'img' });
+  const chart = el('div', { className: 'kv-chart', dataset: { role: 'chart' }, role: 'img',
+    'aria-label': 'KV-cache bytes against sequence length (log scales): being computed' });
   const caption = el('p', { className: 'note kv-caption', dataset: { role: 'caption' } });
   const table = el('table');
   root.replaceChildren(controls.element, status, chart, caption,
