@@ -12,6 +12,7 @@ import base from './styles/base.css?inline';
 import renderCss from './styles/render.css?inline';
 import viewsCss from './styles/views.css?inline';
 import configuratorCss from './styles/configurator.css?inline';
+import tablesCss from './styles/tables.css?inline';
 import labsCss from './styles/labs.css?inline';
 import { DEFAULTS, fromParams, shapeSpec, toParams } from './state.js';
 import { el } from './kit.js';
@@ -21,7 +22,7 @@ import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 import { seededSource } from './sources/seeded.js';
 import { trainedSource } from './sources/trained.js';
 
-const css = [base, renderCss, viewsCss, configuratorCss, labsCss].join('\n');
+const css = [base, renderCss, viewsCss, tablesCss, configuratorCss, labsCss].join('\n');
 
 let uidCounter = 0;
 /** The longest the other views wait for the first view's draw (ms). */

@@ -2,11 +2,12 @@
 // nn.MultiheadAttention, GQA/MQA through repeat_interleave or scaled_dot_product_attention(enable_gqa=True),
 // MLA written out), a "Copy" button, and a "Download" button for one .safetensors file with the input,
 // the weights and this page's own output. Run, the code prints `max abs diff vs the page: <number>`.
-// The code and the file come from lesson/pytorch-twin.js; the numbers from one core pass (returnIntermediates
-// gives the weights it used and the resolved shape).
-import { createLatest, el, setViewState, variantLabel } from '../kit.js';
+// The code and the file come from lesson/pytorch-twin.js; the numbers from one pass of the seeded
+// source in the worker (returnIntermediates gives its input x, the weights it used and the resolved
+// shape: the core checks the shape before anything is embedded).
+import { createLatest, el, inPageWords, setViewState, variantLabel } from '../kit.js';
 import { TWIN_FILE, pytorchCode, twinFile } from '../lesson/pytorch-twin.js';
-import { inputOf, shapeSpec } from '../state.js';
+import { seededRequest } from '../sources/seeded.js';
 import { tokenize, truncationNote } from '../tokens.js';
 
 export function createPytorchView(root, ctx) {
@@ -59,17 +60,15 @@ export function createPytorchView(root, ctx) {
         setViewState(root, 'ready', { code: '' });
         return undefined;
       }
-      const x = inputOf(state, tokens);
-      const spec = { ...shapeSpec(state), seqLen: tokens.length, causal: state.causal, x, returnIntermediates: true };
       const cut = truncationNote(state.text);
       return latest.run(
-        () => ctx.client.call('forward', spec),
+        () => ctx.client.call('seededForward', seededRequest(state, state.variant, { returnIntermediates: true })),
         (r) => {
           ctx.reportError('pytorch', null);
           const text = tokens.join(' ');
           last = {
             code: pytorchCode(r.shape),
-            bytes: twinFile(r.shape, { x, parameters: r.parameters, output: r.output, attention: r.intermediates.attention.data },
+            bytes: twinFile(r.shape, { x: r.x, parameters: r.parameters, output: r.output, attention: r.intermediates.attention.data },
               { text }),
             shape: r.shape,
           };
@@ -84,7 +83,7 @@ export function createPytorchView(root, ctx) {
           ctx.reportError('pytorch', e);
           last = null;
           copy.disabled = download.disabled = true;
-          summary.textContent = `Cannot compute: ${e.message}`;
+          summary.textContent = `Cannot compute: ${inPageWords(e.message)}`;
         });
     },
     destroy() { latest.cancel(); root.replaceChildren(); },
