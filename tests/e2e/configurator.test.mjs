@@ -304,8 +304,7 @@ test('"Load shape" keeps the row\'s heads: the 350M row loads 16 heads, Llama 3 
   await page.close();
 });
 
-test('after "Load shape", what was scaled is said where the learner lands (the maps)',
-  { todo: 'needs the element: ctx.openPlayground(patch, { note }) should show the note above the maps it scrolls to' }, async () => {
+test('after "Load shape", what was scaled is said where the learner lands (the maps)', async () => {
     const page = await b.open('index.html?v=2');
     await heatmapDrawn(page);
     await viewReady(page, 'heads-table');

@@ -92,7 +92,15 @@ export function field({ name, label, kind = 'text', hint = '', options = [], att
     error.textContent = message || '';
     input.toggleAttribute('aria-invalid', Boolean(message));
   };
-  return { box, input, error, setError };
+  /**
+   * A number field that holds no number (empty, or text the browser cannot read as one): the sentence
+   * that says so, shown instead of an older message that would quote an earlier value; '' otherwise.
+   */
+  const numberProblem = () => {
+    if (kind !== 'number' || (input.value !== '' && Number.isFinite(Number(input.value)))) return '';
+    return input.validity?.badInput ? `${label}: what is typed is not a number` : `${label} is empty: type a number`;
+  };
+  return { box, input, error, setError, numberProblem };
 }
 
 /**

@@ -1,6 +1,7 @@
 // table.js — the labs' tables (results, head scores, the weights-and-cache budget): a caption, one
 // header row and rows of cells, in a box that scrolls sideways on a phone (focusable, named).
 import { el } from '../kit.js';
+import { scrollRegion } from '../render/scroll-region.js';
 
 /**
  * A cell: text (string or number), or { text?, children?, header?, className?, dataset?, colSpan? }
@@ -27,7 +28,7 @@ export function createLabTable({ label, caption, columns, dataset, bodyDataset, 
   const table = el('table', { className: 'lab-table', 'aria-labelledby': caption ? id : null },
     el('thead', null, el('tr', null, ...columns.map((c) => el('th', { scope: 'col' }, ...[c].flat())))), tbody);
   const element = el('div', { className: 'lab-table-box', dataset, hidden }, caption ? el('p', { className: 'lab-table-caption', id }, caption) : null,
-    el('div', { className: 'lab-table-wrap scroll', tabindex: '0', role: 'region', 'aria-label': label }, table));
+    scrollRegion(label, table));
   return {
     element,
     tbody,

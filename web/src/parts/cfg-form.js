@@ -78,7 +78,12 @@ export function createCfgForm(id, setState, recommended) {
     const { name: k, type, value, checked } = e.target;
     if (type === 'number') {
       const v = k === 'cfgBudget' ? budget() : value === '' ? null : Number(value);
-      if (v === null || !Number.isFinite(v)) return;  // mid-edit: wait for a number
+      if (v === null || !Number.isFinite(v)) {  // mid-edit: wait for a number, and say so (not an older value's message)
+        pending.delete(k);
+        f[k]?.setError(f[k].numberProblem() || `${value} ${unit === 'B' ? 'billion' : 'million'} is more than a number here can hold`);
+        return;
+      }
+      f[k]?.setError('');
       pending.set(k, v);
       clearTimeout(timer);
       timer = setTimeout(flush, DEBOUNCE_MS);

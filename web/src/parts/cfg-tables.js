@@ -4,7 +4,7 @@
 import { dtypeLabel } from '../state.js';
 import { el, variantName } from '../kit.js';
 import { fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens } from '../format.js';
-import { scrollRegion } from './scroll-region.js';
+import { scrollRegion } from '../render/scroll-region.js';
 
 /** For table cells: binary units, decimal below (devices are sold in GB), the exact count on hover. */
 export const bytesCell = (b) => [el('span', { title: `${fmtInt(b)} bytes` }, fmtBinary(b)), el('small', null, fmtDecimal(b))];

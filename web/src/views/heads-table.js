@@ -7,7 +7,7 @@
 import { createLatest, el, variantName } from '../kit.js';
 import { fmtBinary, fmtInt } from '../format.js';
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
-import { scrollRegion } from '../parts/scroll-region.js';
+import { scrollRegion } from '../render/scroll-region.js';
 
 const CONTEXT = 8192;   // the context at which the configurator picks a lesson row's KV heads
 const BYTES = 2;        // fp16 / bf16

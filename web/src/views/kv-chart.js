@@ -7,7 +7,7 @@ import { createLatest, el, setViewState, variantName } from '../kit.js';
 import { createKvControls } from '../parts/kv-controls.js';
 import { createKvPlot } from '../parts/kv-plot.js';
 import { captionText, measureSeries, valuesTable } from '../parts/kv-series.js';
-import { scrollRegion } from '../parts/scroll-region.js';
+import { scrollRegion } from '../render/scroll-region.js';
 
 const DATA_FIELDS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'nLayers', 'dtype', 'batch', 'presets', 'kvVariants'];
 /** The core's deployment targets as horizontal lines (GB = 1e9 bytes): { bytes, label, short }. */

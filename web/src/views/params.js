@@ -7,7 +7,7 @@ import { DTYPES, dtypeLabel, shapeSpec } from '../state.js';
 import { VARIANT_IDS, createLatest, el } from '../kit.js';
 import { rebuildError } from '../core-errors.js';
 import { noBaselineRow, paramsRow, pendingRow, shapeNote } from '../parts/params-rows.js';
-import { scrollRegion } from '../parts/scroll-region.js';
+import { scrollRegion } from '../render/scroll-region.js';
 
 const FIELDS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'dtype', 'variant'];
 const FOOT = 'Symbols: D = dModel, H = query heads, G = K/V heads, dh = head width, r = MLA latent rank, '
