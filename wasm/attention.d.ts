@@ -46,6 +46,15 @@ export interface LoadOptions {
    */
   simd?: 'auto' | boolean;
   /**
+   * Among the SIMD builds, whether to load the FMA build (WebAssembly relaxed SIMD: products added
+   * with `f32x4.relaxed_madd`, fused where the CPU has FMA; the same results within rounding).
+   * `'auto'` (default): the FMA build where the engine validates relaxed SIMD (Chromium, Firefox;
+   * Node 20 with `--experimental-wasm-relaxed-simd`), the SIMD build otherwise. `true`: the FMA build
+   * (the promise rejects where the engine lacks relaxed SIMD; a TypeError with `simd: false`).
+   * `false`: the plain SIMD build.
+   */
+  fma?: 'auto' | boolean;
+  /**
    * Whether to load the lab's training module (a second WebAssembly module of the same build) too.
    * `true` (default): `createTrainer` and `loadModel` work at once. `false`: a lighter load, the
    * attention module only; call `await attn.loadTraining()` before training (until then
@@ -324,9 +333,9 @@ export interface Preset {
 
 /** What was loaded. */
 export interface AttentionInfo {
-  /** Whether the loaded build uses WebAssembly SIMD. */
+  /** Whether the loaded build uses WebAssembly SIMD (the FMA build does). */
   simd: boolean;
-  build: 'simd' | 'scalar';
+  build: 'fma' | 'simd' | 'scalar';
   /** Version of the core. */
   version: string;
   /** Work above this many bytes is refused with an Error before any allocation. */

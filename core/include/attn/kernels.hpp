@@ -2,7 +2,9 @@
 //
 // Written with GCC/Clang vector extensions (simd.hpp): with -msimd128 they compile to wasm f32x4
 // ops; without it the same source is lowered to scalar code that performs the same operations in
-// the same order per lane, so the SIMD and scalar builds compute the same numbers.
+// the same order per lane, so the SIMD and scalar builds compute the same numbers. The FMA build
+// (-mrelaxed-simd) multiplies and accumulates with f32x4.relaxed_madd (simd::madd): the same sums in
+// the same order, each product added without rounding it first.
 // The naive twins these are tested against live in tests/native/reference.hpp.
 #pragma once
 

@@ -20,7 +20,7 @@ namespace {
 inline float dot(const float* a, const float* b, int64_t n) {
   simd::vf acc = simd::splat(0.0f);
   int64_t t = 0;
-  for (; t + simd::kLanes <= n; t += simd::kLanes) acc += simd::load(a + t) * simd::load(b + t);
+  for (; t + simd::kLanes <= n; t += simd::kLanes) acc = simd::madd(simd::load(a + t), simd::load(b + t), acc);
   float s = simd::hsum(acc);
   for (; t < n; ++t) s += a[t] * b[t];
   return s;
@@ -30,7 +30,7 @@ inline float dot(const float* a, const float* b, int64_t n) {
 inline void axpy(float* y, float alpha, const float* x, int64_t n) {
   const simd::vf av = simd::splat(alpha);
   int64_t t = 0;
-  for (; t + simd::kLanes <= n; t += simd::kLanes) simd::store(y + t, simd::load(y + t) + av * simd::load(x + t));
+  for (; t + simd::kLanes <= n; t += simd::kLanes) simd::store(y + t, simd::madd(av, simd::load(x + t), simd::load(y + t)));
   for (; t < n; ++t) y[t] += alpha * x[t];
 }
 
