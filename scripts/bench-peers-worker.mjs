@@ -1,22 +1,31 @@
 #!/usr/bin/env node
 // One timed process of `npm run bench:peers` (scripts/bench-peers.mjs): a JS peer on one workload.
 //
-//   node scripts/bench-peers-worker.mjs simd|scalar|before|ort|copy DIR [BUDGET_MS]
+//   node scripts/bench-peers-worker.mjs fma|simd|scalar|layer|before|ort|ortf|copy DIR [BUDGET_MS]
 //
 // Reads DIR/meta.json and the float32 arrays of scripts/bench_peers.py, computes the workload once and
 // writes the output to DIR/out-<peer>.bin, warms up, then times calls for about BUDGET_MS and prints one
 // JSON line {"ms": median, "iters": n}.
-//   simd, scalar  our WASM builds. Prefill: attention.forward({... weights, x}) of dist/lib/attention.mjs
-//                 (weights and x passed on every call, as a page would). Decode: a session of the same
+//   fma, simd, scalar  our WASM builds (fma: run with node --experimental-wasm-relaxed-simd). Prefill:
+//                 attention.forward({... weights, x}) of dist/lib/attention.mjs (weights and x passed on
+//                 every call, as a page would). Decode: a session of the same
 //                 module whose cache holds the seeded rows (the binding's benchmark-only fillForBenchmark:
 //                 appending 4095 tokens of D=4096 through the API would take minutes), then
 //                 append(x) + truncate(cacheLen) per step, the calls the public Session wraps one-to-one.
-//   layer         our WASM SIMD build through a layer: attention.createLayer({... weights}) once, then
+//   layer         our WASM FMA build through a layer: attention.createLayer({... weights}) once, then
 //                 layer.forward(x) per call (prefill only): weights read, checked and packed once, as ORT's
 //                 session does with its graph's initializers.
 //   ort, ortf     onnxruntime-web (wasm backend, 1 thread) on DIR/plain.onnx, or DIR/fused.onnx (its fused
 //                 com.microsoft.MultiHeadAttention op; MHA workloads only), both from bench_peers.py.
 //   copy          copy bandwidth: memory.copy of 64 MiB inside a tiny wasm module (bytes read per second).
+//
+//   node scripts/bench-peers-worker.mjs export:fma|export:simd DIR     a training workload (DIR/workload.json):
+//                 our trainer's step-0 weights (DIR/ours-step0.safetensors), then one step: its loss
+//                 (DIR/ours-step1-<build>.json) and the model file after it, whose AdamW first moment
+//                 is (1 - beta1) x the step's gradient (DIR/ours-step1-<build>.safetensors)
+//   node scripts/bench-peers-worker.mjs train:fma|train:simd DIR STEPS  time STEPS optimiser steps after a
+//                 1.5 s warm-up, in calls of about 20 ms as the lab makes them; prints {"msPerStep", "loss"}
+// (the FMA build needs node --experimental-wasm-relaxed-simd)
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -26,7 +35,7 @@ const [peer, dir, budgetArg] = process.argv.slice(2);
 const budget = Number(budgetArg ?? 1500);
 // 'before' = the SIMD build of another dist/lib (ATTN_BEFORE_LIB), e.g. the code before a change, timed in the same run.
 const LIB = peer === 'before' ? process.env.ATTN_BEFORE_LIB : path.join(REPO, 'dist/lib');
-const build = peer === 'before' || peer === 'layer' ? 'simd' : peer;
+const build = peer === 'before' ? 'simd' : peer === 'layer' ? 'fma' : peer;
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 function timeIt(fn) {
@@ -62,6 +71,36 @@ if (peer === 'copy') {
   process.exit(0);
 }
 
+// ---- training workloads: our trainer through the public API --------------------------------------
+if (peer.startsWith('export:') || peer.startsWith('train:')) {
+  const trainBuild = peer.split(':')[1];
+  const { loadAttention } = await import(pathToFileURL(path.join(REPO, 'dist/lib/attention.mjs')).href);
+  const attn = await loadAttention({ simd: true, fma: trainBuild === 'fma' });
+  if (attn.info.build !== trainBuild) throw new Error(`bench-peers-worker: asked for ${trainBuild}, loaded ${attn.info.build}`);
+  const w = JSON.parse(fs.readFileSync(path.join(dir, 'workload.json'), 'utf8'));
+  const t = attn.createTrainer({ ...w.spec, text: fs.readFileSync(path.join(REPO, w.textFile), 'utf8') });
+  if (peer.startsWith('export:')) {
+    fs.writeFileSync(path.join(dir, 'ours-step0.safetensors'), t.exportModel());
+    const { loss } = t.step(1);
+    fs.writeFileSync(path.join(dir, `ours-step1-${trainBuild}.safetensors`), t.exportModel());
+    fs.writeFileSync(path.join(dir, `ours-step1-${trainBuild}.json`), JSON.stringify({ loss }));
+    console.log(JSON.stringify({ loss }));
+  } else {
+    const steps = Number(budgetArg);
+    const w0 = performance.now();
+    while (performance.now() - w0 < 1500) t.step(1);  // V8 tiers the training code up meanwhile
+    const t1 = performance.now();
+    t.step(2);
+    const chunk = Math.max(1, Math.round(20 / ((performance.now() - t1) / 2)));
+    let loss;
+    const t0 = performance.now();
+    for (let left = steps; left > 0; left -= chunk) loss = t.step(Math.min(left, chunk)).loss;
+    console.log(JSON.stringify({ msPerStep: (performance.now() - t0) / steps, loss, chunk }));
+  }
+  t.dispose();
+  process.exit(0);
+}
+
 const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
 const read = (name) => {
   const b = fs.readFileSync(path.join(dir, `${name}.bin`));
@@ -73,9 +112,11 @@ const variant = meta.g === meta.h ? 'mha' : meta.g === 1 ? 'mqa' : 'gqa';
 const shape = { variant, dModel: meta.d, nHeads: meta.h, nKvHeads: meta.g, dHead: meta.dh };
 
 let result;
-if (build === 'simd' || build === 'scalar') {
+if (build === 'fma' || build === 'simd' || build === 'scalar') {
   const { loadAttention } = await import(pathToFileURL(path.join(LIB, 'attention.mjs')).href);
-  const attn = await loadAttention({ simd: build === 'simd' });
+  // 'before' may be a dist/lib older than the fma option: it gets { simd } alone (and runs without relaxed SIMD)
+  const attn = await loadAttention(peer === 'before' ? { simd: true } : { simd: build !== 'scalar', fma: build === 'fma' });
+  if (peer !== 'before' && attn.info.build !== build) throw new Error(`bench-peers-worker: asked for ${build}, loaded ${attn.info.build}`);
   if (peer === 'layer') {
     if (meta.decode) {
       console.log(JSON.stringify({ skipped: 'a layer is for prefill; decoding runs through a session' }));
