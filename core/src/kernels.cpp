@@ -265,6 +265,7 @@ inline T exp_t(T x) {
 }  // namespace
 
 float exp_approx(float x) { return exp_t(x); }
+vf exp_approx(vf x) { return exp_t(x); }
 
 // softmax(scale * row[0:len]): subtract the max (scaled), exponentiate, normalise; zero the tail.
 void softmax_row(float* row, int64_t len, int64_t total, float scale) {

@@ -51,8 +51,9 @@ Matrix matmul(const Matrix& x, const PackedB& w);
 // row[0:len] <- softmax(scale * row[0:len]) and row[len:total] <- 0.
 void softmax_row(float* row, int64_t len, int64_t total, float scale);
 
-// exp with a Cephes-style polynomial (max rel. error ~2e-7 on [-87, 88]); the scalar twin of the
-// vector exp inside softmax_row, exposed for tests.
+// exp with a Cephes-style polynomial (max rel. error ~2e-7 on [-87, 88]): the scalar form, and the
+// vector form softmax_row and GELU use; a lane of the vector form equals the scalar form bit for bit.
 float exp_approx(float x);
+simd::vf exp_approx(simd::vf x);
 
 }  // namespace attn

@@ -208,15 +208,34 @@ namespace {
 constexpr float kGeluC = 0.7978845608028654f;  // sqrt(2 / pi)
 
 // tanh(u) = 1 - 2 / (exp(2u) + 1), with the core's polynomial exp (kernels.hpp): libm's tanhf was a
-// third of a training step with the MLP on. |2u| clamped to 80, where tanh is +-1 in float.
+// third of a training step with the MLP on. |2u| clamped to 80, where tanh is +-1 in float. The
+// vector form does the same operations per lane (the clamp as std::max, then std::min), so its
+// lanes equal the scalar form bit for bit.
 inline float fast_tanh(float u) {
   const float e = exp_approx(std::min(80.0f, std::max(-80.0f, 2.0f * u)));
   return 1.0f - 2.0f / (e + 1.0f);
 }
+inline simd::vf fast_tanh(simd::vf u) {
+  const simd::vf lo = simd::splat(-80.0f), hi = simd::splat(80.0f), one = simd::splat(1.0f), two = simd::splat(2.0f);
+  simd::vf x = two * u;
+  x = lo < x ? x : lo;  // std::max(-80, x)
+  x = x < hi ? x : hi;  // std::min(80, x)
+  return one - two / (exp_approx(x) + one);
+}
 }  // namespace
 
 void activation_forward(float* out, const float* x, int64_t count, Activation act, float* tanh_keep) {
-  for (int64_t i = 0; i < count; ++i) {
+  int64_t i = 0;
+  if (act == Activation::Gelu) {  // whole vectors, then the tail below (the same arithmetic)
+    const simd::vf c = simd::splat(kGeluC), a = simd::splat(0.044715f), half = simd::splat(0.5f), one = simd::splat(1.0f);
+    for (; i + simd::kLanes <= count; i += simd::kLanes) {
+      const simd::vf v = simd::load(x + i);
+      const simd::vf t = fast_tanh(c * (v + a * v * v * v));
+      simd::store(out + i, half * v * (one + t));
+      if (tanh_keep) simd::store(tanh_keep + i, t);
+    }
+  }
+  for (; i < count; ++i) {
     const float v = x[i];
     if (act == Activation::Relu) {
       out[i] = v > 0 ? v : 0.0f;
