@@ -5,7 +5,7 @@
 //
 // Reads DIR/meta.json and the float32 arrays of scripts/bench_peers.py, computes the workload once and
 // writes the output to DIR/out-<peer>.bin, warms up, then times calls for about BUDGET_MS and prints one
-// JSON line {"ms": median, "iters": n}.
+// JSON line {"ms": median wall time, "cpuMs": median CPU time of this process, "iters": n}.
 //   fma, simd, scalar  our WASM builds (fma: run with node --experimental-wasm-relaxed-simd). Prefill:
 //                 attention.forward({... weights, x}) of dist/lib/attention.mjs (weights and x passed on
 //                 every call, as a page would). Decode: a session of the same
@@ -24,7 +24,8 @@
 //                 (DIR/ours-step1-<build>.json) and the model file after it, whose AdamW first moment
 //                 is (1 - beta1) x the step's gradient (DIR/ours-step1-<build>.safetensors)
 //   node scripts/bench-peers-worker.mjs train:fma|train:simd DIR STEPS  time STEPS optimiser steps after a
-//                 1.5 s warm-up, in calls of about 20 ms as the lab makes them; prints {"msPerStep", "loss"}
+//                 1.5 s warm-up, in calls of about 20 ms as the lab makes them; prints {"msPerStep",
+//                 "cpuMsPerStep", "loss"}
 // (the FMA build needs node --experimental-wasm-relaxed-simd)
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,23 +39,30 @@ const LIB = peer === 'before' ? process.env.ATTN_BEFORE_LIB : path.join(REPO, 'd
 const build = peer === 'before' ? 'simd' : peer === 'layer' ? 'fma' : peer;
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
-function timeIt(fn) {
+// CPU time of this process (user + system, ms): on a shared machine a process's wall time includes
+// the time the OS gave its core to others; a single-threaded peer's CPU time does not.
+const cpuNow = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+
+/** Times fn (sync) or, with `awaited`, an async fn: {ms, cpuMs} medians per call, iters. */
+async function timeIt(fn, awaited = false) {
+  const call = awaited ? fn : async () => fn();
   const t0 = performance.now();
-  fn();
+  await call();
   const first = performance.now() - t0;
   const warm = Math.max(1, Math.min(10, Math.ceil(300 / Math.max(first, 1e-3))));
-  for (let i = 0; i < warm; i++) fn();
+  for (let i = 0; i < warm; i++) await call();
   const t1 = performance.now();
-  fn();
+  await call();
   const per = performance.now() - t1;
   const iters = Math.max(3, Math.min(200, Math.ceil(budget / Math.max(per, 1e-3))));
-  const ms = [];
+  const ms = [], cpu = [];
   for (let i = 0; i < iters; i++) {
-    const t = performance.now();
-    fn();
+    const t = performance.now(), c = cpuNow();
+    await call();
+    cpu.push(cpuNow() - c);
     ms.push(performance.now() - t);
   }
-  return { ms: median(ms), iters };
+  return { ms: median(ms), cpuMs: median(cpu), iters };
 }
 
 // ---- copy bandwidth: a wasm function copying 64 MiB with memory.copy, 128 MiB of traffic per call ----
@@ -65,9 +73,9 @@ if (peer === 'copy') {
   const { instance } = await WebAssembly.instantiate(bytes);
   const size = 64 << 20;
   new Uint8Array(instance.exports.m.buffer).fill(1);
-  const r = timeIt(() => instance.exports.c(size, 0, size));
+  const r = await timeIt(() => instance.exports.c(size, 0, size));
   // GB/s counted like the decode floor: bytes read (a copy also writes as many).
-  console.log(JSON.stringify({ ...r, gbs: size / (r.ms * 1e6) }));
+  console.log(JSON.stringify({ ...r, gbs: size / (r.ms * 1e6), gbsCpu: size / (r.cpuMs * 1e6) }));
   process.exit(0);
 }
 
@@ -93,9 +101,9 @@ if (peer.startsWith('export:') || peer.startsWith('train:')) {
     t.step(2);
     const chunk = Math.max(1, Math.round(20 / ((performance.now() - t1) / 2)));
     let loss;
-    const t0 = performance.now();
+    const t0 = performance.now(), c0 = cpuNow();
     for (let left = steps; left > 0; left -= chunk) loss = t.step(Math.min(left, chunk)).loss;
-    console.log(JSON.stringify({ msPerStep: (performance.now() - t0) / steps, loss, chunk }));
+    console.log(JSON.stringify({ msPerStep: (performance.now() - t0) / steps, cpuMsPerStep: (cpuNow() - c0) / steps, loss, chunk }));
   }
   t.dispose();
   process.exit(0);
@@ -125,12 +133,12 @@ if (build === 'fma' || build === 'simd' || build === 'scalar') {
     const layer = attn.createLayer({ ...shape, causal: meta.causal,
       weights: { wq: read('wq'), wk: read('wk'), wv: read('wv'), wo: read('wo') } });
     save(layer.forward(x).output);
-    result = timeIt(() => layer.forward(x));
+    result = await timeIt(() => layer.forward(x));
   } else if (!meta.decode) {
     const spec = { ...shape, seqLen: meta.n, causal: meta.causal, x,
       weights: { wq: read('wq'), wk: read('wk'), wv: read('wv'), wo: read('wo') } };
     save(attn.forward(spec).output);
-    result = timeIt(() => attn.forward(spec));
+    result = await timeIt(() => attn.forward(spec));
   } else {
     // The module with fillForBenchmark: build-wasm/attention-bench-<build> (dist/lib's module leaves the
     // benchmark functions out); for 'before', an older dist/lib whose module still has them, else its
@@ -144,7 +152,7 @@ if (build === 'fma' || build === 'simd' || build === 'scalar') {
     s.fillForBenchmark(meta.cache, 0);
     save(s.append(x).output);
     s.truncate(meta.cache);
-    result = timeIt(() => { s.append(x); s.truncate(meta.cache); });
+    result = await timeIt(() => { s.append(x); s.truncate(meta.cache); });
     s.delete();
   }
 } else if (peer === 'ort' || peer === 'ortf') {
@@ -161,20 +169,7 @@ if (build === 'fma' || build === 'simd' || build === 'scalar') {
   // ORT's run is async (a resolved promise in the wasm backend): time it awaited, call by call.
   const run = async () => (await session.run(feeds)).y.data;
   save(await run());
-  const t0 = performance.now();
-  await run();
-  const first = performance.now() - t0;
-  for (let i = 0; i < Math.max(1, Math.min(10, Math.ceil(300 / first))); i++) await run();
-  const t1 = performance.now();
-  await run();
-  const iters = Math.max(3, Math.min(200, Math.ceil(budget / Math.max(performance.now() - t1, 1e-3))));
-  const ms = [];
-  for (let i = 0; i < iters; i++) {
-    const t = performance.now();
-    await run();
-    ms.push(performance.now() - t);
-  }
-  result = { ms: median(ms), iters };
+  result = await timeIt(run, true);
 } else {
   throw new Error(`bench-peers-worker: unknown peer ${peer}`);
 }

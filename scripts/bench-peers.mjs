@@ -45,8 +45,16 @@ const { values: opts } = parseArgs({
     'skip-pair': { type: 'string' },  // D:scalar,...: one peer on one workload (a minute per call)
     before: { type: 'string' },       // a copy of an earlier dist/lib, timed as 'before' (SIMD)
     json: { type: 'string' },         // also write the results to this file
+    clock: { type: 'string', default: 'cpu' },  // cpu (default) | wall: see CLOCK
   },
 });
+// Which time counts. 'cpu': each single-threaded peer's own CPU time (user + system of its process):
+// on a shared machine its wall time includes the time its core ran other work, which swung 2-30x
+// here; CPU time does not (it still pays for caches and memory bandwidth shared with others).
+// 'wall': wall time, as a learner waits on an idle machine. Peers with several threads
+// (PyTorch on all cores) are always timed in wall time.
+if (!['cpu', 'wall'].includes(opts.clock)) throw new Error(`bench:peers: --clock (${opts.clock}) must be cpu or wall`);
+const CPU = opts.clock === 'cpu';
 const only = opts.only?.split(',');
 const skip = new Set(opts.skip?.split(',') ?? []);
 const rounds = Number(opts.rounds);
@@ -120,14 +128,18 @@ const PEERS = ['fma', 'simd', 'layer', ...(before ? ['before'] : []), 'scalar', 
 const REF = PEERS.includes('fma') ? 'fma' : 'simd';  // the ratios' reference: our best build
 function timePeer(peer, w, dir) {
   if (peer === 'layer' && w.decode) return undefined;  // a layer is for prefill; decoding runs through a session
-  if (peer === 'numpy') return lastJson(run(PY, ['scripts/bench_peers.py', 'numpy', dir, '1', w.decode ? '20' : '5'], { env: numpyEnv })).ms[0];
+  if (peer === 'numpy') {
+    const r = lastJson(run(PY, ['scripts/bench_peers.py', 'numpy', dir, '1', w.decode ? '20' : '5'], { env: numpyEnv }));
+    return CPU ? r.cpuMs[0] : r.ms[0];
+  }
   if (peer === 'native') {
     const out = run(nativeBin, [`--benchmark_filter=^${w.id}/`, '--benchmark_format=json', '--benchmark_min_time=1']);
-    return JSON.parse(out).benchmarks[0].real_time;  // ms (Unit(kMillisecond))
+    const b = JSON.parse(out).benchmarks[0];
+    return CPU ? b.cpu_time : b.real_time;  // ms (Unit(kMillisecond))
   }
   const flags = peer === 'before' ? [] : [RELAXED];
   const r = lastJson(run('node', [...flags, 'scripts/bench-peers-worker.mjs', peer, dir, '1500'], { env: { ...process.env, ATTN_BEFORE_LIB: before && path.resolve(before) } }));
-  return r.skipped ? undefined : r.ms;
+  return r.skipped ? undefined : CPU ? r.cpuMs : r.ms;
 }
 
 // Output check before timing: every peer's output (written by its first run) against ours.
@@ -167,8 +179,8 @@ for (const w of workloads) {
     if (r === 0) results[w.id].check = check(w, dir);
     if (w.decode) {
       const c = lastJson(run('node', ['scripts/bench-peers-worker.mjs', 'copy', dir, '800']));
-      copyGbs.push(c.gbs);
-      log(`  copy bandwidth: ${c.gbs.toFixed(1)} GB/s`);
+      copyGbs.push(CPU ? c.gbsCpu : c.gbs);
+      log(`  copy bandwidth: ${copyGbs.at(-1).toFixed(1)} GB/s`);
     }
   }
 }
@@ -185,7 +197,7 @@ function streamedBytes(w) {  // decode: every weight once + the K/V cache once, 
 }
 const lines = [];
 const say = (s) => { lines.push(s); console.log(s); };
-say(`\nbench:peers ${new Date().toISOString().slice(0, 16)}Z: ${os.cpus()[0]?.model}, ${os.cpus().length} cores, node ${process.version}, ${rounds} rounds, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+say(`\nbench:peers ${new Date().toISOString().slice(0, 16)}Z: ${os.cpus()[0]?.model}, ${os.cpus().length} cores, node ${process.version}, ${rounds} rounds, ${((Date.now() - t0) / 1000).toFixed(0)} s, ${CPU ? 'CPU time of each peer\'s process' : 'wall time'}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`);
 say(`median over rounds of each round's median ms (min-max over rounds); ratio = peer ms / ours ${REF.toUpperCase()} ms (> 1: ours faster)\n`);
 const head = ['workload', ...PEERS.map((p) => label[p]), ...PEERS.filter((p) => p !== REF).map((p) => `${p} / ${REF.toUpperCase()}`), 'check (max rel diff)'];
 if (copy) head.push(`${REF.toUpperCase()} / floor (copy = bytes read / read+written)`);
@@ -227,13 +239,18 @@ const torchDefault = hasTorch ? Number(run(PY, ['-c', 'import torch; print(torch
 const trainResults = {};
 function timeTrainPeer(peer, w, dir) {
   const steps = String(w.peers.steps);
-  if (peer.startsWith('train:')) return lastJson(run('node', [RELAXED, 'scripts/bench-peers-worker.mjs', peer, dir, steps])).msPerStep;
+  if (peer.startsWith('train:')) {
+    const r = lastJson(run('node', [RELAXED, 'scripts/bench-peers-worker.mjs', peer, dir, steps]));
+    return CPU ? r.cpuMsPerStep : r.msPerStep;
+  }
   if (peer === 'native') {
     const out = run(nativeBin, [`--benchmark_filter=^${w.id}/`, '--benchmark_format=json', '--benchmark_min_time=5']);
-    return JSON.parse(out).benchmarks[0].real_time;  // ms per optimiser step
+    const b = JSON.parse(out).benchmarks[0];
+    return CPU ? b.cpu_time : b.real_time;  // ms per optimiser step
   }
   const threads = peer === 'torch1' ? '1' : String(cores);
-  return lastJson(run(PY, ['scripts/bench_peers.py', 'train', dir, threads, steps], { env: numpyEnv })).msPerStep;
+  const r = lastJson(run(PY, ['scripts/bench_peers.py', 'train', dir, threads, steps], { env: numpyEnv }));
+  return CPU && peer === 'torch1' ? r.cpuMsPerStep : r.msPerStep;  // several threads: wall time
 }
 for (const w of trainings) {
   if (!hasTorch) { log(`bench:peers: ${w.id}: PyTorch is missing, skipped (apt-get install python3-torch)`); continue; }

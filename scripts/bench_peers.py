@@ -5,14 +5,16 @@
                                              [, kc.bin, vc.bin]} (float32, row-major) and, when PyTorch is
                                              installed, DIR/plain.onnx (torch.onnx.export)
   bench_peers.py numpy DIR ROUNDS ITERS      the NumPy peer: compute once, write DIR/out-numpy.bin, then
-                                             print one JSON line {"ms": [...]} with a median per round
+                                             print one JSON line {"ms": [...], "cpuMs": [...]}: a median
+                                             wall and CPU time per round
   bench_peers.py train-check DIR             training (T3): PyTorch in float64 on our step-0 weights and
                                              our first batch; our loss and gradients (from the exported
                                              step-1 AdamW moments) against it; prints one JSON line
   bench_peers.py train DIR THREADS STEPS     the PyTorch peer of a training workload: the same model from
                                              our step-0 weights, the same batches and AdamW, THREADS
                                              threads (0: PyTorch's default), STEPS timed steps after 10
-                                             warm-up steps; prints {"msPerStep", "loss", "threads"}
+                                             warm-up steps; prints {"msPerStep", "cpuMsPerStep", "loss",
+                                             "threads"}
 
 Data are the core's seeded draws (core/src/weights.cpp: uniform01 = splitmix64 hash), so our native
 benchmark (bench/bench_core.cpp), which draws them itself, computes on the very same numbers:
@@ -154,15 +156,17 @@ def run_numpy(dirname, rounds, iters):
     fn(m, a).astype(np.float32).tofile(os.path.join(dirname, "out-numpy.bin"))
     for _ in range(2):
         fn(m, a)
-    meds = []
+    meds, cpu = [], []
     for _ in range(rounds):
-        ts = []
+        ts, cs = [], []
         for _ in range(iters):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             fn(m, a)
+            cs.append((time.process_time() - c0) * 1e3)
             ts.append((time.perf_counter() - t0) * 1e3)
         meds.append(float(np.median(ts)))
-    print(json.dumps({"ms": meds}))
+        cpu.append(float(np.median(cs)))
+    print(json.dumps({"ms": meds, "cpuMs": cpu}))
 
 
 # ---- ONNX export -----------------------------------------------------------------------------------
@@ -424,11 +428,12 @@ def train_torch(dirname, threads, steps):
 
     for t in range(10):
         step(t)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for t in range(10, 10 + steps):
         loss = step(t)
     ms = (time.perf_counter() - t0) * 1e3 / steps
-    print(json.dumps({"msPerStep": ms, "loss": loss, "threads": torch.get_num_threads()}))
+    cpu = (time.process_time() - c0) * 1e3 / steps  # all threads' CPU time: meaningful for one thread
+    print(json.dumps({"msPerStep": ms, "cpuMsPerStep": cpu, "loss": loss, "threads": torch.get_num_threads()}))
 
 
 if __name__ == "__main__":
