@@ -34,6 +34,60 @@ inline void axpy(float* y, float alpha, const float* x, int64_t n) {
   for (; t < n; ++t) y[t] += alpha * x[t];
 }
 
+// out[j] = a[0:n] . x_j[0:n] for j < count (x_j = x + j*ldx): dot() for each j, four rows per pass
+// so that each vector of a is loaded once for four of them; every out[j] is dot()'s bits.
+inline void dots(float* out, const float* a, const float* x, int64_t ldx, int64_t count, int64_t n) {
+  int64_t j = 0;
+  for (; j + 4 <= count; j += 4) {
+    simd::vf acc[4];
+    ATTN_UNROLL
+    for (int r = 0; r < 4; ++r) acc[r] = simd::splat(0.0f);
+    int64_t t = 0;
+    for (; t + simd::kLanes <= n; t += simd::kLanes) {
+      const simd::vf av = simd::load(a + t);
+      ATTN_UNROLL
+      for (int r = 0; r < 4; ++r) acc[r] = simd::madd(av, simd::load(x + (j + r) * ldx + t), acc[r]);
+    }
+    for (int r = 0; r < 4; ++r) {
+      float sum = simd::hsum(acc[r]);
+      for (int64_t u = t; u < n; ++u) sum += a[u] * x[(j + r) * ldx + u];
+      out[j + r] = sum;
+    }
+  }
+  for (; j < count; ++j) out[j] = dot(a, x + j * ldx, n);
+}
+
+// y[0:n] += sum_j alpha[j] x_j[0:n] for j < count in order (x_j = x + j*ldx): axpy() for each j in
+// turn, with y held in registers (chunks of 8 vectors) instead of loaded and stored per j: the bits
+// of the axpy sequence.
+inline void axpy_rows(float* y, const float* alpha, const float* x, int64_t ldx, int64_t count, int64_t n) {
+  constexpr int kChunk = 8;
+  int64_t t = 0;
+  for (; t + kChunk * simd::kLanes <= n; t += kChunk * simd::kLanes) {
+    simd::vf acc[kChunk];
+    ATTN_UNROLL
+    for (int c = 0; c < kChunk; ++c) acc[c] = simd::load(y + t + c * simd::kLanes);
+    for (int64_t j = 0; j < count; ++j) {
+      const simd::vf av = simd::splat(alpha[j]);
+      const float* xj = x + j * ldx + t;
+      ATTN_UNROLL
+      for (int c = 0; c < kChunk; ++c) acc[c] = simd::madd(av, simd::load(xj + c * simd::kLanes), acc[c]);
+    }
+    ATTN_UNROLL
+    for (int c = 0; c < kChunk; ++c) simd::store(y + t + c * simd::kLanes, acc[c]);
+  }
+  for (; t + simd::kLanes <= n; t += simd::kLanes) {
+    simd::vf acc = simd::load(y + t);
+    for (int64_t j = 0; j < count; ++j) acc = simd::madd(simd::splat(alpha[j]), simd::load(x + j * ldx + t), acc);
+    simd::store(y + t, acc);
+  }
+  for (; t < n; ++t) {
+    float acc = y[t];
+    for (int64_t j = 0; j < count; ++j) acc += alpha[j] * x[j * ldx + t];
+    y[t] = acc;
+  }
+}
+
 }  // namespace
 
 // --- products ------------------------------------------------------------------------------------
@@ -366,25 +420,18 @@ void attention_backward(float* dx, Weights& grad, const float* dout, const float
         const float* pi = p + i * n;
         const float* doi = d_o.data() + (b * n + i) * ldo + hh * dh;
         // o_i = sum_j p_ij v_j   =>   dp_ij = do_i . v_j,   dv_j += p_ij do_i
+        dots(dp.data(), doi, c.v.data() + b * n * ldv + g * dh, ldv, i + 1, dh);
         float sum_pdp = 0.0f;
         for (int64_t j = 0; j <= i; ++j) {
-          const float* vj = c.v.data() + (b * n + j) * ldv + g * dh;
-          float* dvj = dv.data() + (b * n + j) * ldv + g * dh;
-          dp[j] = dot(doi, vj, dh);
-          axpy(dvj, pi[j], doi, dh);
+          axpy(dv.data() + (b * n + j) * ldv + g * dh, pi[j], doi, dh);
           sum_pdp += pi[j] * dp[j];
         }
-        // p_i = softmax(s_i)   =>   ds_ij = p_ij (dp_ij - sum_j' p_ij' dp_ij')
+        // p_i = softmax(s_i)   =>   ds_ij = p_ij (dp_ij - sum_j' p_ij' dp_ij')   (into dp)
         // s_ij = scale * q_i . k_j   =>   dq_i += scale ds_ij k_j,   dk_j += scale ds_ij q_i
+        for (int64_t j = 0; j <= i; ++j) dp[j] = scale * pi[j] * (dp[j] - sum_pdp);
         const float* qi = c.q.data() + (b * n + i) * ldq + hh * dqk;
-        float* dqi = dq.data() + (b * n + i) * ldq + hh * dqk;
-        for (int64_t j = 0; j <= i; ++j) {
-          const float ds = scale * pi[j] * (dp[j] - sum_pdp);
-          const float* kj = c.k.data() + (b * n + j) * ldk + g * dqk;
-          float* dkj = dk.data() + (b * n + j) * ldk + g * dqk;
-          axpy(dqi, ds, kj, dqk);
-          axpy(dkj, ds, qi, dqk);
-        }
+        axpy_rows(dq.data() + (b * n + i) * ldq + hh * dqk, dp.data(), c.k.data() + b * n * ldk + g * dqk, ldk, i + 1, dqk);
+        for (int64_t j = 0; j <= i; ++j) axpy(dk.data() + (b * n + j) * ldk + g * dqk, dp[j], qi, dqk);
       }
     }
   }
