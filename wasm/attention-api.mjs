@@ -441,6 +441,10 @@ export function makeAttention(M, build, loadTrainingModule) {
       if (s.returnWeights === true) r.weights = r.intermediates.attention.data.slice();
       return r;
     },
+    resolveShape(spec) {
+      const s = own('resolveShape', spec);
+      return call(() => M.resolveShape(s));
+    },
     createSession(spec) {
       const s = own('createSession', spec);
       return new Session(call(() => M.createSession(s)));

@@ -172,11 +172,26 @@ export interface Intermediates {
   c?: Stage; qRope?: Stage; kRope?: Stage; cache?: Stage; qAbsorbed?: Stage;
 }
 
-/** A forward spec with every default filled in (the `shape` of a returnIntermediates result). */
-export interface ResolvedShape {
+/**
+ * A block's geometry as the core resolved it: every result's `shape`, and {@link Attention.resolveShape}.
+ */
+export interface BlockShape {
   variant: Variant;
-  seqLen: number; dModel: number; nHeads: number; nKvHeads: number; dHead: number;
-  latentRank?: number; ropeDim?: number;
+  dModel: number; nHeads: number;
+  /** H for MHA and MLA, 1 for MQA, G for GQA. */
+  nKvHeads: number;
+  dHead: number;
+  /** 0 outside MLA. */
+  latentRank: number; ropeDim: number;
+  /** kvHeadOf[h]: the K/V head query head h reads, floor(h / (H / G)); MLA: 0 (the shared latent). */
+  kvHeadOf: number[];
+  /** Numbers one token adds to a KV cache of this block: 2 * G * dh, MLA r + dr. */
+  cacheFloatsPerToken: number;
+}
+
+/** The `shape` of a returnIntermediates result: the block's, and the pass's own settings. */
+export interface ResolvedShape extends BlockShape {
+  seqLen: number;
   /** MLA: the decoupled RoPE's base when ropeDim > 0. */
   rope: false | { base: number };
   causal: boolean;
@@ -219,6 +234,8 @@ export interface AttentionResult {
    * append. weights[h*N*S + i*S + j] is query i's weight on key j in head h.
    */
   weights?: Float32Array;
+  /** The block's resolved geometry. */
+  shape: BlockShape;
 }
 
 /**
@@ -355,6 +372,11 @@ export interface Attention {
   /** One attention block over a whole sequence. */
   forward(spec: ForwardSpec & { returnIntermediates: true }): ForwardIntermediatesResult;
   forward(spec: ForwardSpec): AttentionResult;
+  /**
+   * The shape a spec resolves to, checked by the same rules and caps as the call it describes (a forward
+   * spec without x, a session spec with maxLen, or the bare geometry); allocates nothing.
+   */
+  resolveShape(spec: Omit<ForwardSpec, 'x'> | SessionSpec | AttentionShape): BlockShape;
   /** A decoding session holding the weights and a KV cache. Call dispose() when done. */
   createSession(spec: SessionSpec): Session;
   /** A block holding its weights packed, for many forward passes over them. Call dispose() when done. */

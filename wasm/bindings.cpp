@@ -172,10 +172,26 @@ std::vector<Input> inputs_of(const attn::Matrix& x, const attn::Weights& w, cons
   return in;
 }
 
-val result_to_js(const attn::ForwardResult& r) {
+// The resolved geometry of a block, as every result carries it (docs/api.md, "shape"): kvHeadOf[h] is
+// the K/V head query head h reads (MLA: 0, the shared latent), cacheFloatsPerToken what one token
+// adds to a KV cache of this block.
+val shape_to_js(const attn::Shape& s) {
+  val o = val::object();
+  o.set("variant", std::string(attn::variant_name(s.variant)));
+  o.set("dModel", double(s.d)); o.set("nHeads", double(s.h)); o.set("nKvHeads", double(s.g)); o.set("dHead", double(s.dh));
+  o.set("latentRank", double(s.r)); o.set("ropeDim", double(s.dr));
+  val kv = val::array();
+  for (int64_t h = 0; h < s.h; ++h) kv.call<void>("push", s.variant == attn::Variant::MLA ? 0.0 : double(h / s.group()));
+  o.set("kvHeadOf", kv);
+  o.set("cacheFloatsPerToken", attn::kv_cache_floats_per_token(s));
+  return o;
+}
+
+val result_to_js(const attn::ForwardResult& r, const attn::Shape& s) {
   val out = val::object();
   out.set("output", to_js(r.output.data(), r.output.size()));
   if (r.weights) out.set("weights", to_js(r.weights->data(), r.weights->size()));
+  out.set("shape", shape_to_js(s));
   return out;
 }
 
@@ -197,7 +213,7 @@ val forward_js(val spec) {
     const attn::Weights& w = *held;
     const attn::ForwardResult r = attn::forward(s, w, x);
     check_result_finite(r, inputs_of(x, w, s));
-    return result_to_js(r);
+    return result_to_js(r, s);
   });
 }
 
@@ -237,13 +253,8 @@ val forward_intermediates_js(val spec) {
       params.set(slot.name, to_js(m.data(), m.size()));
     }
     out.set("parameters", params);
-    val shape = val::object();  // the spec as resolved: every default filled in
-    shape.set("variant", std::string(attn::variant_name(s.variant)));
-    shape.set("seqLen", double(s.n)); shape.set("dModel", double(s.d)); shape.set("nHeads", double(s.h));
-    shape.set("nKvHeads", double(s.g)); shape.set("dHead", double(s.dh));
-    if (s.variant == attn::Variant::MLA) {
-      shape.set("latentRank", double(s.r)); shape.set("ropeDim", double(s.dr));
-    }
+    val shape = shape_to_js(s);  // the spec as resolved: every default filled in, and the pass's settings
+    shape.set("seqLen", double(s.n));
     const bool any_rope = s.variant == attn::Variant::MLA ? s.dr > 0 : s.rope;
     shape.set("rope", any_rope ? val::object() : val(false));
     if (any_rope) shape["rope"].set("base", s.rope_base);
@@ -276,7 +287,7 @@ class JsSession {
         session_->truncate(before);  // a refused append leaves the cache as it was
         throw;
       }
-      return result_to_js(r);
+      return result_to_js(r, s);
     });
   }
   void reset() { session_->reset(); }
@@ -338,7 +349,7 @@ class JsLayer {
       std::vector<Input> inputs = weight_magnitudes_;
       inputs.insert(inputs.begin(), Input{"x", m.data(), m.size()});
       check_result_finite(r, inputs);
-      return result_to_js(r);
+      return result_to_js(r, sn);
     });
   }
   double d_model() const { return double(layer_->shape().d); }
@@ -361,6 +372,18 @@ class JsLayer {
   std::vector<Input> weight_magnitudes_;
   std::unique_ptr<attn::Layer> layer_;
 };
+
+// resolveShape(spec): the shape a forward pass (spec with seqLen), a session (with maxLen) or the bare
+// geometry would have, checked by the same rules (and caps) as those calls, before anything is allocated.
+val resolve_shape_js(val spec) {
+  return guarded([&] {
+    const attn::RawSpec raw = read_spec(spec, "shape spec");
+    if (!spec["x"].isUndefined()) attn::throw_type("x", "resolveShape takes a spec without x (it allocates nothing)");
+    if (raw.seq_len && raw.max_len) attn::throw_type("maxLen", "give seqLen (a forward pass) or maxLen (a session), not both");
+    const attn::Need need = raw.seq_len ? attn::Need::Forward : raw.max_len ? attn::Need::Session : attn::Need::Shape;
+    return shape_to_js(attn::resolve(raw, need));
+  });
+}
 
 val param_count_js(val cfg) {
   return guarded([&] {
@@ -597,6 +620,7 @@ double flops_js(val spec, double cache_len) {
 EMSCRIPTEN_BINDINGS(attention) {
   emscripten::function("forward", &forward_js);
   emscripten::function("forwardIntermediates", &forward_intermediates_js);
+  emscripten::function("resolveShape", &resolve_shape_js);
   emscripten::function("paramCount", &param_count_js);
   emscripten::function("kvCacheBytes", &kv_cache_bytes_js);
   emscripten::function("presets", &presets_js);
