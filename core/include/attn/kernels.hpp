@@ -26,9 +26,18 @@ struct PackedB {
   // last panel included), so a call pays one pass over B, not two.
   std::unique_ptr<float[]> data;
 };
-constexpr int kNV = 2;                     // vectors per micro-tile row (3 measured no faster in wasm)
-constexpr int64_t kNR = kNV * simd::kLanes; // columns per micro-tile
-constexpr int64_t kMR = 4;                 // rows per micro-tile (at most 6: see gemm_packed)
+// The micro-tile (register blocking): kMR rows x kNV vectors of accumulators. The tile does not
+// change any sum (each C element still adds its k products in order), only the speed; ATTN_GEMM_MR /
+// ATTN_GEMM_NV override it for scripts/bench-gemm-tiles.mjs, which measures the choices.
+#ifndef ATTN_GEMM_NV
+#define ATTN_GEMM_NV 2
+#endif
+#ifndef ATTN_GEMM_MR
+#define ATTN_GEMM_MR 4
+#endif
+constexpr int kNV = ATTN_GEMM_NV;            // vectors per micro-tile row
+constexpr int64_t kNR = kNV * simd::kLanes;  // columns per micro-tile
+constexpr int64_t kMR = ATTN_GEMM_MR;        // rows per micro-tile (at most 6: see gemm_packed)
 
 PackedB pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride);
 // A whole row-major matrix W (K, N), packed as the right-hand operand.
