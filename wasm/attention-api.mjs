@@ -74,6 +74,16 @@ function fieldTypeError(field, message) {
   return err;
 }
 
+/**
+ * A number argument of a method (not a spec field), or a TypeError naming it.
+ * @param {string} field @param {unknown} v
+ * @returns {number}
+ */
+function numberArg(field, v) {
+  if (typeof v !== 'number') throw fieldTypeError(field, `${field} must be a number, got ${v === null ? 'null' : typeof v}`);
+  return v;
+}
+
 /** @param {unknown} e */
 const reason = (e) => (e instanceof Error ? e.message : String(e));
 
@@ -300,6 +310,32 @@ export function makeAttention(M, build, loadTrainingModule) {
     }
   }
 
+  /** One layer and a KV cache, for timing one generated token (see `Attention.createDecodeProbe`). */
+  class DecodeProbe extends Handle {
+    /** @param {any} raw */
+    constructor(raw) {
+      super(raw, 'decode probe');
+    }
+
+    /**
+     * One token against `context` cached tokens, timed for about budgetMs.
+     * @param {number} context @param {number} budgetMs
+     */
+    cachedStep(context, budgetMs) {
+      const raw = this.live();
+      return call(() => raw.cachedStep(numberArg('context', context), numberArg('budgetMs', budgetMs)));
+    }
+
+    /**
+     * The step without a cache (every earlier key and value recomputed), in calls of about budgetMs.
+     * @param {number} context @param {number} budgetMs
+     */
+    uncachedStep(context, budgetMs) {
+      const raw = this.live();
+      return call(() => raw.uncachedStep(numberArg('context', context), numberArg('budgetMs', budgetMs)));
+    }
+  }
+
   /** A training run of a tiny transformer in wasm memory (see `Attention.createTrainer`). */
   class Trainer extends Handle {
     /** @param {any} raw */
@@ -487,6 +523,15 @@ export function makeAttention(M, build, loadTrainingModule) {
       }
       checkValue(bytes, 'bytes', Infinity); // detached?
       return new Trainer(call(() => raw.loadModel(bytes))); // size and magic are checked before copying
+    },
+    createDecodeProbe(spec) {
+      const raw = training('createDecodeProbe');
+      const s = own('createDecodeProbe', spec);
+      return new DecodeProbe(call(() => new raw.DecodeProbe(s)));
+    },
+    copyBandwidth(budgetMs) {
+      const raw = training('copyBandwidth');
+      return call(() => raw.decodeCopyBandwidth(numberArg('budgetMs', budgetMs)));
     },
     /** Whether the training module is loaded (createTrainer and loadModel work). */
     get trainingLoaded() {

@@ -367,6 +367,43 @@ export interface AttentionInfo {
 }
 
 /** The attention core. */
+/** What {@link DecodeProbe.cachedStep} measured: one generated token against `context` cached tokens. */
+export interface DecodeStepTiming {
+  context: number;
+  /** Median time of the timed steps, in milliseconds. */
+  msPerToken: number;
+  /** How many steps were timed (after one untimed step). */
+  steps: number;
+  /** Bytes the step reads: every weight once, plus the cache rows of `context` tokens. */
+  weightBytes: number;
+  cacheBytes: number;
+}
+
+/** Progress of {@link DecodeProbe.uncachedStep}: call again until `done`. */
+export interface RecomputeProgress {
+  context: number;
+  /** Earlier tokens whose keys and values are recomputed so far (0 .. context). */
+  rows: number;
+  /** Their time so far, in milliseconds; once done, plus the step itself. */
+  ms: number;
+  done: boolean;
+  /** Floating-point operations of the recompute. */
+  flops: number;
+}
+
+/**
+ * One layer with its packed weights and a KV cache of maxLen tokens (a deterministic pattern), for
+ * timing one generated token on this machine (see {@link Attention.createDecodeProbe}).
+ */
+export interface DecodeProbe {
+  /** One token against `context` cached tokens (integer, 0 <= context < maxLen), timed for about budgetMs (0 to 10000). */
+  cachedStep(context: number, budgetMs: number): DecodeStepTiming;
+  /** The same step without a cache, every earlier key and value recomputed, in calls of about budgetMs. */
+  uncachedStep(context: number, budgetMs: number): RecomputeProgress;
+  /** Frees the wasm memory; later calls throw. */
+  dispose(): void;
+}
+
 export interface Attention {
   readonly info: AttentionInfo;
   /** One attention block over a whole sequence. */
@@ -407,6 +444,13 @@ export interface Attention {
    * message says what is wrong ("model file is not valid: ...").
    */
   loadModel(bytes: Uint8Array): Trainer;
+  /**
+   * A decode probe for a session spec (maxLen = the largest context + 1): what one generated token
+   * costs at this layer, with and without a KV cache. Needs the training module (as createTrainer).
+   */
+  createDecodeProbe(spec: SessionSpec): DecodeProbe;
+  /** Bytes read per second by the best 64 MiB copy in about budgetMs: the bandwidth floor of a decode step. Needs the training module. */
+  copyBandwidth(budgetMs: number): number;
   /** Whether the training module is loaded (`createTrainer` and `loadModel` work). */
   readonly trainingLoaded: boolean;
   /**
