@@ -10,7 +10,7 @@ let b;
 before(async () => { b = await startBrowser(); });
 after(async () => { await b?.close(); });
 
-test('the decode view measures time per token against context for MHA, GQA, MQA and MLA', { timeout: 300000 }, async () => {
+test('the decode view measures time per token against context for MHA, GQA, MQA and MLA', { timeout: 300000 }, async (t) => {
   const page = await b.open('embed.html?view=decode&variant=gqa', { viewport: { width: 900, height: 900 } });
   await viewReady(page, 'decode');
   const box = app(page).locator('.dec-bandwidth');
@@ -53,7 +53,9 @@ test('the decode view measures time per token against context for MHA, GQA, MQA 
   assert.equal(r.uncached.length, 4);
 
   assert.equal(await box.locator('.dec-bandwidth-chart canvas').count() > 0, true, 'the chart is drawn');
-  assert.equal(await box.locator('tbody tr').count(), 4, 'one table row per variant');
+  assert.equal(await box.locator('.dec-bandwidth-results tbody tr').count(), 4, 'one table row per variant');
+  t.diagnostic(await box.locator('[role="status"]').innerText());
+  t.diagnostic(await box.locator('.dec-bandwidth-results').innerText());
   await shot(page, 'decode-bandwidth');
   assert.deepEqual(page.errors, []);
   await page.close();
