@@ -163,11 +163,34 @@ export interface Intermediates {
   c?: Stage; qRope?: Stage; kRope?: Stage; cache?: Stage; qAbsorbed?: Stage;
 }
 
-/** A forward spec with every default filled in (the `shape` of a returnIntermediates result). */
-export interface ResolvedShape {
+/**
+ * The geometry of a block as the core resolved it (every default filled in): the `shape` of every
+ * forward, append and layer.forward result, of `session.shape`, `layer.shape` and
+ * {@link Attention.resolveShape}. Frozen. A page derives nothing from a spec itself: it reads this.
+ */
+export interface BlockShape {
   variant: Variant;
-  seqLen: number; dModel: number; nHeads: number; nKvHeads: number; dHead: number;
-  latentRank?: number; ropeDim?: number;
+  dModel: number;
+  nHeads: number;
+  /** G: MHA nHeads, MQA 1, GQA as given; MLA nHeads (the heads K and V decompress to). */
+  nKvHeads: number;
+  dHead: number;
+  /** r (MLA); 0 for the other variants. */
+  latentRank: number;
+  /** dr (MLA's decoupled RoPE width); 0 for the other variants. */
+  ropeDim: number;
+  /**
+   * kvHeadOf[h]: the K/V head query head h reads, floor(h / (nHeads / nKvHeads)) (contiguous groups,
+   * PyTorch's repeat_interleave). MLA: 0 for every head (all read the one latent cache [c | kr]).
+   */
+  kvHeadOf: readonly number[];
+  /** Floats one token adds to one layer's KV cache: 2 * nKvHeads * dHead, MLA latentRank + ropeDim. */
+  cacheFloatsPerToken: number;
+}
+
+/** A forward spec with every default filled in (the `shape` of a returnIntermediates result). */
+export interface ResolvedShape extends BlockShape {
+  seqLen: number;
   /** MLA: the decoupled RoPE's base when ropeDim > 0. */
   rope: false | { base: number };
   causal: boolean;
@@ -210,6 +233,8 @@ export interface AttentionResult {
    * append. weights[h*N*S + i*S + j] is query i's weight on key j in head h.
    */
   weights?: Float32Array;
+  /** The geometry that ran (for an append or a layer's forward: the session's or layer's, shared). */
+  shape: BlockShape;
 }
 
 /**
@@ -225,6 +250,8 @@ export interface Session {
   readonly cacheBytes: number;
   /** The most tokens the cache can hold; appending beyond it throws a RangeError. */
   readonly maxLen: number;
+  /** The session's resolved geometry (the `shape` of every append result). */
+  readonly shape: BlockShape;
   /**
    * Appends k >= 1 tokens, `x` of (k, dModel), and returns their outputs. More tokens than the room
    * left (maxLen - length) is a RangeError before anything is copied; work above `info.maxSyncFlops`
@@ -255,6 +282,8 @@ export interface LayerSpec extends AttentionShape {
 export interface Layer {
   /** x holds a whole number of rows of this many floats. */
   readonly dModel: number;
+  /** The layer's resolved geometry (the `shape` of every forward result). */
+  readonly shape: BlockShape;
   /**
    * x `(N, dModel)`, any N >= 1 (N = x.length / dModel). Returns what `attn.forward` returns for the
    * layer's spec with `seqLen: N` and this x, bit for bit. The same caps as forward: work above
@@ -347,6 +376,13 @@ export interface Attention {
   forward(spec: ForwardSpec & { returnIntermediates: true }): ForwardIntermediatesResult;
   forward(spec: ForwardSpec): AttentionResult;
   /** A decoding session holding the weights and a KV cache. Call dispose() when done. */
+  /**
+   * The geometry a spec resolves to, without running anything: a forward spec (with seqLen), a
+   * session spec (with maxLen) or a layer spec (neither), checked with the same rules, errors and
+   * caps as that call; `x` and `weights` are not read (they may be absent). Use it to check a form's
+   * fields before allocating an input.
+   */
+  resolveShape(spec: Omit<ForwardSpec, 'x' | 'seqLen'> & { seqLen?: number; maxLen?: number; x?: Float32Array }): BlockShape;
   createSession(spec: SessionSpec): Session;
   /** A block holding its weights packed, for many forward passes over them. Call dispose() when done. */
   createLayer(spec: LayerSpec): Layer;

@@ -172,10 +172,30 @@ std::vector<Input> inputs_of(const attn::Matrix& x, const attn::Weights& w, cons
   return in;
 }
 
-val result_to_js(const attn::ForwardResult& r) {
+// The resolved geometry (docs/api.md, forward's `shape`; resolveShape): kvHeadOf[h] is the K/V head
+// query head h reads, cacheFloatsPerToken what one token adds to a layer's KV cache.
+val shape_to_js(const attn::Shape& s) {
+  val o = val::object();
+  o.set("variant", std::string(attn::variant_name(s.variant)));
+  o.set("dModel", double(s.d));
+  o.set("nHeads", double(s.h));
+  o.set("nKvHeads", double(s.g));
+  o.set("dHead", double(s.dh));
+  o.set("latentRank", double(s.r));
+  o.set("ropeDim", double(s.dr));
+  std::vector<double> kv_head_of(std::size_t(s.h));
+  for (int64_t h = 0; h < s.h; ++h) kv_head_of[std::size_t(h)] = double(s.kv_head_of(h));
+  o.set("kvHeadOf", val::array(kv_head_of));
+  o.set("cacheFloatsPerToken", attn::kv_cache_floats_per_token(s));
+  return o;
+}
+
+// { output, weights?, shape? }: `shape` from forward (sessions and layers add theirs in JS, once).
+val result_to_js(const attn::ForwardResult& r, const attn::Shape* shape = nullptr) {
   val out = val::object();
   out.set("output", to_js(r.output.data(), r.output.size()));
   if (r.weights) out.set("weights", to_js(r.weights->data(), r.weights->size()));
+  if (shape) out.set("shape", shape_to_js(*shape));
   return out;
 }
 
@@ -185,8 +205,19 @@ attn::Shape resolve_forward(const val& spec) {
   const attn::RawSpec raw = read_spec(spec, "forward spec");
   if (raw.max_len) attn::throw_type("maxLen", "maxLen applies to createSession, not forward");
   const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
-  check_work(attn::attention_flops(s, s.n, 0, s.causal), raw.allow_long_work, "this forward pass");
+  check_work(attn::attention_flops(s, s.n, 0, s.causal), s.allow_long_work, "this forward pass");
   return s;
+}
+
+// resolveShape(spec): the geometry a forward (seqLen), session (maxLen) or layer spec resolves to,
+// checked with the same rules and caps as that call (x and weights are not read).
+val resolve_shape_js(val spec) {
+  return guarded([&] {
+    const attn::RawSpec raw = read_spec(spec, "resolveShape spec");
+    if (raw.max_len) return shape_to_js(attn::resolve(raw, attn::Need::Session));
+    if (raw.seq_len) return shape_to_js(resolve_forward(spec));
+    return shape_to_js(attn::resolve(raw, attn::Need::Layer));
+  });
 }
 
 val forward_js(val spec) {
@@ -197,7 +228,7 @@ val forward_js(val spec) {
     const attn::Weights& w = *held;
     const attn::ForwardResult r = attn::forward(s, w, x);
     check_result_finite(r, inputs_of(x, w, s));
-    return result_to_js(r);
+    return result_to_js(r, &s);
   });
 }
 
@@ -237,13 +268,8 @@ val forward_intermediates_js(val spec) {
       params.set(slot.name, to_js(m.data(), m.size()));
     }
     out.set("parameters", params);
-    val shape = val::object();  // the spec as resolved: every default filled in
-    shape.set("variant", std::string(attn::variant_name(s.variant)));
-    shape.set("seqLen", double(s.n)); shape.set("dModel", double(s.d)); shape.set("nHeads", double(s.h));
-    shape.set("nKvHeads", double(s.g)); shape.set("dHead", double(s.dh));
-    if (s.variant == attn::Variant::MLA) {
-      shape.set("latentRank", double(s.r)); shape.set("ropeDim", double(s.dr));
-    }
+    val shape = shape_to_js(s);  // the geometry and the rest of the spec as resolved: every default filled in
+    shape.set("seqLen", double(s.n));
     const bool any_rope = s.variant == attn::Variant::MLA ? s.dr > 0 : s.rope;
     shape.set("rope", any_rope ? val::object() : val(false));
     if (any_rope) shape["rope"].set("base", s.rope_base);
@@ -255,8 +281,17 @@ val forward_intermediates_js(val spec) {
 
 class JsSession {
  public:
-  explicit JsSession(val spec)
-      : session_(guarded([&] { return make(spec, allow_long_work_); })) {}
+  JsSession(std::unique_ptr<attn::Session> session, bool allow_long_work)
+      : allow_long_work_(allow_long_work), session_(std::move(session)) {}
+
+  // createSession(spec): a RawSession, or the error (guarded).
+  static val create(val spec) {
+    return guarded([&] {
+      bool allow_long_work = false;
+      auto session = make(spec, allow_long_work);
+      return JsSession(std::move(session), allow_long_work);
+    });
+  }
 
   val append(val x) {
     return guarded([&] {
@@ -280,40 +315,36 @@ class JsSession {
     });
   }
   void reset() { session_->reset(); }
-  void truncate(val n) {
-    guarded([&] {
+  val truncate(val n) {
+    return guarded([&] {
       if (!n.isNumber()) attn::throw_type("n", "truncate length must be a number, got " + describe(n));
       const double v = n.as<double>();
       if (v != static_cast<double>(static_cast<int64_t>(v))) {
         attn::throw_range("n", "truncate length (" + attn::fmt(v) + ") must be an integer");
       }
       session_->truncate(static_cast<int64_t>(v));
-      return 0;
     });
   }
   double length() const { return double(session_->length()); }
 #ifdef ATTN_BENCH_BINDINGS
   // Benchmarks only (scripts/bench-peers.mjs): `tokens` seeded cache rows (bench/workloads.hpp).
-  void fill_for_benchmark(double tokens, double seed) {
-    guarded([&] { attn::fill_cache_for_benchmark(*session_, int64_t(tokens), uint64_t(seed)); return 0; });
+  val fill_for_benchmark(double tokens, double seed) {
+    return guarded([&] { attn::fill_cache_for_benchmark(*session_, int64_t(tokens), uint64_t(seed)); });
   }
 #endif
   double cache_bytes() const { return session_->cache_bytes(); }
   double max_len() const { return double(session_->max_len()); }
+  val shape() const { return shape_to_js(session_->shape()); }
 
  private:
   static std::unique_ptr<attn::Session> make(const val& spec, bool& allow_long_work) {
     attn::RawSpec raw = read_spec(spec, "session spec");
-    allow_long_work = raw.allow_long_work;
     if (!spec["x"].isUndefined()) attn::throw_type("x", "a session spec has no x: pass tokens to session.append(x)");
-    if (!spec["causal"].isUndefined() && !raw.causal) {
-      attn::throw_range("causal", "causal (false) does not apply to a session: a session is causal by construction");
-    }
-    raw.causal = true;
     const attn::Shape s = attn::resolve(raw, attn::Need::Session);
+    allow_long_work = s.allow_long_work;
     return std::make_unique<attn::Session>(s, *read_weights(spec, s));
   }
-  bool allow_long_work_ = false;  // declared first: make() sets it while session_ is initialised
+  bool allow_long_work_ = false;
   std::unique_ptr<attn::Session> session_;
 };
 
@@ -321,7 +352,14 @@ class JsSession {
 // any number of rows through them (core/include/attn/layer.hpp).
 class JsLayer {
  public:
-  explicit JsLayer(val spec) : layer_(guarded([&] { return make(spec); })) {}
+  // createLayer(spec): a RawLayer, or the error (guarded).
+  static val create(val spec) {
+    return guarded([&] {
+      JsLayer layer;
+      layer.layer_ = layer.make(spec);
+      return layer;
+    });
+  }
 
   val forward(val x) {
     return guarded([&] {
@@ -342,13 +380,14 @@ class JsLayer {
     });
   }
   double d_model() const { return double(layer_->shape().d); }
+  val shape() const { return shape_to_js(layer_->shape()); }
 
  private:
   std::unique_ptr<attn::Layer> make(const val& spec) {
     const attn::RawSpec raw = read_spec(spec, "layer spec");
-    allow_long_work_ = raw.allow_long_work;
     if (!spec["x"].isUndefined()) attn::throw_type("x", "a layer spec has no x: pass tokens to layer.forward(x)");
     const attn::Shape s = attn::resolve(raw, attn::Need::Layer);
+    allow_long_work_ = s.allow_long_work;
     const auto held = read_weights(spec, s);  // shared with the seeded cache, or this call's own
     const attn::Weights& w = *held;
     for (const auto& slot : attn::weight_slots(s)) {
@@ -357,7 +396,8 @@ class JsLayer {
     }
     return std::make_unique<attn::Layer>(s, w);
   }
-  bool allow_long_work_ = false;        // declared before layer_: make() sets them while layer_ is initialised
+  JsLayer() = default;
+  bool allow_long_work_ = false;
   std::vector<Input> weight_magnitudes_;
   std::unique_ptr<attn::Layer> layer_;
 };
@@ -374,7 +414,7 @@ val param_count_js(val cfg) {
   });
 }
 
-double kv_cache_bytes_js(val cfg) {
+val kv_cache_bytes_js(val cfg) {
   return guarded([&] {
     require_object(cfg, "kvCacheBytes config");
     check_keys(cfg, "kvCacheBytes config", {"variant", "nLayers", "nHeads", "nKvHeads", "dHead", "dModel", "latentRank",
@@ -449,7 +489,7 @@ val recommend_js(val cfg) {
     q.target = string_field(cfg, "target");
     q.priority = string_field(cfg, "priority");
     q.variant = string_field(cfg, "variant");
-    q.benchmark = bool_field(cfg, "benchmark");
+    q.benchmark = bool_field(cfg, "benchmark").value_or(false);
     const attn::Recommendation r = attn::recommend(q);
     auto strings = [](const std::vector<std::string>& v) {
       val a = val::array();
@@ -578,7 +618,7 @@ val benchmark_decode_js(val spec, double cache_len, int warmup, int iters) {
 }
 
 // Floating-point operations of one benchmarkForward call (no maxLen) or benchmarkDecode step.
-double flops_js(val spec, double cache_len) {
+val flops_js(val spec, double cache_len) {
   return guarded([&] {
     attn::RawSpec raw = read_spec(spec, "benchmark spec");
     if (!raw.max_len) {
@@ -597,6 +637,7 @@ double flops_js(val spec, double cache_len) {
 EMSCRIPTEN_BINDINGS(attention) {
   emscripten::function("forward", &forward_js);
   emscripten::function("forwardIntermediates", &forward_intermediates_js);
+  emscripten::function("resolveShape", &resolve_shape_js);
   emscripten::function("paramCount", &param_count_js);
   emscripten::function("kvCacheBytes", &kv_cache_bytes_js);
   emscripten::function("presets", &presets_js);
@@ -611,22 +652,21 @@ EMSCRIPTEN_BINDINGS(attention) {
   emscripten::function("benchmarkFlops", &flops_js);
 #endif
   emscripten::class_<JsSession>("RawSession")
-      .constructor<val>()
       .function("append", &JsSession::append)
       .function("reset", &JsSession::reset)
       .function("truncate", &JsSession::truncate)
       .function("length", &JsSession::length)
       .function("cacheBytes", &JsSession::cache_bytes)
       .function("maxLen", &JsSession::max_len)
+      .function("shape", &JsSession::shape)
 #ifdef ATTN_BENCH_BINDINGS
       .function("fillForBenchmark", &JsSession::fill_for_benchmark)
 #endif
       ;
-  emscripten::function("createSession", emscripten::optional_override([](val spec) { return new JsSession(spec); }),
-                       emscripten::allow_raw_pointers());
+  emscripten::function("createSession", &JsSession::create);
   emscripten::class_<JsLayer>("RawLayer")
       .function("forward", &JsLayer::forward)
-      .function("dModel", &JsLayer::d_model);
-  emscripten::function("createLayer", emscripten::optional_override([](val spec) { return new JsLayer(spec); }),
-                       emscripten::allow_raw_pointers());
+      .function("dModel", &JsLayer::d_model)
+      .function("shape", &JsLayer::shape);
+  emscripten::function("createLayer", &JsLayer::create);
 }

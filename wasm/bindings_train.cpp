@@ -17,11 +17,6 @@ using namespace attn_js;
 
 namespace {
 
-std::optional<bool> opt_bool(const val& obj, const char* name) {
-  if (obj[name].isUndefined()) return std::nullopt;
-  return bool_field(obj, name, "model");
-}
-
 // Walks the field tables (attn::spec_number_fields, attn::train::trainer_number_fields, trainer_flag_fields).
 attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   using attn::train::trainer_flag_fields;
@@ -45,17 +40,21 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   for (const auto& f : attn::spec_number_fields()) {
     if (f.geometry) s.model.*f.member = number_field(model, f.name, "model");
   }
-  s.model.rope.enabled = bool_field(model, "rope", "model");
+  s.model.rope.enabled = bool_field(model, "rope", "model").value_or(false);
   for (const auto& f : trainer_number_fields()) if (f.in_model) s.*f.member = number_field(model, f.name, "model");
-  for (const auto& f : trainer_flag_fields()) s.*f.member = opt_bool(model, f.name);
+  for (const auto& f : trainer_flag_fields()) s.*f.member = bool_field(model, f.name, "model");
   s.activation = string_field(model, "activation", "model");
   return s;
 }
 
 class JsTrainer {
  public:
-  explicit JsTrainer(val spec) : t_(guarded([&] { return std::make_unique<attn::train::Trainer>(read_trainer_spec(spec)); })) {}
   explicit JsTrainer(std::unique_ptr<attn::train::Trainer> t) : t_(std::move(t)) {}
+
+  // createTrainer(spec): a RawTrainer, or the error (guarded).
+  static val create(val spec) {
+    return guarded([&] { return JsTrainer(std::make_unique<attn::train::Trainer>(read_trainer_spec(spec))); });
+  }
 
   // n: an integer >= 1, and at most kMaxStepTokens training tokens (n * batchSize * seqLen) per call.
   val step(val n_val) {
@@ -144,7 +143,7 @@ class JsTrainer {
   std::unique_ptr<attn::train::Trainer> t_;
 };
 
-JsTrainer* load_model_js(val bytes) {
+val load_model_js(val bytes) {
   return guarded([&] {
     if (!bytes.instanceof(val::global("Uint8Array"))) attn::throw_type("bytes", "loadModel needs a Uint8Array, got " + describe(bytes));
     // Size and magic before copying anything into the wasm heap.
@@ -156,7 +155,7 @@ JsTrainer* load_model_js(val bytes) {
                                              n);
     std::vector<uint8_t> data(static_cast<std::size_t>(n));
     val(emscripten::typed_memory_view(data.size(), data.data())).call<void>("set", bytes);  // one bulk copy
-    return new JsTrainer(attn::train::Trainer::load_model(data));
+    return JsTrainer(attn::train::Trainer::load_model(data));
   });
 }
 
@@ -164,7 +163,6 @@ JsTrainer* load_model_js(val bytes) {
 
 EMSCRIPTEN_BINDINGS(training) {
   emscripten::class_<JsTrainer>("RawTrainer")
-      .constructor<val>()
       .function("step", &JsTrainer::step)
       .function("evaluate", &JsTrainer::evaluate)
       .function("headScores", &JsTrainer::head_scores)
@@ -173,5 +171,6 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("steps", &JsTrainer::steps)
       .function("maxStepsPerCall", &JsTrainer::max_steps_per_call)
       .function("vocabSize", &JsTrainer::vocab_size);
-  emscripten::function("loadModel", &load_model_js, emscripten::allow_raw_pointers());
+  emscripten::function("createTrainer", &JsTrainer::create);
+  emscripten::function("loadModel", &load_model_js);
 }

@@ -125,7 +125,7 @@ Recommendation recommend(const RecommendQuery& q) {
   const double wbpp = number_field("weightBytesPerParam", q.weight_bytes_per_param, 0.125, 16, 2.0);
   const std::string priority = q.priority.value_or("balanced");
   if (priority != "quality" && priority != "balanced" && priority != "memory") {
-    throw_range("priority", "priority ('" + priority.substr(0, 40) + "') must be 'quality', 'balanced' or 'memory'");
+    throw_range("priority", "priority (" + quoted(priority) + ") must be 'quality', 'balanced' or 'memory'");
   }
   std::optional<Variant> forced;
   if (q.variant) forced = parse_variant(q.variant);
@@ -136,7 +136,7 @@ Recommendation recommend(const RecommendQuery& q) {
     if (it == ts.end()) {
       std::string ids;
       for (const auto& t : ts) ids += (ids.empty() ? "'" : ", '") + std::string(t.id) + "'";
-      throw_range("target", "target ('" + q.target->substr(0, 40) + "') must be one of " + ids + ", or give memoryBytes");
+      throw_range("target", "target (" + quoted(*q.target) + ") must be one of " + ids + ", or give memoryBytes");
     }
     rec.memory_bytes = it->memory_bytes;
   } else if (q.memory_bytes) {

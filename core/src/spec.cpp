@@ -12,18 +12,6 @@
 
 namespace attn {
 
-std::string fmt(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  char buf[32];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  }
-  return buf;
-}
-
 const std::vector<SpecNumberField>& spec_number_fields() {
   static const std::vector<SpecNumberField> table = {
       {"seqLen", &RawSpec::seq_len, false},       {"dModel", &RawSpec::d_model, true},
@@ -50,7 +38,7 @@ Variant parse_variant(const std::optional<std::string>& v) {
   if (*v == "mqa") return Variant::MQA;
   if (*v == "gqa") return Variant::GQA;
   if (*v == "mla") return Variant::MLA;
-  throw_range("variant", "variant ('" + v->substr(0, 40) + "') must be one of 'mha', 'mqa', 'gqa', 'mla'");
+  throw_range("variant", "variant (" + quoted(*v) + ") must be one of 'mha', 'mqa', 'gqa', 'mla'");
 }
 
 namespace {
@@ -143,8 +131,16 @@ Shape resolve(const RawSpec& raw, Need need) {
     s.rope_base = b;
   }
 
-  s.causal = raw.causal;
-  s.return_weights = raw.return_weights;
+  if (need == Need::Session) {
+    if (raw.causal && !*raw.causal) {
+      throw_range("causal", "causal (false) does not apply to a session: a session is causal by construction");
+    }
+    s.causal = true;
+  } else {
+    s.causal = raw.causal.value_or(false);
+  }
+  s.return_weights = raw.return_weights.value_or(false);
+  s.allow_long_work = raw.allow_long_work.value_or(false);
   s.seed = static_cast<uint64_t>(integer_field("seed", raw.seed, 0, 9007199254740991.0, 0));
 
   if (need == Need::Forward || need == Need::Layer) check_forward_work(s);

@@ -177,3 +177,42 @@ TEST(Validation, ErrorsCarryTheirField) {
   EXPECT_STREQ(inner.nested("model").what(), inner.what());
   EXPECT_EQ(Error(Error::Kind::State, "disposed").nested("model").field(), "");
 }
+
+TEST(Validation, ASessionIsCausalAndRefusesCausalFalse) {
+  RawSpec r = good();
+  r.seq_len.reset();
+  r.max_len = 8.0;
+  EXPECT_TRUE(resolve(r, Need::Session).causal) << "absent: causal";
+  r.causal = true;
+  EXPECT_TRUE(resolve(r, Need::Session).causal);
+  r.causal = false;
+  expect_error(r, Error::Kind::Range, {"causal (false) does not apply to a session"}, Need::Session);
+  EXPECT_EQ(field_of(r, Need::Session), "causal");
+}
+
+TEST(Validation, KvHeadOfIsTheContiguousGroupAndZeroForMla) {
+  const Shape s = resolve(good(), Need::Forward);  // H 4, G 2
+  EXPECT_EQ(s.kv_head_of(0), 0);
+  EXPECT_EQ(s.kv_head_of(1), 0);
+  EXPECT_EQ(s.kv_head_of(2), 1);
+  EXPECT_EQ(s.kv_head_of(3), 1);
+  RawSpec m = good();
+  m.variant = std::string("mla");
+  m.n_kv_heads.reset();
+  m.latent_rank = 4.0;
+  const Shape mla = resolve(m, Need::Forward);
+  for (int64_t h = 0; h < mla.h; ++h) EXPECT_EQ(mla.kv_head_of(h), 0);
+}
+
+TEST(Validation, AMessageQuotesAValueWhole) {
+  RawSpec r = good();
+  r.variant = std::string("mh\0a", 4);
+  try {
+    resolve(r, Need::Forward);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "variant ('mh\\u0000a') must be one of 'mha', 'mqa', 'gqa', 'mla'");
+  }
+  EXPECT_EQ(quoted(std::string(50, 'x')), "'" + std::string(40, 'x') + "...'");
+  EXPECT_EQ(quoted("\xC3\xA9t\xC3\xA9"), "'\xC3\xA9t\xC3\xA9'") << "UTF-8 sequences stay whole";
+}

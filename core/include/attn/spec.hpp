@@ -31,8 +31,9 @@ struct RawSpec {
   std::optional<double> seq_len, d_model, n_heads, n_kv_heads, d_head, latent_rank, rope_dim;
   std::optional<double> seed, max_len;
   RopeField rope;
-  bool causal = false, return_weights = false;
-  bool allow_long_work = false;  // JS allowLongWork: lifts kMaxSyncFlops (checked by the binding)
+  // Flags; absent: false (a session is causal: absent or true there, false is refused).
+  std::optional<bool> causal, return_weights;
+  std::optional<bool> allow_long_work;  // JS allowLongWork: lifts the cap on a synchronous call's time
 };
 
 // The fields of RawSpec by their JS names: the one table that the JS reader (wasm/js_convert.cpp),
@@ -48,7 +49,7 @@ const std::vector<SpecNumberField>& spec_number_fields();
 // Flags (false when absent).
 struct SpecFlagField {
   const char* name;
-  bool RawSpec::*member;
+  std::optional<bool> RawSpec::*member;
 };
 const std::vector<SpecFlagField>& spec_flag_fields();
 
@@ -66,8 +67,9 @@ constexpr double kMaxSyncFlops = 2e11;
 // second at the lab's sizes; trainer.train({ steps }) runs more in chunks.
 constexpr double kMaxStepTokens = 32768;
 
-// Which fields a resolve needs. Forward: seqLen. Session: maxLen, no seqLen. Layer: neither (a
-// Layer's forward takes any number of rows; s.n stays 0). Shape: the geometry only.
+// Which fields a resolve needs. Forward: seqLen. Session: maxLen, no seqLen, causal by construction
+// (causal: false is refused). Layer: neither (a Layer's forward takes any number of rows; s.n stays
+// 0). Shape: the geometry only.
 enum class Need { Forward, Session, Layer, Shape };
 
 Shape resolve(const RawSpec& raw, Need need);

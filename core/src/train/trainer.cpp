@@ -37,7 +37,7 @@ TaskKind parse_task(const std::optional<std::string>& t) {
   if (*t == "copy") return TaskKind::Copy;
   if (*t == "induction") return TaskKind::Induction;
   if (*t == "chars") return TaskKind::Chars;
-  throw_range("task", "task ('" + t->substr(0, 40) + "') must be one of 'copy', 'induction', 'chars'");
+  throw_range("task", "task (" + quoted(*t) + ") must be one of 'copy', 'induction', 'chars'");
 }
 
 constexpr int64_t kEvalSequences = 256;
@@ -67,7 +67,7 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
   if (spec.activation) {
     if (*spec.activation == "relu") act = Activation::Relu;
     else if (*spec.activation != "gelu")
-      throw_range("model.activation", "activation ('" + spec.activation->substr(0, 40) + "') must be 'gelu' or 'relu'");
+      throw_range("model.activation", "activation (" + quoted(*spec.activation) + ") must be 'gelu' or 'relu'");
   }
 
   // Data.
