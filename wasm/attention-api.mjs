@@ -150,6 +150,11 @@ function plainView(v) {
   return Object.getPrototypeOf(v) === Ctor.prototype ? v : new Ctor(taBuffer.call(v), taByteOffset.call(v), taLength.call(v));
 }
 
+/** The fields of trainer.train's options. */
+const TRAIN_OPTIONS = ['steps', 'signal', 'onProgress', 'evalEvery', 'chunk'];
+/** Seconds of work per chunk of trainer.train: an abort waits for at most one chunk. */
+const CHUNK_SECONDS = 0.05;
+
 /** Objects whose own fields are read as nested specs (their fields are named `key.field`). */
 const NESTED = new Set(['weights', 'rope', 'model']);
 
@@ -422,7 +427,7 @@ export function makeAttention(M, build, loadTrainingModule) {
 
     /**
      * Runs n optimiser steps; `loss` is the last step's mean training cross-entropy (nats per token).
-     * n is an integer >= 1 and at most `maxStepsPerCall` (kMaxStepTokens training tokens per call).
+     * n is an integer >= 1 and at most `maxStepsPerCall` (about a second of work).
      */
     step(n = 1) {
       const raw = this.live();
@@ -432,63 +437,76 @@ export function makeAttention(M, build, loadTrainingModule) {
       return call(T, () => raw.step(n));
     }
 
-    /** The most steps one synchronous step(n) call may run: floor(maxStepTokens / (batchSize * seqLen)), >= 1. */
+    /** The most steps one synchronous step(n) call may run: about a second of work (the core's cost model), >= 1. */
     get maxStepsPerCall() {
       return call(T, () => this.live().maxStepsPerCall());
     }
 
     /**
-     * Runs `steps` optimiser steps in chunks of at most `maxStepsPerCall`, yielding to the event loop
-     * between chunks, so that the page (or worker) stays responsive. Stops when `signal` aborts: the
-     * promise rejects with `signal.reason` (an AbortError DOMException by default) and the trainer
-     * keeps the steps already taken. `onProgress({ step, loss, done, steps })` is called after each chunk.
+     * Runs `steps` optimiser steps in chunks sized by time (about CHUNK_SECONDS of work each, from the
+     * core's estimate of a step and then from the chunks measured, at most `maxStepsPerCall`),
+     * yielding to the event loop between chunks, so that the page (or worker) stays responsive and an
+     * abort lands within about 100 ms. With `evalEvery`, `evaluate()` runs after every `evalEvery`
+     * steps (chunks end there) and its result is passed to onProgress as `eval`.
+     * `signal`: an AbortSignal, or any object with a boolean `aborted` (a worker may pass its own);
+     * when it is aborted before a chunk, the promise rejects with `signal.reason` (an AbortError
+     * DOMException when it has none) and the trainer keeps the steps already taken. An abort after
+     * the last chunk changes nothing: every step ran, the promise resolves.
+     * `onProgress({ step, loss, done, steps, eval? })` is called after each chunk.
      * Resolves to the last chunk's `{ step, loss }`.
-     * @param {{ steps: number, signal?: AbortSignal, onProgress?: (p: { step: number, loss: number, done: number, steps: number }) => void, chunk?: number }} options
+     * @param {import('./attention.d.ts').TrainOptions} options
      */
     async train(options) {
       if (options === null || typeof options !== 'object') {
-        throw new TypeError(`train: options must be an object { steps, signal?, onProgress?, chunk? }, got ${options === null ? 'null' : typeof options}`);
+        throw new TypeError(`train: options must be an object { steps, signal?, onProgress?, evalEvery?, chunk? }, got ${options === null ? 'null' : typeof options}`);
       }
-      const o = ownFields(options, '', 0);
+      const o = /** @type {any} */ (ownFields(options, '', 0));
       for (const k of Object.keys(o)) {
-        if (!['steps', 'signal', 'onProgress', 'chunk'].includes(k)) {
-          throw fieldTypeError(k, `train options have an unknown field '${k}'; known fields: chunk, onProgress, signal, steps`);
+        if (!TRAIN_OPTIONS.includes(k)) {
+          throw fieldTypeError(k, `train options have an unknown field '${k}'; known fields: ${TRAIN_OPTIONS.join(', ')}`);
         }
       }
-      const { steps, signal, onProgress } = /** @type {any} */ (o);
-      if (typeof steps !== 'number') throw fieldTypeError('steps', `steps must be a number, got ${typeof steps}`);
-      if (!Number.isInteger(steps) || steps < 1 || steps > 1e9) {
-        const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`steps (${steps}) must be an integer between 1 and 1000000000`));
-        err.field = 'steps';
-        throw err;
-      }
+      const { steps, signal, onProgress, evalEvery } = o;
+      const integer = (/** @type {string} */ field, /** @type {unknown} */ v, /** @type {number} */ max) => {
+        if (typeof v !== 'number') throw fieldTypeError(field, `${field} must be a number, got ${typeof v}`);
+        if (!Number.isInteger(v) || v < 1 || v > max) {
+          const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`${field} (${v}) must be an integer between 1 and ${max}`));
+          err.field = field;
+          throw err;
+        }
+        return v;
+      };
+      integer('steps', steps, 1e9);
       if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean')) {
-        throw fieldTypeError('signal', 'signal must be an AbortSignal');
+        throw fieldTypeError('signal', 'signal must be an AbortSignal (or an object with a boolean `aborted`)');
       }
       if (onProgress !== undefined && typeof onProgress !== 'function') {
         throw fieldTypeError('onProgress', `onProgress must be a function, got ${typeof onProgress}`);
       }
+      if (evalEvery !== undefined) integer('evalEvery', evalEvery, 1e9);
       const cap = this.maxStepsPerCall;
-      let chunk = cap;
-      if (o.chunk !== undefined) {
-        if (typeof o.chunk !== 'number' || !Number.isInteger(o.chunk) || o.chunk < 1 || o.chunk > cap) {
-          const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`chunk (${String(o.chunk)}) must be an integer between 1 and maxStepsPerCall (${cap})`));
-          err.field = 'chunk';
-          throw err;
-        }
-        chunk = o.chunk;
-      }
+      if (o.chunk !== undefined) integer('chunk', o.chunk, cap);
+      // Steps per chunk: from the core's estimate at first, then from the time the chunks took.
+      let perStep = call(T, () => this.live().stepSeconds());
       let done = 0;
       let last = { step: this.steps, loss: NaN };
       while (done < steps) {
-        signal?.throwIfAborted();
-        const n = Math.min(chunk, steps - done);
+        if (signal?.aborted) {
+          throw signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+        }
+        const sized = o.chunk ?? Math.max(1, Math.min(cap, Math.floor(CHUNK_SECONDS / Math.max(perStep, 1e-9))));
+        const toEval = evalEvery === undefined ? Infinity : evalEvery - (done % evalEvery);
+        const n = Math.min(sized, steps - done, toEval);
+        const t0 = performance.now();
         last = this.step(n);
+        perStep = Math.max(1e-9, (performance.now() - t0) / 1000 / n);
         done += n;
-        onProgress?.({ step: last.step, loss: last.loss, done, steps });
-        await new Promise((resolve) => setTimeout(resolve, 0)); // let events (and aborts) in
+        /** @type {{ step: number, loss: number, done: number, steps: number, eval?: any }} */
+        const progress = { step: last.step, loss: last.loss, done, steps };
+        if (evalEvery !== undefined && done % evalEvery === 0) progress.eval = this.evaluate();
+        onProgress?.(progress);
+        if (done < steps) await new Promise((resolve) => setTimeout(resolve, 0)); // let events (and aborts) in
       }
-      signal?.throwIfAborted();
       return last;
     }
 
@@ -529,8 +547,7 @@ export function makeAttention(M, build, loadTrainingModule) {
       build,
       version: buildInfo.version,
       maxWorkBytes: buildInfo.maxWorkBytes,
-      maxSyncFlops: buildInfo.maxSyncFlops,
-      maxStepTokens: buildInfo.maxStepTokens,
+      maxSyncSeconds: buildInfo.maxSyncSeconds,
     }),
     forward(spec) {
       const s = own('forward', spec);  // a prototype-free copy: keep it so (no spread)
@@ -587,14 +604,25 @@ export function makeAttention(M, build, loadTrainingModule) {
       const s = own('createTrainer', spec);
       return new Trainer(call(raw, () => raw.createTrainer(s)));
     },
-    loadModel(bytes) {
+    loadModel(bytes, options) {
       const raw = training('loadModel');
+      let allowLongWork = false;
+      if (options !== undefined) {
+        const o = own('loadModel options', options);
+        for (const k of Object.keys(o)) {
+          if (k !== 'allowLongWork') throw fieldTypeError(k, `loadModel options have an unknown field '${k}'; known fields: allowLongWork`);
+        }
+        if (o.allowLongWork !== undefined && typeof o.allowLongWork !== 'boolean') {
+          throw fieldTypeError('allowLongWork', `allowLongWork must be a boolean, got ${typeof o.allowLongWork}`);
+        }
+        allowLongWork = o.allowLongWork === true;
+      }
       const checked = checkValue(bytes, 'bytes', Infinity); // a plain view; detached, an imitation: refused
       if (tagOf(checked) !== 'Uint8Array') {
         const got = bytes === null ? 'null' : tagOf(bytes) ? `a ${tagOf(bytes)}` : typeof bytes;
         throw fieldTypeError('bytes', `loadModel needs a Uint8Array, got ${got}`);
       }
-      return new Trainer(call(raw, () => raw.loadModel(checked))); // size and magic are checked before copying
+      return new Trainer(call(raw, () => raw.loadModel(checked, allowLongWork))); // read from bytes range by range
     },
     /** Whether the training module is loaded (createTrainer and loadModel work). */
     get trainingLoaded() {

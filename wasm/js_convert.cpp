@@ -82,10 +82,17 @@ void require_object(const val& v, const char* what, const std::string& field) {
 }
 
 
-attn::RawSpec read_spec(const val& spec, const char* what) {
+attn::RawSpec read_spec(const val& spec, const char* what, const std::set<std::string>& extra) {
   require_object(spec, what);
-  check_keys(spec, what, kSpecFields);
+  if (extra.empty()) {
+    check_keys(spec, what, kSpecFields);
+  } else {
+    std::set<std::string> known = kSpecFields;
+    known.insert(extra.begin(), extra.end());
+    check_keys(spec, what, known);
+  }
   attn::RawSpec r;
+  r.has_weights = !spec["weights"].isUndefined();
   const val variant = spec["variant"];
   if (!variant.isUndefined()) {
     if (!variant.isString()) attn::throw_type("variant", "variant must be a string ('mha', 'mqa', 'gqa' or 'mla'), got " + describe(variant));
@@ -149,6 +156,12 @@ std::optional<std::string> string_field(const val& obj, const char* name, const 
   if (v.isUndefined()) return std::nullopt;
   if (!v.isString()) attn::throw_type(path(prefix, name), path(prefix, name) + " must be a string, got " + describe(v));
   return v.as<std::string>();
+}
+
+val to_val(const std::vector<std::string>& v) {
+  val a = val::array();
+  for (const auto& s : v) a.call<void>("push", s);
+  return a;
 }
 
 val to_js(const float* p, std::size_t n) {

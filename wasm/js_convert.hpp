@@ -68,8 +68,9 @@ std::optional<bool> bool_field(const val& obj, const char* name, const std::stri
 void require_object(const val& v, const char* what, const std::string& field = "");
 
 extern const std::set<std::string> kSpecFields;
-// A forward / session / shape spec; `what` names it in messages ("forward spec").
-attn::RawSpec read_spec(const val& spec, const char* what);
+// A forward / session / shape spec; `what` names it in messages ("forward spec"). `extra`: further
+// fields the call reads itself (paramCount's nLayers). Sets has_weights when `weights` is given.
+attn::RawSpec read_spec(const val& spec, const char* what, const std::set<std::string>& extra = {});
 // A numeric array (Float32Array, another typed array or an Array of numbers) -> float32 values.
 // The length is checked before anything is copied: exactly `expected` elements when given, else at
 // most `at_most`, else at most kMaxWorkBytes / 4; a refused call leaves the wasm heap as it was.
@@ -82,5 +83,22 @@ std::size_t check_floats(const val& v, const std::string& field, std::optional<d
 void copy_floats(const val& v, float* dst, std::size_t n);
 // A Float32Array copy of n floats, owned by JS.
 val to_js(const float* p, std::size_t n);
+
+// Core values as JS values: what the core's field visitors (accounting.hpp, configurator.hpp) hand out.
+inline val to_val(double v) { return val(v); }
+inline val to_val(bool v) { return val(v); }
+inline val to_val(const std::string& v) { return val(v); }
+val to_val(const std::vector<std::string>& v);
+template <class T>
+val to_val(const std::optional<T>& v) {
+  return v ? to_val(*v) : val::null();
+}
+// The object a core visitor describes: visit(out) calls out(name, value) for each field.
+template <class Visit>
+val object_of(Visit&& visit) {
+  val o = val::object();
+  visit([&](const char* name, const auto& value) { o.set(name, to_val(value)); });
+  return o;
+}
 
 }  // namespace attn_js
