@@ -447,12 +447,12 @@ export function makeAttention(M, build, loadTrainingModule) {
      * core's estimate of a step and then from the chunks measured, at most `maxStepsPerCall`),
      * yielding to the event loop between chunks, so that the page (or worker) stays responsive and an
      * abort lands within about 100 ms. With `evalEvery`, `evaluate()` runs after every `evalEvery`
-     * steps (chunks end there) and its result is passed to onProgress as `eval`.
+     * steps (chunks end there) and its result is passed to onProgress as `evaluation`.
      * `signal`: an AbortSignal, or any object with a boolean `aborted` (a worker may pass its own);
      * when it is aborted before a chunk, the promise rejects with `signal.reason` (an AbortError
      * DOMException when it has none) and the trainer keeps the steps already taken. An abort after
      * the last chunk changes nothing: every step ran, the promise resolves.
-     * `onProgress({ step, loss, done, steps, eval? })` is called after each chunk.
+     * `onProgress({ step, loss, done, steps, evaluation? })` is called after each chunk.
      * Resolves to the last chunk's `{ step, loss }`.
      * @param {import('./attention.d.ts').TrainOptions} options
      */
@@ -501,9 +501,9 @@ export function makeAttention(M, build, loadTrainingModule) {
         last = this.step(n);
         perStep = Math.max(1e-9, (performance.now() - t0) / 1000 / n);
         done += n;
-        /** @type {{ step: number, loss: number, done: number, steps: number, eval?: any }} */
+        /** @type {{ step: number, loss: number, done: number, steps: number, evaluation?: any }} */
         const progress = { step: last.step, loss: last.loss, done, steps };
-        if (evalEvery !== undefined && done % evalEvery === 0) progress.eval = this.evaluate();
+        if (evalEvery !== undefined && done % evalEvery === 0) progress.evaluation = this.evaluate();
         onProgress?.(progress);
         if (done < steps) await new Promise((resolve) => setTimeout(resolve, 0)); // let events (and aborts) in
       }

@@ -116,9 +116,10 @@ export interface AttentionShape {
   /** Integer seed of the deterministic weights. Default 0. */
   seed?: number;
   /**
-   * Lifts the compute cap of synchronous calls (`info.maxSyncFlops`, 2e11 floating-point operations:
-   * several seconds to tens of seconds of blocking work): forward passes, and for a session spec every
-   * append. Only `true` opts in; default false. Use it in a Web Worker, where blocking is harmless.
+   * Lifts the time cap of synchronous calls (`info.maxSyncSeconds`: about a second of work, by the
+   * core's estimate before the call runs): forward passes, a layer's or session's creation, and for a
+   * session spec every append, for a layer spec every forward. Only `true` opts in; default false. Use it
+   * in a Web Worker, where blocking is harmless.
    */
   allowLongWork?: boolean;
 }
@@ -164,31 +165,24 @@ export interface Intermediates {
 }
 
 /**
- * The geometry of a block as the core resolved it (every default filled in): the `shape` of every
- * forward, append and layer.forward result, of `session.shape`, `layer.shape` and
- * {@link Attention.resolveShape}. Frozen. A page derives nothing from a spec itself: it reads this.
+ * A block's geometry as the core resolved it: every result's `shape`, `session.shape`, `layer.shape`
+ * and {@link Attention.resolveShape}. Frozen (a session's results share its shape, a layer's too).
  */
 export interface BlockShape {
   variant: Variant;
-  dModel: number;
-  nHeads: number;
-  /** G: MHA nHeads, MQA 1, GQA as given; MLA nHeads (the heads K and V decompress to). */
+  dModel: number; nHeads: number;
+  /** H for MHA and MLA, 1 for MQA, G for GQA. */
   nKvHeads: number;
   dHead: number;
-  /** r (MLA); 0 for the other variants. */
-  latentRank: number;
-  /** dr (MLA's decoupled RoPE width); 0 for the other variants. */
-  ropeDim: number;
-  /**
-   * kvHeadOf[h]: the K/V head query head h reads, floor(h / (nHeads / nKvHeads)) (contiguous groups,
-   * PyTorch's repeat_interleave). MLA: 0 for every head (all read the one latent cache [c | kr]).
-   */
-  kvHeadOf: readonly number[];
-  /** Floats one token adds to one layer's KV cache: 2 * nKvHeads * dHead, MLA latentRank + ropeDim. */
+  /** 0 outside MLA. */
+  latentRank: number; ropeDim: number;
+  /** kvHeadOf[h]: the K/V head query head h reads, floor(h / (H / G)); MLA: 0 (the shared latent). */
+  kvHeadOf: number[];
+  /** Numbers one token adds to a KV cache of this block: 2 * G * dh, MLA r + dr. */
   cacheFloatsPerToken: number;
 }
 
-/** A forward spec with every default filled in (the `shape` of a returnIntermediates result). */
+/** The `shape` of a returnIntermediates result: the block's, and the pass's own settings. */
 export interface ResolvedShape extends BlockShape {
   seqLen: number;
   /** MLA: the decoupled RoPE's base when ropeDim > 0. */
@@ -233,7 +227,7 @@ export interface AttentionResult {
    * append. weights[h*N*S + i*S + j] is query i's weight on key j in head h.
    */
   weights?: Float32Array;
-  /** The geometry that ran (for an append or a layer's forward: the session's or layer's, shared). */
+  /** The block's resolved geometry. */
   shape: BlockShape;
 }
 
@@ -254,8 +248,8 @@ export interface Session {
   readonly shape: BlockShape;
   /**
    * Appends k >= 1 tokens, `x` of (k, dModel), and returns their outputs. More tokens than the room
-   * left (maxLen - length) is a RangeError before anything is copied; work above `info.maxSyncFlops`
-   * is refused unless the session spec had `allowLongWork: true`; a result that would overflow float32
+   * left (maxLen - length) is a RangeError before anything is copied; work estimated above
+   * `info.maxSyncSeconds` is refused unless the session spec had `allowLongWork: true`; a result that would overflow float32
    * is refused (field 'x') and leaves the cache as it was.
    */
   append(x: Float32Array): AttentionResult;
@@ -286,8 +280,8 @@ export interface Layer {
   readonly shape: BlockShape;
   /**
    * x `(N, dModel)`, any N >= 1 (N = x.length / dModel). Returns what `attn.forward` returns for the
-   * layer's spec with `seqLen: N` and this x, bit for bit. The same caps as forward: work above
-   * `info.maxSyncFlops` is refused unless the layer spec had `allowLongWork: true`.
+   * layer's spec with `seqLen: N` and this x, bit for bit. The same caps as forward: work estimated
+   * above `info.maxSyncSeconds` is refused unless the layer spec had `allowLongWork: true`.
    */
   forward(x: Float32Array): AttentionResult;
   /** Frees the wasm memory. Calling it again does nothing. */
@@ -361,12 +355,11 @@ export interface AttentionInfo {
   /** Work above this many bytes is refused with an Error before any allocation. */
   maxWorkBytes: number;
   /**
-   * The compute cap of a synchronous forward or append, in floating-point operations (2e11) unless the
-   * spec says `allowLongWork: true`. Admits the benchmark workload N=4096 D=1024 H=16 G=4 (9e10).
+   * The cap of one synchronous call, in seconds of work as the core's cost model estimates it before the
+   * call runs (1: about a second on the project's machine, docs/reliability.md); `allowLongWork: true`
+   * lifts it.
    */
-  maxSyncFlops: number;
-  /** The cap of one `trainer.step(n)` call in training tokens, n * batchSize * seqLen (32768). */
-  maxStepTokens: number;
+  maxSyncSeconds: number;
 }
 
 /** The attention core. */
@@ -375,14 +368,12 @@ export interface Attention {
   /** One attention block over a whole sequence. */
   forward(spec: ForwardSpec & { returnIntermediates: true }): ForwardIntermediatesResult;
   forward(spec: ForwardSpec): AttentionResult;
-  /** A decoding session holding the weights and a KV cache. Call dispose() when done. */
   /**
-   * The geometry a spec resolves to, without running anything: a forward spec (with seqLen), a
-   * session spec (with maxLen) or a layer spec (neither), checked with the same rules, errors and
-   * caps as that call; `x` and `weights` are not read (they may be absent). Use it to check a form's
-   * fields before allocating an input.
+   * The shape a spec resolves to, checked by the same rules and caps as the call it describes (a forward
+   * spec without x, a session spec with maxLen, or the bare geometry); allocates nothing.
    */
-  resolveShape(spec: Omit<ForwardSpec, 'x' | 'seqLen'> & { seqLen?: number; maxLen?: number; x?: Float32Array }): BlockShape;
+  resolveShape(spec: Omit<ForwardSpec, 'x'> | SessionSpec | AttentionShape): BlockShape;
+  /** A decoding session holding the weights and a KV cache. Call dispose() when done. */
   createSession(spec: SessionSpec): Session;
   /** A block holding its weights packed, for many forward passes over them. Call dispose() when done. */
   createLayer(spec: LayerSpec): Layer;
@@ -465,26 +456,43 @@ export interface TrainerSpec {
 }
 
 /** Options of {@link Trainer.train}. */
+/** What `train`'s onProgress receives after each chunk. */
+export interface TrainProgress {
+  step: number;
+  loss: number;
+  done: number;
+  steps: number;
+  evaluation?: { loss: number; bitsPerToken: number; accuracy: number };
+}
+
 export interface TrainOptions {
   /** Optimiser steps to run, an integer from 1 to 1e9. */
   steps: number;
-  /** Stops between chunks: the promise rejects with `signal.reason` (an AbortError by default). */
-  signal?: AbortSignal;
-  /** Called after each chunk. `done` of `steps` run by this call; `step` is the trainer's total. */
-  onProgress?: (p: { step: number; loss: number; done: number; steps: number }) => void;
-  /** Steps per synchronous chunk, 1 to maxStepsPerCall. Default maxStepsPerCall. */
+  /**
+   * Stops between chunks: the promise rejects with `signal.reason` (an AbortError by default); an
+   * AbortSignal or any object with a boolean `aborted`. An abort after the last chunk changes nothing.
+   */
+  signal?: AbortSignal | { readonly aborted: boolean; readonly reason?: unknown };
+  /**
+   * Called after each chunk. `done` of `steps` run by this call; `step` is the trainer's total;
+   * `evaluation`: `evaluate()`'s result, after every `evalEvery` steps of this call.
+   */
+  onProgress?: (p: TrainProgress) => void;
+  /** Runs `evaluate()` after every `evalEvery` steps (chunks end there), 1 to 1e9. */
+  evalEvery?: number;
+  /** Steps per synchronous chunk, 1 to maxStepsPerCall. Default: sized by time (about 50 ms of work a chunk). */
   chunk?: number;
 }
 
 export interface Trainer {
   readonly steps: number;
   readonly vocabSize: number;
-  /** The most steps one `step(n)` may run: max(1, floor(info.maxStepTokens / (batchSize * seqLen))). */
+  /** The most steps one `step(n)` may run: about a second of work, max(1, floor(1 s / the core's estimate of a step)). */
   readonly maxStepsPerCall: number;
   /**
    * n optimiser steps; loss: the last step's mean training cross-entropy, nats per token. n must be a
    * number (a TypeError otherwise: '5', true and [2] are refused), an integer from 1 to
-   * `maxStepsPerCall` (about a second at the lab's sizes; a RangeError naming the cap beyond it).
+   * `maxStepsPerCall` (about a second of work; a RangeError naming the cap beyond it).
    */
   step(n?: number): { step: number; loss: number };
   /**

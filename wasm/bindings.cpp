@@ -188,17 +188,6 @@ val forward_intermediates_js(val spec) {
   });
 }
 
-// resolveShape(spec): the geometry a forward (seqLen), session (maxLen) or layer spec resolves to,
-// checked with the same rules and caps as that call (x and weights are not read).
-val resolve_shape_js(val spec) {
-  return guarded([&] {
-    const attn::RawSpec raw = read_spec(spec, "resolveShape spec");
-    if (raw.max_len) return shape_to_js(attn::resolve(raw, attn::Need::Session));
-    if (raw.seq_len) return shape_to_js(resolve_forward(spec));
-    return shape_to_js(attn::resolve(raw, attn::Need::Layer));
-  });
-}
-
 // createLayer(spec): a block whose weights are read, checked and packed once; layer.forward(x) runs
 // any number of rows through them (core/include/attn/layer.hpp).
 class JsLayer {
@@ -243,6 +232,16 @@ class JsLayer {
   std::vector<attn::Values> weights_;  // known magnitudes only (the weights live packed in the layer)
   std::unique_ptr<attn::Layer> layer_;
 };
+
+// resolveShape(spec): the shape of the call a spec describes (attn::resolve_described); x is refused,
+// weights are not read.
+val resolve_shape_js(val spec) {
+  return guarded([&] {
+    const attn::RawSpec raw = read_spec(spec, "shape spec");
+    if (!spec["x"].isUndefined()) attn::throw_type("x", "resolveShape takes a spec without x (it allocates nothing)");
+    return shape_to_js(attn::resolve_described(raw));
+  });
+}
 
 val param_count_js(val cfg) {
   return guarded([&] {

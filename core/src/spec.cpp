@@ -178,6 +178,11 @@ Shape resolve(const RawSpec& raw, Need need) {
   return s;
 }
 
+Shape resolve_described(const RawSpec& raw) {
+  if (raw.seq_len && raw.max_len) throw_type("maxLen", "give seqLen (a forward pass) or maxLen (a session), not both");
+  return resolve(raw, raw.seq_len ? Need::Forward : raw.max_len ? Need::Session : Need::Shape);
+}
+
 void check_forward_work(const Shape& s) {
   const double bytes = forward_work_bytes(s);
   if (bytes <= kMaxWorkBytes) return;

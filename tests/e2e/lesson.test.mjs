@@ -84,6 +84,7 @@ test('walkthrough: arrow keys walk the steps, the step is in the URL, cells say 
   assert.equal(await slot.getAttribute('data-step'), 'weighted', 'the URL\'s step opens');
   // hover a cell of head 2's output: the read-out says how it was made
   const canvas = slot.locator('canvas').nth(2);
+  await canvas.scrollIntoViewIfNeeded();
   const box = await canvas.boundingBox();
   await page.mouse.move(box.x + box.width * 0.05, box.y + box.height * (3.5 / 6));
   assert.match(await slot.locator('[data-role="readout"]').innerText(), /^row 3 of head 2's output: O_2\[3, 0\] = Σ_k P_2\[3, k\] · V_2\[k, 0\] = -?\d/);
@@ -137,10 +138,11 @@ test('heads table: the lesson rows beside real models; "Load shape" sets the pla
   const cells = (await llama.locator('td').allTextContents()).join(' | ');
   assert.equal(cells, '8,192 | 64 | 128 | 8 | 80 | 320 KiB | Load shape');
   await llama.locator('button[data-action="load-shape"]').click();
-  await page.waitForFunction(() => /nKvHeads=1/.test(location.search) && /variant=gqa/.test(location.search));
+  await page.waitForFunction(() => /nHeads=64/.test(location.search) && /variant=gqa/.test(location.search));
   assert.equal(await el.locator('select[name="variant"]').inputValue(), 'gqa');
-  assert.equal(await el.locator('input[name="nHeads"]').inputValue(), '8', '64 heads scaled to 8, 8 per K/V head kept');
-  assert.match(await table.locator('[data-role="status"]').innerText(), /Scaled down .*64 → 8 query heads/);
+  assert.equal(await el.locator('input[name="nHeads"]').inputValue(), '64', 'the model\'s 64 query heads');
+  assert.equal(await el.locator('input[name="nKvHeads"]').inputValue(), '8', 'on its 8 K/V heads');
+  assert.match(await table.locator('[data-role="status"]').innerText(), /Scaled so that .*dModel 8,192 → 128; dh 128 → 32/);
   await page.close();
 });
 
@@ -175,7 +177,7 @@ test('compare: random weights are said to measure nothing; lab 2\'s trained mode
   const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
   await rows.filter({ hasText: 'MQA' }).locator('button[data-action="inspect-trained"]').click();
   await viewReady(page, 'heatmap', draws + 1);
-  assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').textContent(), /Trained model: MQA/);
+  assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').textContent(), /trained model: MQA/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -71,13 +71,13 @@ test('the compare view\'s small maps are reachable and read out by keyboard', as
   const page = await b.open('embed.html?view=compare');
   await viewReady(page, 'compare');
   const el = app(page);
-  const canvas = el.locator('canvas.cmp-canvas').first();
+  const canvas = el.locator('[data-slot="compare"] canvas.hm-canvas').first();
   await canvas.focus();
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowDown');
-  const readout = el.locator('.cmp-readout').first();
+  const readout = el.locator('[data-slot="compare"] [data-role="readout"]');
   assert.match(await readout.innerText(), /head 0: “sat” \(#2\) → “the” \(#0\) = \d\.\d{3}/);
-  assert.match(await el.locator('[data-slot="compare"] .sr-live').innerText(), /“sat” \(#2\)/, 'announced through the live region');
+  assert.equal(await readout.getAttribute('aria-live'), 'polite', 'announced through the live region');
   await page.close();
 });
 
@@ -92,4 +92,151 @@ test('the element fires ready and statechange (with the state) for course pages'
   // The first render's statechange (the state from config), ready, then the change with its state.
   assert.deepEqual(events, [['statechange', 'mha'], ['ready', 'heatmap'], ['statechange', 'mqa']]);
   await page.close();
+});
+
+// ---- what a new user met in the render layer's views and the element (each failed before its fix) ----
+
+test('a negative or huge dModel is refused next to its field by the core\'s rule; nothing hangs or goes stale', async () => {
+  for (const [query, value] of [['v=2&dModel=-5', '-5'], ['v=2&dModel=1000000000', '1000000000']]) {
+    const page = await b.open(`?${query}`);
+    const el = app(page);
+    for (const v of ['walkthrough', 'heatmap', 'compare', 'decode']) await viewReady(page, v, 1, 0, 30000);
+    const err = el.locator('[data-field="dModel"] .field-error');
+    await err.waitFor({ state: 'visible' });
+    assert.match(await err.innerText(), new RegExp(`dModel \\(${value}\\) must be an integer between 1 and 131072`));
+    const text = await el.locator('[data-slot="heatmap"]').innerText();
+    assert.doesNotMatch(text, /Loading|Invalid typed array length|allocation failed/);
+    assert.deepEqual(page.errors, [], `${query}: no page errors`);
+    // Typing a good value brings the maps back.
+    await el.locator('input[name="dModel"]').fill('32');
+    await err.waitFor({ state: 'hidden' });
+    await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+      .querySelectorAll('[data-slot="heatmap"] canvas[data-head]').length === 4);
+    await page.close();
+  }
+});
+
+test('the sentence box says when it is full (4,000 characters) instead of stopping silently', async () => {
+  const page = await b.open('embed.html?view=heatmap');
+  await viewReady(page, 'heatmap');
+  const el = app(page);
+  const note = el.locator('[data-role="text-full"]');
+  assert.equal(await note.isVisible(), false);
+  await el.locator('input[name="text"]').fill('a '.repeat(2100));
+  await note.waitFor({ state: 'visible' });
+  assert.match(await note.innerText(), /at most 4,000 characters/);
+  await page.close();
+});
+
+test('course authors: controls=off in the URL hides the form; the "Open" link follows setState; a mistyped view says so', async () => {
+  const off = await b.open('embed.html?view=heatmap&controls=off');
+  await viewReady(off, 'heatmap');
+  assert.equal(await app(off).locator('[data-slot="controls"]').count(), 0, 'no shape form');
+  await off.close();
+
+  const page = await b.open('embed.html?view=heatmap');
+  await viewReady(page, 'heatmap');
+  const link = () => page.evaluate(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-action="open-playground"]')?.href ?? '');
+  assert.doesNotMatch(await link(), /variant=mqa/);
+  await page.evaluate(() => document.querySelector('attention-playground').setState({ variant: 'mqa', nHeads: 2 }));
+  await page.waitForFunction(() => /variant=mqa/.test(document.querySelector('attention-playground').shadowRoot.querySelector('[data-action="open-playground"]').href));
+  assert.match(await link(), /nHeads=2/);
+  await page.close();
+
+  const typo = await b.open('embed.html?view=heat-map');
+  const msg = app(typo).locator('[data-role="unknown-view"]');
+  await msg.waitFor();
+  assert.match(await msg.innerText(), /There is no view "heat-map"\. The views are: all, walkthrough, heatmap/);
+  assert.equal(await app(typo).locator('section[data-section]').count(), 0, 'not the whole page');
+  await typo.close();
+});
+
+test('the walkthrough labels its tokens, writes the scale apart from the scores, and fits a phone', async () => {
+  const page = await b.open('embed.html?view=walkthrough&step=scores&v=2', { viewport: { width: 375, height: 800 } });
+  await viewReady(page, 'walkthrough');
+  const slot = app(page).locator('[data-slot="walkthrough"]');
+  const first = slot.locator('figure.hm').first();
+  assert.deepEqual(await first.locator('.hm-rows span').allInnerTexts(), ['the', 'cat', 'sat', 'on', 'the', 'mat'], 'query tokens');
+  assert.deepEqual(await first.locator('.hm-cols span').allInnerTexts(), ['the', 'cat', 'sat', 'on', 'the', 'mat'], 'key tokens');
+  const formula = await slot.locator('[data-role="formula"]').innerText();
+  assert.match(formula, /^S_h = Q_h · K_gᵀ \/ √dh\n/, 'the scores formula stands alone');
+  assert.doesNotMatch(formula, /√dh = √16:/, 'never "/ √dh = √16:", which reads as S_h = √16');
+  assert.match(formula, /√dh = √16 ≈ 4\.00/);
+  const cut = await slot.locator('[data-role="formula"]').evaluate((f) => f.scrollWidth - f.clientWidth);
+  assert.ok(cut <= 0, `the formula box is cut by ${cut}px on a phone`);
+  await page.close();
+});
+
+test('decode: an empty cache says so, a long word stays in the panel, a full cache says it is full', async () => {
+  const page = await b.open('embed.html?view=decode', { viewport: { width: 375, height: 800 } });
+  await viewReady(page, 'decode');
+  const slot = app(page).locator('[data-slot="decode"]');
+  assert.match(await slot.locator('.dec-strip').innerText(), /Empty: each appended token adds one block/);
+  const strip = await slot.locator('.dec-strip').boundingBox();
+  assert.ok(strip.height < 100, `the empty strip is ${strip.height}px tall`);
+  let d = Number(await slot.getAttribute('data-draws'));
+  await slot.locator('input[name="word"]').fill('supercalifragilisticexpialidociouslyextraordinarilylongword');
+  await slot.locator('button[data-action="word"]').click();
+  await viewReady(page, 'decode', d + 1);
+  const chip = await slot.locator('.dec-token').first().boundingBox();
+  const panel = await slot.boundingBox();
+  assert.ok(chip.x + chip.width <= panel.x + panel.width + 1, 'the chip stays inside the panel');
+  for (let k = 0; k < 7; k++) {  // 1 + 7 × 9 = 64 tokens
+    d = Number(await slot.getAttribute('data-draws'));
+    await slot.locator('input[name="word"]').fill('a b c d e f g h i');
+    await slot.locator('button[data-action="word"]').click();
+    await viewReady(page, 'decode', d + 1);
+  }
+  assert.equal((await viewResult(page, 'decode')).length, 64);
+  assert.equal(await slot.locator('input[name="word"]').isDisabled(), true);
+  assert.match(await slot.locator('.dec-full').innerText(), /The cache is full: this view keeps at most 64 tokens/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('the full page opens with its contents in lesson order; a link goes to its section', async () => {
+  const page = await b.open('', { viewport: { width: 375, height: 800 } });
+  await viewReady(page, 'walkthrough');
+  const el = app(page);
+  const links = el.locator('[data-role="contents"] a');
+  const sections = await el.locator('section[data-section]').evaluateAll((s) => s.map((x) => x.dataset.section));
+  assert.deepEqual(await links.evaluateAll((a) => a.map((x) => x.dataset.go)), sections, 'one link per section, in page order');
+  await links.filter({ hasText: 'Lab 1' }).click();
+  await page.waitForFunction(() => {
+    const s = document.querySelector('attention-playground').shadowRoot.querySelector('[data-section="lab-heads"]');
+    return Math.abs(s.getBoundingClientRect().top) < 80;
+  });
+  await page.close();
+});
+
+test('an error message never quotes an earlier value (a huge budget, then text that is not a number)', async () => {
+  const page = await b.open('embed.html?view=configurator&v=2');
+  await viewReady(page, 'configurator');
+  const el = app(page);
+  const budget = el.locator('input[name="cfgBudget"]');
+  const error = el.locator('[data-field="cfgBudget"] .field-error');
+  await budget.fill('1e200');  // billion parameters: the core refuses it, quoting the value
+  await budget.press('Tab');
+  await page.waitForFunction(() => /1e\+?209/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-field="cfgBudget"] .field-error')?.textContent ?? ''));
+  await budget.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('abc');
+  await page.waitForTimeout(400);
+  const text = await error.innerText();
+  assert.doesNotMatch(text, /1e\+?209/, `a stale message: ${text}`);
+  assert.match(text, /Parameter budget: what is typed is not a number|Parameter budget is empty: type a number/);
+  // The same in the shape form of the maps.
+  const maps = await b.open('embed.html?view=heatmap&v=2&variant=gqa&nHeads=8&nKvHeads=3');
+  await viewReady(maps, 'heatmap');
+  const kv = app(maps).locator('input[name="nKvHeads"]');
+  await app(maps).locator('[data-field="nHeads"] .field-error').waitFor({ state: 'visible' });
+  await kv.click();
+  await maps.keyboard.press('Control+A');
+  await maps.keyboard.press('Backspace');
+  const kvError = app(maps).locator('[data-field="nKvHeads"] .field-error');
+  await kvError.waitFor({ state: 'visible' });
+  assert.match(await kvError.innerText(), /nKvHeads \(G\) is empty: type a number/);
+  await page.close();
+  await maps.close();
 });

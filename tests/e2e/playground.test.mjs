@@ -172,9 +172,10 @@ test('hover reads out query, key and weight; a selected query is shown across al
   const box = await canvas.boundingBox();
   const cell = box.width / 6;
   await page.mouse.move(box.x + cell * 1.5, box.y + cell * 3.5);  // query 3 ("on"), key 1 ("cat")
-  const tip = el.locator('[data-role="tooltip"]');
-  await tip.waitFor({ state: 'visible' });
-  assert.match(await tip.innerText(), /head 2 · query “on” \(3\) → key “cat” \(1\): 0\.\d{3}/);
+  const tip = el.locator('[data-slot="heatmap"] [data-role="readout"]');
+  await page.waitForFunction(() => /query/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="readout"]').textContent));
+  assert.match(await tip.innerText(), /head 2 → K\/V 0 · query “on” \(3\) → key “cat” \(1\): 0\.\d{3}/);
   await page.mouse.click(box.x + cell * 1.5, box.y + cell * 3.5);
   const selected = el.locator('[data-role="selected"]');
   await selected.waitFor({ state: 'visible' });

@@ -205,6 +205,34 @@ TEST(Validation, KvHeadOfIsTheContiguousGroupAndZeroForMla) {
   for (int64_t h = 0; h < mla.h; ++h) EXPECT_EQ(mla.kv_head_of(h), 0);
 }
 
+TEST(Validation, ResolveDescribedPicksTheCallTheSpecDescribes) {
+  RawSpec f = good();  // seqLen: a forward pass, with its caps
+  EXPECT_EQ(resolve_described(f).n, 8);
+  f.seq_len = 131072.0;
+  f.d_model = 4096.0;
+  EXPECT_THROW(resolve_described(f), Error) << "a forward pass above the caps";
+  RawSpec s = good();  // maxLen: a session, causal by construction
+  s.seq_len.reset();
+  s.max_len = 8.0;
+  EXPECT_TRUE(resolve_described(s).causal);
+  s.causal = false;
+  EXPECT_THROW(resolve_described(s), Error);
+  RawSpec g = good();  // neither: the bare geometry, with no work caps (a real model's sizes)
+  g.seq_len.reset();
+  g.d_model = 65536.0;
+  g.n_heads = 64.0;
+  g.n_kv_heads = 8.0;
+  EXPECT_EQ(resolve_described(g).g, 8);
+  RawSpec both = good();
+  both.max_len = 8.0;
+  try {
+    resolve_described(both);
+    ADD_FAILURE() << "seqLen and maxLen together";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "maxLen");
+  }
+}
+
 TEST(Validation, AMessageQuotesAValueWhole) {
   RawSpec r = good();
   r.variant = std::string("mh\0a", 4);

@@ -145,9 +145,9 @@ for (const { simd, name } of BUILDS) {
         const progress = [];
         await t.train({ steps: 10, chunk: 3, evalEvery: 4, onProgress: (p) => progress.push(p) });
         assert.deepEqual(progress.map((p) => p.done), [3, 4, 7, 8, 10]);
-        assert.deepEqual(progress.map((p) => 'eval' in p), [false, true, false, true, false]);
+        assert.deepEqual(progress.map((p) => 'evaluation' in p), [false, true, false, true, false]);
         twin.step(3); twin.step(1);
-        assert.deepEqual(progress[1].eval, twin.evaluate(), 'the evaluation after step 4');
+        assert.deepEqual(progress[1].evaluation, twin.evaluate(), 'the evaluation after step 4');
         assert.equal(progress[1].step, 4);
         await assert.rejects(t.train({ steps: 2, evalEvery: 0 }), (e) => e instanceof RangeError && e.field === 'evalEvery');
       } finally {

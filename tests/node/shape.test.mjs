@@ -92,7 +92,7 @@ for (const { simd, name } of BUILDS) {
         assert.throws(() => attn.resolveShape(spec), (e) => {
           assert.equal(e.constructor, viaForward.constructor, e.message);
           assert.equal(e.field, viaForward.field);
-          assert.equal(e.message.replace('resolveShape spec', 'forward spec'), viaForward.message);
+          assert.equal(e.message.replace('shape spec', 'forward spec'), viaForward.message);
           return true;
         });
       }
@@ -101,6 +101,11 @@ for (const { simd, name } of BUILDS) {
       assert.throws(() => attn.resolveShape({ ...session, causal: false }), (e) => e.field === 'causal');
       assert.throws(() => attn.createSession({ ...session, causal: false }), (e) => e.field === 'causal');
       assert.throws(() => attn.resolveShape({ ...session, maxLen: 0 }), (e) => e.field === 'maxLen');
+      // resolveShape's own rules: no x (it allocates nothing), not seqLen and maxLen together.
+      assert.throws(() => attn.resolveShape({ ...session, x: new Float32Array(32) }), (e) => e instanceof TypeError && e.field === 'x');
+      assert.throws(() => attn.resolveShape({ ...session, seqLen: 4 }), (e) => e instanceof TypeError && e.field === 'maxLen');
+      // the bare geometry has no work caps: a real model's sizes resolve
+      assert.equal(attn.resolveShape({ variant: 'gqa', dModel: 8192, nHeads: 64, nKvHeads: 8 }).dHead, 128);
       assert.equal(attn.heapBytes(), heap);
     });
   });

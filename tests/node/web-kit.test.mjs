@@ -1,10 +1,10 @@
 // The page's pure modules: kit.js (escaping, page words, names), core-errors.js (error.field across
-// postMessage), field-parse.js (lab fields), tokens.js (the 100-token cut is said).
+// postMessage), labs/fields.js (lab fields), tokens.js (the 100-token cut is said).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { escapeHtml, html, inPageWords, plural, raw, variantLabel, variantName, VARIANT_IDS } from '../../web/src/kit.js';
 import { rebuildError, serializeError } from '../../web/src/core-errors.js';
-import { parseIntegerField, parseIntegerList } from '../../web/src/field-parse.js';
+import { parseIntegerField, parseIntegerList } from '../../web/src/labs/fields.js';
 import { MAX_TOKENS, tokenize, tokenCount, truncationNote } from '../../web/src/tokens.js';
 
 test('html escapes every interpolation unless it is html or raw', () => {

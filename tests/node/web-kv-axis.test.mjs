@@ -1,7 +1,7 @@
-// The KV-cache chart's axis arithmetic (web/src/views/kv-axis.js).
+// The KV-cache chart's axis arithmetic (web/src/render/kv-axis.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { binaryTickExponents, spreadLabels } from '../../web/src/views/kv-axis.js';
+import { binaryTickExponents, spreadLabels } from '../../web/src/render/kv-axis.js';
 
 test('the largest value always has a tick (regression: no tick above 32 GiB for a 320 GiB cache)', () => {
   // 1 KiB (2^10) .. 512 GiB (2^39), 8 px per power of two: k = 5, anchored at the top.

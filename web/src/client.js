@@ -1,6 +1,7 @@
 // client.js — the main thread's proxy to the core worker: one worker per page (created lazily,
 // shared by every <attention-playground> on it), calls as promises, worker errors as Error objects
-// of the same class (RangeError, TypeError, ...).
+// of the same class (RangeError, TypeError, ...) with their error.field. Long calls (training) can
+// report progress and be aborted with an AbortSignal: client.run(method, args, { onProgress, signal }).
 
 import { createWorker } from 'attn-worker-factory';
 
@@ -11,7 +12,7 @@ export class CoreClient {
   constructor({ simd = 'auto' } = {}) {
     this.simd = simd;
     this.nextId = 1;
-    this.pending = new Map();
+    this.pending = new Map();  // id -> { resolve, reject, onProgress }
     this.worker = null;
   }
 
@@ -20,6 +21,10 @@ export class CoreClient {
     this.worker.onmessage = ({ data }) => {
       const p = this.pending.get(data.id);
       if (!p) return;
+      if ('progress' in data) {
+        p.onProgress?.(data.progress);
+        return;
+      }
       this.pending.delete(data.id);
       if (data.ok) p.resolve(data.result);
       else p.reject(rebuildError(data.error));
@@ -33,14 +38,35 @@ export class CoreClient {
   }
 
   /**
-   * Calls a worker method (see worker.js). Typed arrays in `args` are copied, not transferred.
+   * Calls a worker method (worker-methods.js). Typed arrays in `args` are copied, not transferred.
    * @returns {Promise<any>}
    */
   call(method, ...args) {
+    return this.run(method, args);
+  }
+
+  /**
+   * A call that may report progress and be aborted: `signal` aborting asks the worker to stop the
+   * job (between its chunks); the promise then rejects with an AbortError.
+   * @param {string} method
+   * @param {any[]} args
+   * @param {{ onProgress?: (p: any) => void, signal?: AbortSignal }} [options]
+   */
+  run(method, args, { onProgress, signal } = {}) {
     if (!this.worker) this.#start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const abort = () => this.worker?.postMessage({ abort: id });
+      signal?.addEventListener('abort', abort, { once: true });
+      const done = (f) => (v) => {
+        signal?.removeEventListener('abort', abort);
+        f(v);
+      };
+      this.pending.set(id, { resolve: done(resolve), reject: done(reject), onProgress });
       this.worker.postMessage({ id, method, args, simd: this.simd });
     });
   }

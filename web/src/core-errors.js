@@ -16,6 +16,7 @@ export function serializeError(e) {
 /** Page side: the data -> an Error of the same class, with `field` when the core named one. */
 export function rebuildError({ name, message, field } = {}) {
   const e = new (ERROR_CLASSES[name] ?? Error)(message);
+  if (name === 'AbortError') e.name = name;  // a stopped job (the page's AbortSignal), not a failure
   if (typeof field === 'string' && field) e.field = field;
   return e;
 }

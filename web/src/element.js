@@ -6,11 +6,23 @@
 // with the state after every change, `view-ready` (from each view, bubbling) when a view finished drawing.
 // Several elements on one page are independent: each owns its state and shadow root and shares
 // only the worker that runs the core.
-import css from './styles.css?inline';
-import { DEFAULTS, fromParams, toParams } from './state.js';
+// The stylesheets, inlined into each shadow root (styles/: base, the render layer, the views, the
+// configurator, the labs).
+import base from './styles/base.css?inline';
+import renderCss from './styles/render.css?inline';
+import viewsCss from './styles/views.css?inline';
+import configuratorCss from './styles/configurator.css?inline';
+import tablesCss from './styles/tables.css?inline';
+import labsCss from './styles/labs.css?inline';
+import { DEFAULTS, fromParams, shapeSpec, toParams } from './state.js';
+import { el } from './kit.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
+import { seededSource } from './sources/seeded.js';
+import { trainedSource } from './sources/trained.js';
+
+const css = [base, renderCss, viewsCss, tablesCss, configuratorCss, labsCss].join('\n');
 
 let uidCounter = 0;
 /** The longest the other views wait for the first view's draw (ms). */
@@ -35,22 +47,43 @@ export class AttentionPlayground extends HTMLElement {
   disconnectedCallback() { this.#unmount(); }
   attributeChangedCallback() { if (this.isConnected && this.mounted) this.#mount(); }
 
+  /** The URL's parameters when the element follows the address (sync-url), else none. */
+  #urlParams() {
+    return this.hasAttribute('sync-url') ? new URLSearchParams(location.search) : new URLSearchParams();
+  }
+
   #readState() {
     const params = new URLSearchParams(this.getAttribute('config') || '');
-    if (this.hasAttribute('sync-url')) for (const [k, v] of new URLSearchParams(location.search)) params.set(k, v);
+    for (const [k, v] of this.#urlParams()) params.set(k, v);
     const s = fromParams(params, { views: VIEW_IDS });
     if (this.hasAttribute('view') && VIEW_IDS.includes(this.getAttribute('view'))) s.view = this.getAttribute('view');
     if (s.view === 'all' && VIEW_IDS.includes(this.getAttribute('default-view'))) s.view = this.getAttribute('default-view');
     return s;
   }
 
+  /** A view id the element was asked for that does not exist (attribute or URL), or null. */
+  #unknownView() {
+    const asked = this.getAttribute('view') ?? this.#urlParams().get('view');
+    return asked != null && !VIEW_IDS.includes(asked) ? asked : null;
+  }
+
+  /** `controls="off"` as an attribute, or `controls=off` in the address of a synced element (embed.html). */
+  #controlsOff() {
+    return (this.getAttribute('controls') ?? this.#urlParams().get('controls')) === 'off';
+  }
+
   async #mount() {
     this.#unmount();
     this.mounted = true;
+    const unknown = this.#unknownView();
+    if (unknown !== null) {
+      this.#showUnknownView(unknown);
+      return;
+    }
     this.state = this.#readState();
     const view = this.state.view;
     const single = view !== 'all';
-    const showControls = !single || (this.getAttribute('controls') !== 'off' && !viewById(view).ownControls);
+    const showControls = !single || (!this.#controlsOff() && !viewById(view).ownControls);
     const sections = single ? [view] : REGISTRY.map((v) => v.id);
     const simdParam = new URLSearchParams(location.search).get('simd');
     this.client = sharedClient(simdParam === '0' ? false : 'auto');
@@ -61,24 +94,16 @@ export class AttentionPlayground extends HTMLElement {
     const core = Promise.all([this.client.call('info'), this.client.call('presets')]);
     viewById(sections[0]).create.preload?.();
 
-    this.shadowRoot.innerHTML = `<style>${css}</style>
-      <div class="app ${single ? 'single' : 'full'}" data-view="${view}">
-        ${single ? '' : `<header class="app-head">
-          <div><h1>Attention Playground</h1>
-          <p class="tagline">Multi-head attention and its variants (MHA, MQA, GQA, MLA), computed in your browser.</p></div>
-          <div class="app-actions">
-            <span class="badge" data-role="build">loading core…</span>
-            <button type="button" data-action="copy-link">Copy link</button>
-            <button type="button" data-action="copy-embed">Copy embed code</button>
-            <span class="copied" role="status" data-role="copied"></span>
-          </div></header>`}
-        ${showControls ? '<section class="panel controls-panel" aria-label="Controls" data-slot="controls"></section>' : ''}
-        ${sections.map((s) => `<section class="panel" data-section="${s}" aria-labelledby="${this.uid}-${s}">
-            ${single ? '' : `<h2 id="${this.uid}-${s}">${viewById(s).title}</h2>`}
-            ${viewById(s).intro && !single ? `<p class="intro">${viewById(s).intro}</p>` : ''}
-            <div class="view" data-slot="${s}"></div></section>`).join('')}
-        ${single ? `<p class="foot">${this.#playgroundLink()}<span data-role="build"></span></p>` : ''}
-      </div>`;
+    const section = (id) => el('section', { className: 'panel', dataset: { section: id }, 'aria-labelledby': `${this.uid}-${id}`, id: `${this.uid}-section-${id}` },
+      single ? null : el('h2', { id: `${this.uid}-${id}`, tabindex: '-1' }, viewById(id).title),
+      single || !viewById(id).intro ? null : el('p', 'intro', viewById(id).intro),
+      el('div', { className: 'view', dataset: { slot: id } }));
+    this.shadowRoot.replaceChildren(el('style', null, css), el('div', { className: `app ${single ? 'single' : 'full'}`, dataset: { view } },
+      single ? null : this.#header(sections),
+      showControls ? el('section', { className: 'panel controls-panel', 'aria-label': 'Controls', dataset: { slot: 'controls' } }) : null,
+      ...sections.map(section),
+      single ? el('p', 'foot', el('span', { dataset: { role: 'open-link' } }), el('span', { dataset: { role: 'build' } })) : null));
+    this.#updatePlaygroundLink();
 
     const ctx = {
       client: this.client,
@@ -88,20 +113,33 @@ export class AttentionPlayground extends HTMLElement {
       // "Inspect this model": a lab view hands the heatmap view a trained model ({ key, tokens, labels,
       // title }) or null; only where this element shows the heatmap view.
       inspected: () => this.inspected,
+      // The source a view draws its maps from (web/ARCHITECTURE.md, "Sources"): the model a lab
+      // handed to "Inspect" in the heatmap view, the seeded block everywhere else.
+      sourceFor: (view) => {
+        if (view === 'heatmap' && this.inspected) {
+          if (this.inspectedSource?.model !== this.inspected) {
+            this.inspectedSource = { model: this.inspected, source: trainedSource(ctx, this.inspected) };
+          }
+          return this.inspectedSource.source;
+        }
+        return (this.seeded ??= seededSource(ctx));
+      },
       canInspect: () => sections.includes('heatmap'),
       inspectModel: (model) => {
         this.inspected = model;
         this.#render();
         if (model) this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth' });
       },
-      openPlayground: (patch) => this.#openPlayground(patch),
+      openPlayground: (patch, options) => this.#openPlayground(patch, options),
       // The labs' trained models, for the compare view's comparison that measures quality.
       trained: () => [...this.trained.values()].flat(),
       noteTrained: (lab, models) => {
         // A lab reports its models whenever its panel refreshes: re-render only when they changed
         // (a re-render redraws the first view, e.g. the walkthrough's plots under the pointer).
-        const changed = JSON.stringify(models) !== JSON.stringify(this.trained.get(lab) ?? []);
-        this.trained.set(lab, models);
+        const labTitle = viewById(lab)?.title.split(' · ')[0] ?? lab;  // 'Lab 2'
+        const named = models.map((m) => ({ ...m, labTitle }));
+        const changed = JSON.stringify(named) !== JSON.stringify(this.trained.get(lab) ?? []);
+        this.trained.set(lab, named);
         if (changed) this.#render();
       },
       info: null,
@@ -140,28 +178,92 @@ export class AttentionPlayground extends HTMLElement {
     this.mounted = false;
   }
 
+  /** The full page's header: title, the build, Copy link / embed, and the contents in lesson order. */
+  #header(sections) {
+    const go = (id) => (e) => {
+      e.preventDefault();
+      const target = this.shadowRoot.querySelector(`[data-section="${id}"]`);
+      if (!target) return;
+      // Sections above it are laid out only as they come near (content-visibility): their real heights
+      // move the target, so scroll again once they have settled.
+      target.scrollIntoView({ block: 'start' });
+      let tries = 0;
+      const settle = () => {
+        const top = target.getBoundingClientRect().top;
+        if (Math.abs(top) > 2 && ++tries < 10) {
+          target.scrollIntoView({ block: 'start' });
+          requestAnimationFrame(settle);
+        }
+      };
+      requestAnimationFrame(settle);
+      target.querySelector('h2')?.focus({ preventScroll: true });
+    };
+    return el('header', 'app-head',
+      el('div', null, el('h1', null, 'Attention Playground'),
+        el('p', 'tagline', 'Multi-head attention and its variants (MHA, MQA, GQA, MLA), computed in your browser.')),
+      el('div', 'app-actions',
+        el('span', { className: 'badge', dataset: { role: 'build' } }, 'loading core…'),
+        el('button', { type: 'button', dataset: { action: 'copy-link' } }, 'Copy link'),
+        el('button', { type: 'button', dataset: { action: 'copy-embed' } }, 'Copy embed code'),
+        el('span', { className: 'copied', role: 'status', dataset: { role: 'copied' } })),
+      el('nav', { className: 'contents', 'aria-label': 'Contents', dataset: { role: 'contents' } },
+        el('ol', null, ...sections.map((id) => el('li', null, el('a', { href: `#${this.uid}-section-${id}`, dataset: { go: id }, onclick: go(id) },
+          viewById(id).title.split(':')[0]))))));
+  }
+
   /** The full playground's URL for a state: on our own embed.html (sync-url) or where the page says it is. */
   #playgroundUrl(state) {
     const href = this.getAttribute('playground-href') ?? (this.hasAttribute('sync-url') ? './' : null);
     return href === null ? null : `${href}?${toParams({ ...state, view: 'all' })}`;
   }
 
-  /** "Open in the playground": the link under a single view. */
-  #playgroundLink() {
-    const url = this.#playgroundUrl(this.state);
-    if (url === null) return '';
-    return `<a href="${url.replace(/"/g, '&quot;')}" target="_blank" rel="noopener">Open in the Attention Playground</a> · `;
+  /** "Open in the playground": the link under a single view, for the state as it is now. */
+  #updatePlaygroundLink() {
+    const box = this.shadowRoot.querySelector('[data-role="open-link"]');
+    const url = box && this.#playgroundUrl(this.state);
+    if (!box) return;
+    if (url === null) {
+      box.replaceChildren();
+      return;
+    }
+    let a = box.querySelector('a');
+    if (!a) {
+      a = el('a', { target: '_blank', rel: 'noopener', dataset: { action: 'open-playground' } }, 'Open in the Attention Playground');
+      box.replaceChildren(a, ' · ');
+    }
+    a.href = url;
+  }
+
+  /** A view id that does not exist: say so, and list the ones that do (no 10,000 px full page). */
+  #showUnknownView(asked) {
+    this.shadowRoot.replaceChildren(el('style', null, css), el('div', { className: 'app single', dataset: { view: 'unknown' } },
+      el('p', { className: 'field-error', role: 'alert', dataset: { role: 'unknown-view' } },
+        `There is no view "${asked}". The views are: ${VIEW_IDS.join(', ')} ("all" is the whole playground).`)));
+    this.dispatchEvent(new CustomEvent('ready', { detail: { view: null, views: [], error: `unknown view "${asked}"` } }));
   }
 
   /**
-   * Shows a shape in the attention maps: in the full playground, applies it and scrolls to the maps;
+   * Shows a shape in the attention maps: in the full playground, applies it and scrolls to the maps,
+   * with `note` (what was scaled to fit, say) at the top of their section, where the learner lands;
    * in a single view, opens the full playground with it in a new tab.
+   * @param {object} patch
+   * @param {{ note?: string }} [options]
    * @returns {'applied' | 'opened' | null} null: a single view that does not know where the playground is
    */
-  #openPlayground(patch) {
+  #openPlayground(patch, { note = '' } = {}) {
     if (this.state.view === 'all') {
       this.setState(patch);
-      this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      const section = this.shadowRoot.querySelector('[data-section="heatmap"]');
+      if (section) {
+        let box = section.querySelector(':scope > .landing-note');
+        if (!box) {
+          box = el('p', { className: 'note landing-note', role: 'status', dataset: { role: 'landing-note' } });
+          section.querySelector('[data-slot]').before(box);
+        }
+        box.textContent = note;
+        box.hidden = !note;
+        section.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      }
       return 'applied';
     }
     const url = this.#playgroundUrl({ ...this.state, ...patch });
@@ -204,7 +306,9 @@ export class AttentionPlayground extends HTMLElement {
    * looking at (npm run bench:page, docs/performance.md). Later views get the latest state.
    */
   #render() {
-    this.controls?.update(this.state);
+    this.controls?.update(this.state, this.shape?.key === this.#shapeKey() ? this.shape.value : null);
+    this.#resolveShape();
+    this.#updatePlaygroundLink();
     const [first, ...rest] = this.views;
     clearTimeout(this.followTimer);
     this.followSlot?.removeEventListener('view-ready', this.follow);
@@ -232,6 +336,21 @@ export class AttentionPlayground extends HTMLElement {
       }
     }
     this.dispatchEvent(new CustomEvent('statechange', { detail: { ...this.state } }));
+  }
+
+  #shapeKey() { return JSON.stringify(shapeSpec(this.state)); }
+
+  /** The core's resolved shape of the state, for the form (the K/V heads a variant implies). */
+  #resolveShape() {
+    const key = this.#shapeKey();
+    if (!this.controls || this.shape?.key === key || this.shapePending === key) return;
+    this.shapePending = key;
+    this.client.call('resolveShape', shapeSpec(this.state)).then((value) => ({ value }), () => ({ value: null })).then(({ value }) => {
+      if (this.shapePending !== key) return;
+      this.shapePending = null;
+      this.shape = { key, value };
+      if (this.#shapeKey() === key) this.controls?.update(this.state, value);
+    });
   }
 
   #reportError(source, error) {

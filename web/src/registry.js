@@ -3,7 +3,7 @@
 // create<Name>View(root, ctx) -> { update(state), destroy() }, plus a lazy() factory and one line here.
 //   id           URL / attribute value
 //   title        heading on the full page (plain text)
-//   intro        one sentence under the heading on the full page (HTML you wrote, or '')
+//   intro        one sentence under the heading on the full page (plain text, or '')
 //   create       the view's factory
 //   ownControls  true: the view brings its own settings, so a single embed of it hides the shape form
 //
@@ -98,7 +98,7 @@ export const REGISTRY = [
   { id: 'walkthrough', title: 'The mechanism, step by step: split → attend → concat → W_o', create: createWalkthroughView, ownControls: false,
     intro: 'One sentence through every stage of the lesson, drawn from the core\'s own tensors. Step with the buttons or the arrow keys; hover a cell to see what it was made from.' },
   { id: 'heatmap', title: 'Attention maps, one per head', create: createHeatmapView, ownControls: false,
-    intro: 'softmax(Q<sub>h</sub> K<sub>g</sub><sup>T</sup> / √d<sub>head</sub>) for every query head h; query heads that share a K/V head g are boxed together.' },
+    intro: 'softmax(Q_h · K_gᵀ / √d_head) for every query head h; query heads that share a K/V head g are boxed together.' },
   { id: 'compare', title: 'Variants side by side', create: createCompareView, ownControls: false,
     intro: 'The same sentence, seed and query/output projections through different variants.' },
   { id: 'decode', title: 'Decoding with a KV cache', create: createDecodeView, ownControls: false, intro: '' },

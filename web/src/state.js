@@ -2,9 +2,6 @@
 // Renderers only read it; changes go through the element's setState(patch), which re-renders and
 // (with sync-url) writes the URL, so a permalink reproduces the view exactly.
 
-import { headWidth, kvHeads } from './shape-math.js';
-import { embed } from './tokens.js';
-
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
 
 export const VARIANTS = ['mha', 'mqa', 'gqa', 'mla'];
@@ -28,6 +25,7 @@ export const DEFAULTS = Object.freeze({
   seed: 0,
   compare: 'mha,gqa,mla', // variants side by side in compare mode
   sel: '',           // selected query row: '' or a token index
+  layer: 0,          // the layer whose maps are drawn (sources with several layers)
   step: '',          // the walkthrough's step ('' = the first): an id of lesson/stages.js
   nLayers: 12,       // for the KV-cache chart of the current shape
   dtype: 'bf16',
@@ -53,7 +51,7 @@ export const DEFAULTS = Object.freeze({
   labISteps: 400,    // lab 4 (views/lab-induction.js): optimiser steps
 });
 
-const INTS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'seed', 'nLayers', 'batch'];
+const INTS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'seed', 'nLayers', 'batch', 'layer'];
 const NUMBERS = ['cfgBudget', 'cfgDModel', 'cfgLayers', 'cfgSeqLen', 'cfgBatch', 'cfgMemoryGB'];
 const BOOLS = ['rope', 'causal', 'cfgBenchmark'];
 
@@ -128,19 +126,4 @@ export function shapeSpec(state, variant = state.variant) {
     spec.rope = true;
   }
   return spec;
-}
-
-/** K/V heads a variant has at this state (MLA: none cached; its latent replaces them). shape-math.js. */
-export const kvHeadsOf = (state, variant = state.variant) => kvHeads(variant, state);
-
-/** The head width at this state (shape-math.js). */
-export const dHeadOf = (state) => headWidth(state);
-
-/**
- * x (N, dModel) for the tokens at this state: the seeded embedding plus sinusoidal positions, except
- * where RoPE (MHA/MQA/GQA) puts positions inside attention instead (tokens.js).
- */
-export function inputOf(state, tokens, variant = state.variant) {
-  const positions = !(variant !== 'mla' && state.rope);
-  return embed(tokens, state.dModel, { seed: state.seed, positions });
 }

@@ -1,19 +1,41 @@
 // worker-methods.js — what the core worker can be asked to do (shared by the module worker of the
-// served page and the classic worker of standalone.html). Each method gets the Attention object.
+// served page and the classic worker of standalone.html). Each method gets the Attention object, then
+// its arguments; a method may also take `job` ({ signal, progress(data) }) as its last argument, for
+// long work the page can follow and abort (trainerTrain). Protocol: serve() below.
 import { serializeError } from './core-errors.js';
+import { specFromModelFile } from './labs/model-file.js';
+import { embed } from './tokens.js';
 
 const sessions = new Map(); // key -> Session
-const trainers = new Map(); // key -> Trainer (the lab)
+const trainers = new Map(); // key -> { trainer, spec }
 const trainer = (key) => {
   const t = trainers.get(key);
   if (!t) throw new Error(`no trainer '${key}'`);
-  return t;
+  return t.trainer;
 };
+
+/** Whether x carries positions as added sinusoids (else RoPE puts them inside attention). */
+const addedPositions = (spec) => !(spec.variant !== 'mla' && spec.rope);
+
+/** x (N, dModel) of a seeded pass: the core resolves the shape first, so a bad dModel never allocates. */
+function seededInput(attn, spec, tokens, extra = {}) {
+  const shape = attn.resolveShape({ ...spec, ...extra });
+  return embed(tokens, shape.dModel, { seed: spec.seed ?? 0, positions: addedPositions(spec) });
+}
 
 export const methods = {
   info: (attn) => attn.info,
   presets: (attn) => attn.presets(),
   forward: (attn, spec) => attn.forward(spec),
+  resolveShape: (attn, spec) => attn.resolveShape(spec),
+  /** Many shapes in one round trip: each the resolved shape or { error } (the params and KV views). */
+  resolveShapes: (attn, specs) => specs.map((s) => {
+    try {
+      return attn.resolveShape(s);
+    } catch (e) {
+      return { error: serializeError(e) };
+    }
+  }),
   paramCount: (attn, cfg) => attn.paramCount(cfg),
   /** Many KV-cache sizes in one round trip (the chart asks for hundreds). */
   kvCacheBytesMany: (attn, cfgs) => cfgs.map((c) => attn.kvCacheBytes(c)),
@@ -22,8 +44,30 @@ export const methods = {
   deploymentTargets: (attn) => attn.deploymentTargets(),
   /** The configurator's size table, for the heads table (views/heads-table.js). */
   sizeTable: (attn) => attn.sizeTable(),
+
+  /**
+   * The seeded source's pass (sources/seeded.js): tokens embedded here, after the core accepted the
+   * shape, then forward. Returns forward's result plus x (the walkthrough draws it).
+   */
+  seededForward(attn, { spec, tokens, causal, returnWeights = false, returnIntermediates = false }) {
+    const x = seededInput(attn, spec, tokens, { seqLen: tokens.length, causal });
+    const r = attn.forward({ ...spec, seqLen: tokens.length, causal, x, returnWeights, returnIntermediates });
+    return { ...r, x };
+  },
+  seededSessionCreate(attn, key, spec) {
+    return methods.sessionCreate(attn, key, spec);
+  },
+  /** Appends the last `fresh` of `tokens` (all the session's tokens, so positions continue). */
+  seededSessionAppend(attn, key, { spec, tokens, fresh }) {
+    const s = sessions.get(key);
+    if (!s) throw new Error(`no session '${key}'`);
+    const x = seededInput(attn, spec, tokens);
+    return methods.sessionAppend(attn, key, x.subarray(x.length - fresh * (x.length / tokens.length)));
+  },
+
   sessionCreate(attn, key, spec) {
     sessions.get(key)?.dispose();
+    sessions.delete(key);
     const s = attn.createSession(spec);
     sessions.set(key, s);
     return { length: s.length, cacheBytes: s.cacheBytes, maxLen: s.maxLen };
@@ -34,37 +78,53 @@ export const methods = {
     const r = s.append(x);
     return { ...r, length: s.length, cacheBytes: s.cacheBytes };
   },
-  // The lab: the page drives training in small chunks (trainerStep), so it can plot progress and
-  // stop between chunks; a chunk of a default-size model takes well under 200 ms.
-  trainerCreate(attn, key, spec) {
-    trainers.get(key)?.dispose();
-    const t = attn.createTrainer(spec);
-    trainers.set(key, t);
-    return { steps: t.steps, vocabSize: t.vocabSize };
-  },
-  trainerLoad(attn, key, bytes) {
-    trainers.get(key)?.dispose();
-    const t = attn.loadModel(bytes);
-    trainers.set(key, t);
-    return { steps: t.steps, vocabSize: t.vocabSize };
-  },
-  trainerStep: (attn, key, n) => trainer(key).step(n),
-  trainerEvaluate: (attn, key) => trainer(key).evaluate(),
-  trainerHeadScores: (attn, key) => trainer(key).headScores(),
-  trainerAttention: (attn, key, tokens) => trainer(key).attention(tokens),
-  trainerExport: (attn, key) => ({ bytes: trainer(key).exportModel() }),
-  trainerDispose(attn, key) {
-    trainers.get(key)?.dispose();
-    trainers.delete(key);
-    return true;
-  },
   sessionDispose(attn, key) {
     sessions.get(key)?.dispose();
     sessions.delete(key);
     return true;
   },
+
+  // The labs. A trainer is kept under its key with the spec it was made from (or its file's).
+  trainerCreate(attn, key, spec) {
+    methods.trainerDispose(attn, key);
+    const t = attn.createTrainer(spec);
+    trainers.set(key, { trainer: t, spec: t.spec ?? spec });
+    return { steps: t.steps, vocabSize: t.vocabSize, spec: t.spec ?? spec };
+  },
+  trainerLoad(attn, key, bytes) {
+    methods.trainerDispose(attn, key);
+    const t = attn.loadModel(bytes);  // a refused file leaves nothing under key
+    const spec = t.spec ?? specFromModelFile(bytes);  // the file's own record while the core's Trainer has no spec
+    trainers.set(key, { trainer: t, spec });
+    return { steps: t.steps, vocabSize: t.vocabSize, spec };
+  },
+  trainerStep: (attn, key, n) => trainer(key).step(n),
+  /**
+   * The one training loop (trainer.train): `steps` optimiser steps in chunks sized by the core,
+   * evaluating every `evalEvery` steps; progress reaches the page as it goes, and the page's
+   * AbortSignal stops it between chunks (the trainer keeps the steps taken).
+   */
+  async trainerTrain(attn, key, { steps, evalEvery = 0 }, job) {
+    const t = trainer(key);
+    const options = { steps, signal: job.signal, onProgress: (p) => job.progress(p) };
+    if (evalEvery) options.evalEvery = evalEvery;
+    const last = await t.train(options);
+    return { ...last, steps: t.steps };
+  },
+  trainerEvaluate: (attn, key) => trainer(key).evaluate(),
+  trainerHeadScores: (attn, key) => trainer(key).headScores(),
+  trainerAttention: (attn, key, tokens) => trainer(key).attention(tokens),
+  trainerInfo: (attn, key) => ({ steps: trainer(key).steps, vocabSize: trainer(key).vocabSize, spec: trainers.get(key).spec }),
+  trainerExport: (attn, key) => ({ bytes: trainer(key).exportModel() }),
+  trainerDispose(attn, key) {
+    trainers.get(key)?.trainer.dispose();
+    trainers.delete(key);
+    return true;
+  },
 };
 
+/** Methods that take a `job` (progress and abort) after their arguments. */
+const JOB_METHODS = new Set(['trainerTrain']);
 /** Methods that need the training module (a second WebAssembly module, loaded on demand). */
 const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad']);
 
@@ -74,24 +134,35 @@ const transferables = (result) =>
     : [];
 
 /**
- * Installs the message handler: { id, method, args, simd } in, { id, ok, result | error } out.
+ * Installs the message handler. In: { id, method, args, simd } (a call) or { abort: id } (stops the
+ * call's job). Out: { id, progress } any number of times, then { id, ok, result | error }.
  * @param {(simd: 'auto' | boolean) => Promise<any>} load returns the Attention object (called once),
  *   without its training module: trainerCreate / trainerLoad load that on first use (loadTraining)
  */
 export function serve(load) {
   let core = null;
+  const jobs = new Map(); // id -> AbortController of a running call
   self.onmessage = async ({ data }) => {
+    if (data.abort != null) {
+      jobs.get(data.abort)?.abort();
+      return;
+    }
     const { id, method, args = [], simd = 'auto' } = data;
+    const controller = new AbortController();
+    jobs.set(id, controller);
+    const job = { signal: controller.signal, progress: (p) => self.postMessage({ id, progress: p }) };
     try {
       if (!core) core = load(simd);
       const attn = await core;
       if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
       // The worker loads the attention module only; the lab's training module comes on first use.
       if (NEEDS_TRAINING.has(method) && !attn.trainingLoaded) await attn.loadTraining();
-      const result = methods[method](attn, ...args);
+      const result = await methods[method](attn, ...args, ...(JOB_METHODS.has(method) ? [job] : []));
       self.postMessage({ id, ok: true, result }, transferables(result));
     } catch (e) {
       self.postMessage({ id, ok: false, error: serializeError(e) });  // keeps error.field
+    } finally {
+      jobs.delete(id);
     }
   };
 }

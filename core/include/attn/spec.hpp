@@ -78,6 +78,10 @@ enum class Need { Forward, Session, Layer, Shape };
 // refusal happens before anything is copied or allocated.
 Shape resolve(const RawSpec& raw, Need need);
 
+// The shape of the call a spec describes (attn.resolveShape): seqLen, a forward pass; maxLen, a
+// session; neither, the bare geometry (Need::Shape). Each with that call's rules and caps; both: refused.
+Shape resolve_described(const RawSpec& raw);
+
 // Refuses a forward pass of s (s.n rows; 0: a layer's weights alone) whose working memory
 // (forward_work_bytes) is above kMaxWorkBytes, naming what to reduce.
 void check_forward_work(const Shape& s);

@@ -1,6 +1,6 @@
 // stages.js — the lesson's steps for the walkthrough view: which of the core's intermediate tensors
 // each step shows, its formula with the sizes filled in, and what one cell of each tensor was made from.
-// Pure (no DOM), so tests/node/web-stages.test.mjs checks it against the core for every variant.
+// Pure (no DOM); the browser tests (tests/e2e/lesson.test.mjs) check every step's tensors against the core.
 //
 // `shape` is the resolved spec the core returns with returnIntermediates (variant, seqLen N, dModel D,
 // nHeads H, nKvHeads G, dHead dh, latentRank r, ropeDim dr, rope, causal).
@@ -28,7 +28,8 @@ export function lessonSteps(shape) {
   const dqk = dh + dr;
   const kvLabel = (g) => (mla ? `head ${g}` : group === 1 ? `K/V head ${g}` : `K/V head ${g} → q ${g * group}–${(g + 1) * group - 1}`);
   const qLabel = (h) => (mla || group === 1 ? `head ${h}` : `head ${h} (K/V ${Math.floor(h / group)})`);
-  const scale = mla && dr > 0 ? `√(dh+dr) = √${dqk}` : `√dh = √${dh}`;
+  const scale = mla && dr > 0 ? '√(dh + dr)' : '√dh';
+  const scaleValue = mla && dr > 0 ? `√(dh + dr) = √${dqk} ≈ ${Math.sqrt(dqk).toFixed(2)}` : `√dh = √${dh} ≈ ${Math.sqrt(dh).toFixed(2)}`;
   const steps = [];
 
   steps.push({
@@ -105,7 +106,7 @@ export function lessonSteps(shape) {
   });
   steps.push({
     id: 'scores', title: 'Scores: every query against every key',
-    formula: [`S_h = Q_h · K_gᵀ / ${scale}:  (${N}, ${dqk}) · (${dqk}, ${N}) → (${N}, ${N}), for each of ${H} heads`],
+    formula: [`S_h = Q_h · K_gᵀ / ${scale}`, `(${N}, ${dqk}) · (${dqk}, ${N}) → (${N}, ${N}), for each of ${H} heads; ${scaleValue}`],
     note: shape.causal ? 'Grey cells are masked (a key after its query): they get weight 0 in the next step.'
       : 'Bidirectional: every token sees every other one.',
     tensors: [{ key: 'scores', label: 'S', kind: 'heads', colour: 'signed', masked: shape.causal, headLabel: qLabel }],
@@ -138,7 +139,8 @@ export function lessonSteps(shape) {
     steps.push({
       id: 'cache', title: 'What the KV cache keeps, and the absorbed form',
       formula: [`cache row = [c | k_R]:  ${r} + ${dr} = ${r + dr} numbers per token and layer (MHA: 2 · H · dh = ${2 * H * dh})`,
-        `q̃_h = Q_h · W_UK,hᵀ:  (${N}, ${dh}) · (${dh}, ${r}) → (${N}, ${r});  S_h = [q̃_h | q_R,h] · [c | k_R]ᵀ / ${scale}`],
+        `q̃_h = Q_h · W_UK,hᵀ:  (${N}, ${dh}) · (${dh}, ${r}) → (${N}, ${r})`,
+        `S_h = [q̃_h | q_R,h] · [c | k_R]ᵀ / ${scale}`],
       note: 'Decoding never rebuilds K or V: W_UK folds into the query and W_UV into W_o, so attention reads the cached latent directly.',
       tensors: [
         { key: 'cache', label: 'cache [c | k_R]', kind: 'matrix', colour: 'signed' },

@@ -3,6 +3,9 @@
 // core's own words (never silently changed); an error about no field of this form shows under it.
 import { VARIANT_IDS, el, field, inPageWords, variantLabel } from '../kit.js';
 
+/** The most characters the sentence box takes (the views use the first 100 tokens of it). */
+export const MAX_TEXT = 4000;
+
 const FIELDS = [
   // [field, label, kind, hint]
   ['text', 'Sentence', 'text', 'words and punctuation become tokens (the first 100 are used)'],
@@ -23,13 +26,18 @@ export function createControlsView(root, ctx, { uid }) {
   const form = el('form', { className: 'controls', novalidate: true });
   for (const [name, label, kind, hint] of FIELDS) {
     const attrs = kind === 'number' ? { inputmode: 'numeric', step: '1' }
-      : kind === 'text' ? { spellcheck: 'false', maxlength: '4000' } : {};
+      : kind === 'text' ? { spellcheck: 'false', maxlength: String(MAX_TEXT) } : {};
     const f = field({ id: `${uid}-${name}`, name, label, kind, hint, attrs, wide: kind === 'text',
       options: kind === 'select' ? VARIANT_IDS.map((v) => [v, variantLabel(v)]) : [] });
     fields.set(name, f);
     form.append(f.box);
   }
   const general = el('p', { className: 'field-error form-error', role: 'alert', hidden: true });
+  // The sentence box stops taking characters at MAX_TEXT: say so when it does.
+  const full = el('small', { className: 'field-note', role: 'status', dataset: { role: 'text-full' }, hidden: true },
+    `The box holds at most ${MAX_TEXT.toLocaleString('en-US')} characters; typing more adds nothing.`);
+  fields.get('text').box.append(full);
+  const sayFull = (text) => { full.hidden = String(text).length < MAX_TEXT; };
   root.replaceChildren(form, general);
   const input = (f) => fields.get(f).input;
   let textTimer = 0;
@@ -48,10 +56,16 @@ export function createControlsView(root, ctx, { uid }) {
     const f = t.name;
     if (t.type === 'checkbox') return ctx.setState({ [f]: t.checked });
     if (t.type === 'number') {
-      if (t.value === '') return;  // mid-edit: wait for a number
+      const problem = fields.get(f).numberProblem();
+      if (problem) {  // mid-edit: wait for a number, and say so (never an older value's message)
+        fields.get(f).setError(problem);
+        return undefined;
+      }
+      fields.get(f).setError('');
       return ctx.setState({ [f]: Number(t.value) });
     }
     if (f === 'text') {  // typing: redraw once the keys pause
+      sayFull(t.value);
       clearTimeout(textTimer);
       pendingText = t.value;
       textTimer = setTimeout(flushText, 60);
@@ -63,7 +77,13 @@ export function createControlsView(root, ctx, { uid }) {
   form.addEventListener('change', (e) => { if (e.target.name === 'text') flushText(); });
 
   return {
-    update(state) {
+    /**
+     * @param {object} state
+     * @param {object | null} [shape] the core's resolved shape of the state, when it is valid: the
+     *   K/V heads a variant implies are shown from it (shape.nKvHeads), never derived here
+     */
+    update(state, shape = null) {
+      sayFull(state.text);
       for (const [f, , kind] of FIELDS) {
         const i = input(f);
         if (i === root.getRootNode().activeElement || (f === 'text' && pendingText !== null)) continue;
@@ -77,9 +97,8 @@ export function createControlsView(root, ctx, { uid }) {
       fields.get('rope').box.hidden = v === 'mla';
       const kv = input('nKvHeads');
       kv.disabled = v !== 'gqa';
-      if (v === 'mha') kv.value = String(state.nHeads);
-      if (v === 'mqa') kv.value = '1';
-      if (v === 'mla') { kv.value = ''; kv.placeholder = 'n/a'; }
+      kv.placeholder = v === 'mla' ? 'n/a' : '';
+      if (v !== 'gqa') kv.value = v !== 'mla' && shape?.variant === v ? String(shape.nKvHeads) : '';
     },
     /** @param {Error[]} errors the core's current errors; each goes next to error.field when the form has it */
     showErrors(errors) {

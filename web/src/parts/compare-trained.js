@@ -3,12 +3,10 @@
 // models the labs of this page have trained (lab 2's MHA / GQA / MQA, lab 4's induction model, ...)
 // with their held-out loss and accuracy from the core (trainerEvaluate), each with "Show its maps".
 import { el } from '../kit.js';
-import { viewById } from '../registry.js';
-
-const labName = (id) => viewById(id)?.title.split(' · ')[0] ?? id;  // 'Lab 2'
+import { scrollRegion } from '../render/scroll-region.js';
 
 /**
- * @param {object} ctx  the view ctx: trained() lists { lab, label, key, inspect } kept by the labs
+ * @param {object} ctx  the view ctx: trained() lists { lab, labTitle, label, key, inspect } kept by the labs
  * @returns {{ box: HTMLElement, update(): void }}
  */
 export function createTrainedBox(ctx) {
@@ -48,12 +46,12 @@ export function createTrainedBox(ctx) {
       el('caption', null, 'Trained in this page\'s labs: a comparison that measures quality (held-out data).'),
       el('thead', null, el('tr', null, ...['Model', 'Lab', 'held-out loss', 'accuracy', ''].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', null, ...rows.map((r) => el('tr', { dataset: { model: r.label } },
-        el('th', { scope: 'row' }, r.label), el('td', null, labName(r.lab)),
+        el('th', { scope: 'row' }, r.label), el('td', null, r.labTitle ?? r.lab),
         el('td', null, r.ev ? r.ev.loss.toFixed(3) : '—'), el('td', null, r.ev ? `${(r.ev.accuracy * 100).toFixed(1)} %` : '—'),
         el('td', null, ctx.canInspect?.() ? el('button', { type: 'button', dataset: { action: 'inspect-trained' },
           'aria-label': `Show its maps: ${r.label}`,
           onclick: () => ctx.inspectModel({ key: r.key, ...r.inspect, title: `${r.label}: ${r.inspect.title}` }) }, 'Show its maps') : '')))));
-    list.replaceChildren(el('div', { className: 'scroll', tabindex: '0' }, table));
+    list.replaceChildren(scrollRegion('Models trained in this page\'s labs', table));
   }
 
   return {

@@ -1,4 +1,4 @@
-// field-parse.js — a form field's text -> its value, or the sentence that says what is allowed
+// fields.js — a form field's text -> its value, or the sentence that says what is allowed
 // (shown next to the field; pure, tested in tests/node/web-kit.test.mjs).
 
 /**

@@ -1,0 +1,42 @@
+// tensor-figure.js — one tensor of the walkthrough: a matrix (rows, cols) or a stack of heads
+// (heads, rows, cols), each drawn by the one heatmap (render/heatmap.js) on one shared scale:
+// blue–white–red around 0 for signed values, viridis for probabilities. Rows are tokens; square
+// per-head maps (scores, weights) have tokens on both axes.
+import { el } from '../kit.js';
+import { legend, rangeOf } from './colour.js';
+import { saveControl } from './export.js';
+import { createHeatmap, fileName, groupMaps } from './heatmap.js';
+
+/**
+ * @param {{ key: string, label: string, kind: 'matrix' | 'heads', colour: 'signed' | 'prob', bands?: number,
+ *           masked?: boolean, headLabel?: (h: number) => string }} spec   (lesson/stages.js)
+ * @param {{ shape: number[], data: Float32Array }} tensor
+ * @param {{ tokens: string[], readout: HTMLElement & { say(t: string): void },
+ *           describe: (at: { h: number, i: number, j: number }, value: number) => string,
+ *           name: object }} o
+ * @returns {HTMLElement}
+ */
+export function tensorFigure(spec, tensor, { tokens, readout, describe, name }) {
+  const stacked = spec.kind === 'heads';
+  const heads = stacked ? tensor.shape[0] : 1;
+  const rows = tensor.shape[stacked ? 1 : 0], cols = tensor.shape[stacked ? 2 : 1];
+  const range = spec.colour === 'prob' ? [0, 1] : rangeOf('signed', tensor.data);
+  const square = rows === cols && rows === tokens.length;
+  const maps = Array.from({ length: heads }, (_, h) => {
+    const label = stacked ? (spec.headLabel ? spec.headLabel(h) : `head ${h}`) : spec.label;
+    const map = createHeatmap({
+      title: label, colour: spec.colour, masked: spec.masked ? 'causal' : null, bands: spec.bands ?? 0,
+      cell: 'fill', readout, className: stacked ? 'tf-head' : 'tf-matrix', caption: stacked,
+      describe: ({ i, j }, v) => describe({ h, i, j }, v),
+    });
+    map.update({ data: tensor.data, offset: h * rows * cols, rows, cols, range,
+      rowLabels: tokens, colLabels: square ? tokens : undefined });
+    return map;
+  });
+  groupMaps(maps);
+  const figureName = () => fileName({ ...name, head: stacked ? 'all' : undefined });
+  return el('figure', { className: `tf tf-${spec.kind}`, dataset: { tensor: spec.key } },
+    el('figcaption', null, el('strong', null, spec.label), ` (${tensor.shape.join(' × ')}) `, legend(spec.colour, range),
+      saveControl(() => maps.map((m) => m.figure()), figureName, { label: spec.colour === 'prob' ? 'weight' : 'value' })),
+    el('div', 'tf-grid', ...maps.map((m) => m.element)));
+}

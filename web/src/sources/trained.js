@@ -1,0 +1,53 @@
+// sources/trained.js — the second source: a model trained in one of the page's labs ("Inspect in the
+// attention view"). Its tokens are the lab's example sequence (token ids); its maps are the trainer's
+// own (trainer.attention: every layer, every head); its geometry is the core's resolved shape of the
+// model's attention. It has no walkthrough stages and no decoder (sources that lack them say so).
+// The interface every source implements: web/ARCHITECTURE.md, "Sources".
+import { el } from '../kit.js';
+
+/** The attention part of a trainer's model spec, as resolveShape takes it. */
+export function attentionSpecOf(model) {
+  const spec = {};
+  for (const k of ['variant', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope']) {
+    if (model[k] !== undefined) spec[k] = model[k];
+  }
+  return spec;
+}
+
+/**
+ * @param {object} ctx  the view ctx (client, inspectModel)
+ * @param {{ key: string, tokens: number[], labels: string[], title: string, steps?: number }} model
+ */
+export function trainedSource(ctx, model) {
+  let cached = null;  // { weights (layers, H, N, N), layers, heads, n, shape }
+  const load = async () => {
+    if (cached) return cached;
+    const [att, info] = await Promise.all([
+      ctx.client.call('trainerAttention', model.key, model.tokens),
+      ctx.client.call('trainerInfo', model.key),
+    ]);
+    if (!info.spec?.model) throw new Error(`the trained model ${model.title} does not say its geometry`);
+    const shape = await ctx.client.call('resolveShape', attentionSpecOf(info.spec.model));
+    cached = { ...att, shape };
+    return cached;
+  };
+  return {
+    id: 'trained',
+    title: `trained model: ${model.title}`,
+    key: (state) => `trained:${model.key}:${model.steps ?? ''}:${state.layer ?? 0}`,
+    tokens: () => model.labels,
+    note: () => '',
+    async maps(state, { layer = 0 } = {}) {
+      const m = await load();
+      const l = Math.min(Math.max(0, layer | 0), m.layers - 1);
+      const size = m.heads * m.n * m.n;
+      return { tokens: model.labels, shape: m.shape, layer: l, layers: m.layers, causal: true,
+        weights: m.weights.subarray(l * size, (l + 1) * size) };
+    },
+    stages: null,
+    decoder: null,
+    /** What the heatmap view adds to its summary: the way back to the lesson's example. */
+    extras: () => [' ', el('button', { type: 'button', dataset: { action: 'uninspect' }, onclick: () => ctx.inspectModel(null) },
+      'Back to the random-weight model')],
+  };
+}
