@@ -2,11 +2,12 @@
 // decode view: Embind verbs only, linked into the training module (attention-train-<build>), which a
 // page loads on demand (attn.loadTraining()): the probe runs when asked, never on the first map's path.
 //
-//   const p = new M.DecodeProbe({ variant: 'gqa', dModel: 4096, nHeads: 32, nKvHeads: 8, maxLen: 8193 });
+//   const p = M.createDecodeProbe({ variant: 'gqa', dModel: 4096, nHeads: 32, nKvHeads: 8, maxLen: 8193 });
 //   p.cachedStep(context, budgetMs)    -> { context, msPerToken, steps, weightBytes, cacheBytes }
 //   p.uncachedStep(context, budgetMs)  -> { context, rows, ms, done, flops }   (call until done)
 //   M.decodeCopyBandwidth(budgetMs)    -> bytes read per second by a 64 MiB memcpy
 //   p.delete()
+// Every verb returns its error as a value (js_convert.hpp, guarded): attention-api.mjs throws it.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -23,11 +24,16 @@ using emscripten::val;
 
 class JsDecodeProbe {
  public:
-  explicit JsDecodeProbe(val spec) : probe_(guarded([&] {
-    attn::RawSpec raw = attn_js::read_spec(spec, "decode probe spec");
-    raw.causal = true;
-    return std::make_unique<attn::DecodeProbe>(attn::resolve(raw, attn::Need::Session));
-  })) {}
+  // createDecodeProbe(spec): a session spec (maxLen: the largest context + 1); the probe, or the error.
+  static val create(val spec) {
+    return guarded([&] {
+      attn::RawSpec raw = attn_js::read_spec(spec, "decode probe spec");
+      raw.causal = true;
+      JsDecodeProbe p;
+      p.probe_ = std::make_unique<attn::DecodeProbe>(attn::resolve(raw, attn::Need::Session));
+      return p;
+    });
+  }
 
   val cached_step(double context, double budget_ms) {
     return guarded([&] {
@@ -59,16 +65,16 @@ class JsDecodeProbe {
   std::unique_ptr<attn::DecodeProbe> probe_;
 };
 
-double copy_bandwidth_js(double budget_ms) {
+val copy_bandwidth_js(double budget_ms) {
   return guarded([&] { return attn::DecodeProbe::copy_bandwidth(budget_ms); });
 }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(decode_probe) {
-  emscripten::class_<JsDecodeProbe>("DecodeProbe")
-      .constructor<val>()
+  emscripten::class_<JsDecodeProbe>("RawDecodeProbe")
       .function("cachedStep", &JsDecodeProbe::cached_step)
       .function("uncachedStep", &JsDecodeProbe::uncached_step);
+  emscripten::function("createDecodeProbe", &JsDecodeProbe::create);
   emscripten::function("decodeCopyBandwidth", &copy_bandwidth_js);
 }

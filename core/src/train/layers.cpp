@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/forward.hpp"
+#include "attn/block_steps.hpp"
 #include "attn/grouped_block.hpp"
 #include "attn/kernels.hpp"
 #include "attn/latent_block.hpp"
@@ -382,17 +382,11 @@ void attention_forward(float* out, AttentionCache& c, const Shape& s, const Weig
   c.probs.assign(std::size_t(batch * h * n * n), 0.0f);
   c.o = uninitialised(rows, h * dh);
   for (int64_t b = 0; b < batch; ++b) {
-    AttendArgs a;
-    a.n_q = a.n_k = n;
-    a.n_kv_heads = gk;
-    a.d_qk = dqk;
-    a.d_v = dh;
-    a.q = c.q.data() + b * n * h * dqk; a.ldq = h * dqk;
-    a.k = c.k.data() + b * n * gk * dqk; a.ldk = gk * dqk;
-    a.v = c.v.data() + b * n * gk * dh; a.ldv = gk * dh;
-    a.causal = true;
-    a.weights = c.probs.data() + b * h * n * n;
-    attend_rows_into(s, a, c.o.data() + b * n * h * dh, h * dh);              // rows of o (N, H*dh)
+    const AttendArgs a = attend_args(s, n, n, gk, {c.q.data() + b * n * h * dqk, h * dqk, dqk},
+                                     {c.k.data() + b * n * gk * dqk, gk * dqk, dqk},
+                                     {c.v.data() + b * n * gk * dh, gk * dh, dh}, true, 0,
+                                     c.probs.data() + b * h * n * n);
+    attend_rows_into(a, c.o.data() + b * n * h * dh, h * dh);                  // rows of o (N, H*dh)
   }
   linear_forward(out, c.o.data(), w.wo.data(), nullptr, rows, h * dh, s.d);     // out = o wo  (R, D)
 }
