@@ -112,33 +112,23 @@ double DecodeProbe::recompute_flops(int64_t context) const {
 // The steps of Session::append for one token at position `context`, on this probe's buffers.
 Matrix DecodeProbe::step_output(const Matrix& x, int64_t context) {
   check_context(double(context));
-  AttendArgs a;
-  a.n_q = 1;
-  a.n_k = context + 1;
-  a.causal = true;
-  a.q_offset = context;
+  const int64_t total = context + 1;  // the new token attends over the cached ones and itself
   if (s_.variant == Variant::MLA) {
     const int64_t w = s_.r + s_.dr;
     // its cache row [c | kr] written in place; q (1, H*(r+dr)) per head [q~_h | qr_h]
     const Matrix q = project_latent_absorbed(s_, latent_, x.data(), 1, ckr_cache_.data() + context * w, w, context);
-    a.n_kv_heads = 1;
-    a.d_qk = w;
-    a.d_v = s_.r;
-    a.q = q.data(); a.ldq = s_.h * w;
-    a.k = ckr_cache_.data(); a.ldk = w;
-    a.v = ckr_cache_.data(); a.ldv = w;
-    return output_latent_absorbed(s_, latent_, attend_rows(s_, a));  // (1, H*r) -> (1, D)
+    // one shared K/V "head": keys [c | kr], values c (the first r columns of the same rows)
+    const AttendArgs a = attend_args(s_, 1, total, 1, {q.data(), s_.h * w, w}, {ckr_cache_.data(), w, w},
+                                     {ckr_cache_.data(), w, s_.r}, true, context);
+    return output_latent_absorbed(s_, latent_, attend_rows(a));  // (1, H*r) -> (1, D)
   }
   const int64_t w = s_.g * s_.dh;
   // its k and v rows (1, G*dh) written in place; q (1, H*dh)
   const Matrix q = project_grouped(s_, grouped_, x.data(), 1, k_cache_.data() + context * w,
                                    v_cache_.data() + context * w, w, context);
-  a.n_kv_heads = s_.g;
-  a.d_qk = a.d_v = s_.dh;
-  a.q = q.data(); a.ldq = s_.h * s_.dh;
-  a.k = k_cache_.data(); a.ldk = w;
-  a.v = v_cache_.data(); a.ldv = w;
-  return matmul(attend_rows(s_, a), grouped_.wo);  // (1, H*dh) -> (1, D)
+  const AttendArgs a = attend_args(s_, 1, total, s_.g, {q.data(), s_.h * s_.dh, s_.dh}, {k_cache_.data(), w, s_.dh},
+                                   {v_cache_.data(), w, s_.dh}, true, context);
+  return matmul(attend_rows(a), grouped_.wo);  // (1, H*dh) -> (1, D)
 }
 
 void DecodeProbe::set_cache_rows(const std::vector<Matrix>& tensors) {
