@@ -570,6 +570,9 @@ export function makeAttention(M, build, loadTrainingModule) {
   }
 
   const buildInfo = M.buildInfo();
+  if (buildInfo.build !== build) {
+    throw new Error(`makeAttention: the module is the ${buildInfo.build} build, not the ${build} build it was loaded as`);
+  }
   const maxElements = Math.floor(buildInfo.maxWorkBytes / 4);
   /** The spec's own fields, checked (see ownFields), after the object check. */
   const own = (/** @type {string} */ where, /** @type {unknown} */ spec) => {

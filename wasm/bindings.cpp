@@ -327,6 +327,14 @@ val build_info_js() {
 #else
   o.set("simd", false);
 #endif
+  // which of the three builds this module is (attention.mjs picks one by the engine's features)
+#if defined(ATTN_FMA)
+  o.set("build", std::string("fma"));
+#elif defined(__wasm_simd128__)
+  o.set("build", std::string("simd"));
+#else
+  o.set("build", std::string("scalar"));
+#endif
   o.set("version", std::string(ATTN_VERSION));
   o.set("maxWorkBytes", attn::kMaxWorkBytes);
   o.set("maxSyncSeconds", attn::kMaxSyncSeconds);
