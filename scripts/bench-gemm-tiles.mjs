@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // bench-gemm-tiles.mjs: the gemm's register blocking (the micro-tile of kMR rows x kNV vectors,
-// core/include/attn/kernels.hpp) measured per choice, in the FMA and SIMD builds: for each tile,
+// core/include/attn/kernels.hpp) measured per choice, in the FMA and SIMD builds (and scalar, on request),
+// beside each build's register-only multiply-add peak: for each tile,
 // core/src/kernels.cpp and bench/kernel_bench.cpp are compiled alone with em++ (-DATTN_GEMM_MR/NV; the
 // FMA ones rewritten by wasm-relaxed-fix.mjs), then every module times the packed gemm at the shapes
 // of npm run bench's kernel table, in interleaved rounds, in CPU time (process.cpuUsage: this machine's
 // other work does not count). Prints GFLOP/s (median and range of the rounds) per tile and shape. The tile changes no result (each C element adds its k products in order).
 //
-//   node scripts/bench-gemm-tiles.mjs [--tiles 4x2,6x2,4x3,3x3,5x2] [--rounds 5] [--builds fma,simd]
+//   node scripts/bench-gemm-tiles.mjs [--tiles 4x2,6x2,4x3,3x3,5x2] [--rounds 5] [--builds fma,simd,scalar]
 //
 // Needs the header shim of a configured build-wasm (build-wasm/xt-include: npm run build makes it).
 import { spawnSync } from 'node:child_process';
@@ -29,20 +30,16 @@ const { values: opts } = parseArgs({ options: {
 } });
 const tiles = opts.tiles.split(',').map((t) => t.split('x').map(Number));
 const builds = opts.builds.split(',');
-const SHAPES = [
-  { m: 1024, n: 768, k: 512, label: 'prefill C: x @ [wq | wk | wv]' },
-  { m: 1024, n: 512, k: 512, label: 'prefill B/C: o @ wo' },
-  { m: 768, n: 512, k: 128, label: 'T3: MLP up' },
-  { m: 768, n: 128, k: 512, label: 'T3: MLP down' },
-  { m: 128, n: 128, k: 768, label: 'T3: a weight gradient' },
-];
+// The gemm shapes of npm run bench's kernel table (bench/workloads.json), without the decode gemv
+// (m = 1 takes gemv_packed, which does not use the tile).
+const SHAPES = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8')).kernels.filter((g) => g.m > 1);
 const shim = path.join(REPO, 'build-wasm/xt-include');
 if (!fs.existsSync(shim)) throw new Error('build-wasm/xt-include is missing: run npm run build first');
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'gemm-tiles-'));
 
 function compile(build, mr, nv) {
   const file = path.join(out, `gemm-${build}-${mr}x${nv}.mjs`);
-  const flags = build === 'fma' ? ['-msimd128', '-mrelaxed-simd', '-DATTN_FMA'] : ['-msimd128'];
+  const flags = { fma: ['-msimd128', '-mrelaxed-simd', '-DATTN_FMA'], simd: ['-msimd128'], scalar: [] }[build];
   const r = spawnSync('em++', ['-std=c++17', '-O3', '-DNDEBUG', ...flags, `-DATTN_GEMM_MR=${mr}`, `-DATTN_GEMM_NV=${nv}`,
     '-I', path.join(REPO, 'core/include'), '-isystem', shim, path.join(REPO, 'core/src/kernels.cpp'),
     path.join(REPO, 'bench/kernel_bench.cpp'), '-lembind', '-sMODULARIZE=1', '-sEXPORT_ES6=1', '-sENVIRONMENT=web',
@@ -62,7 +59,7 @@ for (const build of builds) {
     const file = compile(build, mr, nv);
     const factory = (await import(pathToFileURL(file).href)).default;
     const M = await factory({ wasmBinary: fs.readFileSync(file.replace(/\.mjs$/, '.wasm')) });
-    modules.push({ build, tile: `${mr}x${nv}`, M, runs: SHAPES.map(() => []) });
+    modules.push({ build, tile: `${mr}x${nv}`, M, runs: SHAPES.map(() => []), peak: [] });
   }
 }
 for (const { M } of modules) {  // warm-up: V8 tiers the kernels up to TurboFan in the background
@@ -73,6 +70,11 @@ const rounds = Number(opts.rounds);
 for (let round = 0; round < rounds; round++) {
   for (let i = 0; i < modules.length; i++) {
     const mod = modules[(i + round) % modules.length];
+    const c0 = process.cpuUsage();  // the build's multiply-add peak (registers only): the better of its two shapes
+    const p7 = mod.M.benchmarkPeak(7, 1e6, 0, 3), t7 = process.cpuUsage(c0);
+    const c1 = process.cpuUsage();
+    const p8 = mod.M.benchmarkPeak(8, 1e6, 0, 3), t8 = process.cpuUsage(c1);
+    mod.peak.push(Math.max((3 * p7.flops) / ((t7.user + t7.system) * 1e3), (3 * p8.flops) / ((t8.user + t8.system) * 1e3)));
     SHAPES.forEach((g, j) => {
       const flops = 2 * g.m * g.n * g.k;
       const iters = Math.max(3, Math.min(30, Math.round(1e9 / flops)));
@@ -86,10 +88,11 @@ for (let round = 0; round < rounds; round++) {
 }
 const load = os.loadavg()[0].toFixed(1);
 console.log(`\nGEMM register blocking, GFLOP/s in CPU time (median, range over ${rounds} interleaved rounds), ${os.cpus()[0]?.model}, load ${load}\n`);
-console.log(`| build | tile (rows x vectors) | ${SHAPES.map((g) => `${g.label} (${g.m}x${g.n}x${g.k})`).join(' | ')} |`);
-console.log(`|---|---|${SHAPES.map(() => '--:').join('|')}|`);
+console.log(`| build | tile (rows x vectors) | peak (registers only) | ${SHAPES.map((g) => `${g.label} (${g.m}x${g.n}x${g.k})`).join(' | ')} |`);
+console.log(`|---|---|--:|${SHAPES.map(() => '--:').join('|')}|`);
 for (const mod of modules) {
   const cells = mod.runs.map((r) => `${median(r).toFixed(1)} (${Math.min(...r).toFixed(1)}-${Math.max(...r).toFixed(1)})`);
-  console.log(`| ${mod.build} | ${mod.tile} | ${cells.join(' | ')} |`);
+  const peak = `${median(mod.peak).toFixed(1)} (${Math.min(...mod.peak).toFixed(1)}-${Math.max(...mod.peak).toFixed(1)})`;
+  console.log(`| ${mod.build} | ${mod.tile} | ${peak} | ${cells.join(' | ')} |`);
 }
 fs.rmSync(out, { recursive: true, force: true });

@@ -209,16 +209,7 @@ if (!opts['skip-wasm']) {
 // The packed gemm C (m, n) = A (m, k) @ B (k, n), B packed once, at the shapes that dominate the
 // prefill workloads and the baby-GPT training step (T3: 12 x 64 = 768 rows, D 128, MLP 512), and
 // one decoding gemv; against each build's multiply-add peak (registers only).
-const KERNELS = [
-  { m: 1024, n: 768, k: 512, label: 'prefill C: x @ [wq | wk | wv]' },
-  { m: 1024, n: 512, k: 512, label: 'prefill B/C: o @ wo' },
-  { m: 32, n: 1024, k: 64, label: 'prefill B: 32 queries @ k^T' },
-  { m: 32, n: 64, k: 1024, label: 'prefill B: p @ v' },
-  { m: 768, n: 512, k: 128, label: 'T3: MLP up, x @ w1' },
-  { m: 768, n: 128, k: 512, label: 'T3: MLP down, a @ w2' },
-  { m: 128, n: 128, k: 768, label: 'T3: a weight gradient, x^T @ dout' },
-  { m: 1, n: 4096, k: 4096, label: 'decode: one token @ W (gemv)' },
-];
+const KERNELS = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8')).kernels;
 const kernels = { peak: {}, gemm: {} };
 if (!opts['skip-kernels']) {
   const gflops = (ms, flops) => flops / (median(ms) * 1e6);
