@@ -327,7 +327,7 @@ for (const { simd, name } of BUILDS) {
         // with the opt-in the cap is lifted: the next check (x's length) speaks, nothing runs
         throwsField(() => attn.forward({ ...big, allowLongWork: true }), RangeError, 'x', [/expected seqLen \* dModel/]);
         throwsField(() => attn.forward({ ...big, allowLongWork: 'yes' }), TypeError, 'allowLongWork');
-        // the probes: the softmax over 131072^2 scores (71.8 s before), at dModel 1 and causal at 2
+        // probes: the softmax over 131072^2 scores (71.8 s before), at dModel 1 and causal at 2
         throwsField(() => attn.forward({ variant: 'mha', seqLen: 131072, dModel: 1, nHeads: 1, x: X }), RangeError, 'seqLen');
         throwsField(() => attn.forward({ variant: 'mha', seqLen: 131072, dModel: 2, nHeads: 1, causal: true, x: X }),
           RangeError, 'seqLen');
