@@ -3,10 +3,10 @@
 // (core/include/attn/cost.hpp: gemm, attend, scores, loops, elementwise, bytes, checksum, seeded) on
 // one WebAssembly build, and fits the rates that core/src/cost.cpp keeps.
 //
-//   node bench/calibrate-cost.mjs [--build simd|scalar] [--rounds 3]
+//   node bench/calibrate-cost.mjs [--build simd|scalar] [--rounds 5]
 //
-// Each workload is a real call of the JS API (dist/lib), timed in JS (what a page waits for): the
-// fastest of `rounds` runs after a warm-up. Its work by kind comes from the core itself (the
+// Each workload is a real call of the JS API (dist/lib), timed in JS: the median CPU time of
+// `rounds` runs after a warm-up (the wall time is printed beside it). Its work by kind comes from the core itself (the
 // internal _cost of the attention module, a trainer's _costs). The rates minimise the squared
 // relative error of the predicted times, all >= 0 (coordinate descent), and the script prints them
 // with each workload's predicted / measured ratio. Run it on an idle machine, one build at a time.
@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LIB = path.join(REPO, 'dist/lib');
-const { values: opts } = parseArgs({ options: { build: { type: 'string', default: 'simd' }, rounds: { type: 'string', default: '3' } } });
+const { values: opts } = parseArgs({ options: { build: { type: 'string', default: 'simd' }, rounds: { type: 'string', default: '5' } } });
 const build = opts.build;
 const rounds = Number(opts.rounds);
 const KINDS = ['gemm', 'attend', 'scores', 'loops', 'elementwise', 'bytes', 'checksum', 'seeded'];
@@ -31,25 +31,37 @@ const attn = makeAttention(M, build, async () => T);
 await attn.loadTraining();
 
 /**
- * The fastest of `rounds` timed runs of fn, in seconds, after warm-up runs for at least 0.6 s (V8
- * compiles a hot wasm function with TurboFan in the background; a call running keeps its baseline
- * code, docs/performance.md).
+ * The median of `rounds` timed runs of fn, in seconds of this process's CPU time (user + system:
+ * on a shared machine the wall time counts the other processes too, the CPU time is close to what
+ * the call takes alone), after warm-up runs for at least 0.6 s (V8 compiles a hot wasm function with
+ * TurboFan in the background; a call running keeps its baseline code, docs/performance.md). Also
+ * kept: the spread of the rounds (max / min) and the median wall time.
  */
-function fastest(fn, setup = () => {}) {
+function median(fn, setup = () => {}) {
   const w0 = performance.now();
   for (let i = 0; i < 30 && (i < 2 || performance.now() - w0 < 600); i++) {
     setup();
     fn();
   }
-  let best = Infinity;
+  const cpu = [];
+  const wall = [];
   for (let r = 0; r < rounds; r++) {
     setup();
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     fn();
-    best = Math.min(best, (performance.now() - t0) / 1000);
+    const c = process.cpuUsage(c0);
+    wall.push((performance.now() - t0) / 1000);
+    cpu.push((c.user + c.system) / 1e6);
   }
-  return best;
+  const mid = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+  spreads.push(Math.max(...cpu) / Math.max(1e-6, Math.min(...cpu)));
+  walls.push(mid(wall));
+  return mid(cpu);
 }
+/** max / min of each workload's rounds (CPU time), and its median wall time, in the order they ran. */
+const spreads = [];
+const walls = [];
 
 const rand = (n, seed = 1) => {
   const a = new Float32Array(n);
@@ -96,37 +108,37 @@ const forwards = [
 for (const f of forwards) {
   const spec = { ...f, weights: weightsOf(f), allowLongWork: true };
   const x = rand(f.seqLen * f.dModel);
-  add(`forward ${JSON.stringify(f)}`, fastest(() => attn.forward({ ...spec, x })), workOf('forward', spec));
+  add(`forward ${JSON.stringify(f)}`, median(() => attn.forward({ ...spec, x })), workOf('forward', spec));
 }
 // seeded weights: a new seed each run, so that the kept set is not reused
 for (const f of [{ variant: 'mha', seqLen: 1, dModel: 1024, nHeads: 16 }, { variant: 'mla', seqLen: 1, dModel: 512, nHeads: 8, latentRank: 256 }]) {
   let seed = 1;
   const x = rand(f.dModel);
-  add(`forward seeded ${JSON.stringify(f)}`, fastest(() => attn.forward({ ...f, seed: seed++, x, allowLongWork: true })),
+  add(`forward seeded ${JSON.stringify(f)}`, median(() => attn.forward({ ...f, seed: seed++, x, allowLongWork: true })),
     workOf('forward', { ...f, allowLongWork: true }));
 }
 // the walkthrough's stages: plain loops
 for (const f of [{ variant: 'gqa', seqLen: 512, dModel: 128, nHeads: 8, nKvHeads: 2 }, { variant: 'mla', seqLen: 256, dModel: 128, nHeads: 8, latentRank: 256, ropeDim: 8 }]) {
   const spec = { ...f, weights: weightsOf(f), allowLongWork: true };
   const x = rand(f.seqLen * f.dModel);
-  add(`intermediates ${JSON.stringify(f)}`, fastest(() => attn.forward({ ...spec, x, returnIntermediates: true })),
+  add(`intermediates ${JSON.stringify(f)}`, median(() => attn.forward({ ...spec, x, returnIntermediates: true })),
     workOf('intermediates', spec));
 }
 // a layer's forward
 for (const f of [{ variant: 'gqa', dModel: 512, nHeads: 8, nKvHeads: 4 }, { variant: 'mla', dModel: 256, nHeads: 8, latentRank: 128 }]) {
   const layer = attn.createLayer({ ...f, allowLongWork: true });
   const x = rand(1024 * f.dModel);
-  add(`layer.forward 1024 rows ${JSON.stringify(f)}`, fastest(() => layer.forward(x)), workOf('layer', { ...f, seqLen: 1024 }));
+  add(`layer.forward 1024 rows ${JSON.stringify(f)}`, median(() => layer.forward(x)), workOf('layer', { ...f, seqLen: 1024 }));
   layer.dispose();
 }
 // creating layers and sessions: weights drawn or copied, packed; a session's cache zeroed
 for (const f of [{ variant: 'mha', dModel: 1024, nHeads: 8 }, { variant: 'gqa', dModel: 2048, nHeads: 16, nKvHeads: 4 }]) {
   let seed = 1;
-  add(`createLayer seeded ${JSON.stringify(f)}`, fastest(() => attn.createLayer({ ...f, seed: seed++ }).dispose()), workOf('createLayer', f));
+  add(`createLayer seeded ${JSON.stringify(f)}`, median(() => attn.createLayer({ ...f, seed: seed++ }).dispose()), workOf('createLayer', f));
   const spec = { ...f, weights: weightsOf(f) };
-  add(`createLayer weights ${JSON.stringify(f)}`, fastest(() => attn.createLayer(spec).dispose()), workOf('createLayer', spec));
+  add(`createLayer weights ${JSON.stringify(f)}`, median(() => attn.createLayer(spec).dispose()), workOf('createLayer', spec));
   const s = { ...spec, maxLen: 16384 };
-  add(`createSession ${JSON.stringify({ ...f, maxLen: 16384 })}`, fastest(() => attn.createSession(s).dispose()), workOf('createSession', s));
+  add(`createSession ${JSON.stringify({ ...f, maxLen: 16384 })}`, median(() => attn.createSession(s).dispose()), workOf('createSession', s));
 }
 // appends: decoding one token at a long cache (weights and cache streamed), chunks, MLA's absorbed form
 for (const [f, cached, k] of [
@@ -140,7 +152,7 @@ for (const [f, cached, k] of [
   const s = attn.createSession(spec);
   for (let at = 0; at < cached; at += 1000) s.append(rand(Math.min(1000, cached - at) * f.dModel, at));  // fill the cache
   const x = rand(k * f.dModel, 9);
-  add(`append ${k} after ${cached} ${JSON.stringify(f)}`, fastest(() => s.append(x), () => s.truncate(cached)),
+  add(`append ${k} after ${cached} ${JSON.stringify(f)}`, median(() => s.append(x), () => s.truncate(cached)),
     workOf('append', { ...spec, seqLen: k }, cached));
   s.dispose();
 }
@@ -163,13 +175,13 @@ for (const s of trainers) {
   if (twin.$attnError) throw new Error(twin.message);
   const costs = twin._costs();
   twin.delete();
-  add(`createTrainer ${label}`, fastest(() => attn.createTrainer(spec).dispose()), costs.create);
-  add(`step ${label}`, fastest(() => t.step(1)), costs.step);
-  add(`evaluate ${label}`, fastest(() => t.evaluate()), costs.evaluate);
-  add(`headScores ${label}`, fastest(() => t.headScores()), costs.headScores);
+  add(`createTrainer ${label}`, median(() => attn.createTrainer(spec).dispose()), costs.create);
+  add(`step ${label}`, median(() => t.step(1)), costs.step);
+  add(`evaluate ${label}`, median(() => t.evaluate()), costs.evaluate);
+  add(`headScores ${label}`, median(() => t.headScores()), costs.headScores);
   const file = t.exportModel();
-  add(`exportModel ${label}`, fastest(() => t.exportModel()), costs.exportModel);
-  add(`loadModel ${label}`, fastest(() => attn.loadModel(file, { allowLongWork: true }).dispose()), costs.loadModel);
+  add(`exportModel ${label}`, median(() => t.exportModel()), costs.exportModel);
+  add(`loadModel ${label}`, median(() => attn.loadModel(file, { allowLongWork: true }).dispose()), costs.loadModel);
   t.dispose();
 }
 
@@ -191,12 +203,12 @@ for (let iter = 0; iter < 20000; iter++) {
 }
 console.log(`\nCost model rates, ${build} build (seconds per unit; cost.cpp):`);
 for (let k = 0; k < KINDS.length; k++) console.log(`  ${KINDS[k].padEnd(12)} ${rate[k].toExponential(3)}   (${rate[k] > 0 ? (1 / rate[k]).toExponential(3) : '-'} per second)`);
-console.log('\n| workload | measured ms | predicted ms | predicted / measured |\n|---|---:|---:|---:|');
+console.log('\n| workload | CPU ms (median) | spread (max / min) | wall ms (median) | predicted ms | predicted / CPU |\n|---|---:|---:|---:|---:|---:|');
 const ratios = [];
-for (const r of rows) {
+for (const [i, r] of rows.entries()) {
   const pred = KINDS.reduce((s, k, j) => s + r.work[k] * rate[j], 0);
   ratios.push(pred / r.seconds);
-  console.log(`| ${r.name} | ${(r.seconds * 1000).toFixed(1)} | ${(pred * 1000).toFixed(1)} | ${(pred / r.seconds).toFixed(2)} |`);
+  console.log(`| ${r.name} | ${(r.seconds * 1000).toFixed(1)} | ${spreads[i].toFixed(2)} | ${(walls[i] * 1000).toFixed(1)} | ${(pred * 1000).toFixed(1)} | ${(pred / r.seconds).toFixed(2)} |`);
 }
 ratios.sort((a, b) => a - b);
 console.log(`\npredicted / measured: min ${ratios[0].toFixed(2)}, median ${ratios[ratios.length >> 1].toFixed(2)}, max ${ratios.at(-1).toFixed(2)}`);

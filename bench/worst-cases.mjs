@@ -46,18 +46,22 @@ function largest(lo, hi, ok, step = 1) {
   }
   return ok(hi) ? hi : lo;
 }
+/** One call timed: wall ms and this process's CPU ms (user + system: on a shared machine, close to
+ * what the call takes alone). */
 const time = (fn) => {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const r = fn();
-  return { ms: performance.now() - t0, r };
+  const c = process.cpuUsage(c0);
+  return { ms: performance.now() - t0, cpu: (c.user + c.system) / 1000, r };
 };
 const x = (n) => new Float32Array(n).map((_, i) => Math.sin(i) * 0.5);
 
 /** @type {string[][]} */
 const table = [];
-const row = (entry, worst, estimate, ms) => {
-  table.push([entry, worst, estimate === undefined ? '-' : `${(estimate * 1000).toFixed(0)}`, ms.toFixed(0)]);
-  process.stderr.write(`  ${entry} ${worst}: ${ms.toFixed(0)} ms\n`);
+const row = (entry, worst, estimate, { ms, cpu }) => {
+  table.push([entry, worst, estimate === undefined ? '-' : `${(estimate * 1000).toFixed(0)}`, cpu.toFixed(0), ms.toFixed(0)]);
+  process.stderr.write(`  ${entry} ${worst}: ${cpu.toFixed(0)} ms CPU, ${ms.toFixed(0)} ms wall\n`);
 };
 const estimate = (kind, spec, cached = 0) => M._cost(kind, spec, cached).seconds;
 
@@ -73,16 +77,15 @@ for (const [label, base, vary, lo, hi, step] of [
   const spec = (v) => ({ ...base, [vary]: v });
   const v = largest(lo, hi, (n) => accepts(() => attn.resolveShape(spec(n))), step);
   const s = spec(v);
-  const { ms } = time(() => attn.forward({ ...s, x: x(s.seqLen * s.dModel) }));
-  row('forward', `${label}: ${vary} ${v}`, estimate('forward', s), ms);
+  row('forward', `${label}: ${vary} ${v}`, estimate('forward', s), time(() => attn.forward({ ...s, x: x(s.seqLen * s.dModel) })));
 }
 // returnIntermediates: the stages' plain loops (check_intermediates: the estimate of _cost 'intermediates')
 {
   const spec = (n) => ({ variant: 'mha', dModel: 64, nHeads: 4, seqLen: n });
   const v = largest(8, 8192, (n) => accepts(() => attn.resolveShape(spec(n))) && estimate('intermediates', spec(n)) <= 1, 8);
   const s = spec(v);
-  const { ms } = time(() => attn.forward({ ...s, returnIntermediates: true, x: x(s.seqLen * s.dModel) }));
-  row('forward (returnIntermediates)', `seqLen ${v}, dModel 64, 4 heads`, estimate('intermediates', s), ms);
+  row('forward (returnIntermediates)', `seqLen ${v}, dModel 64, 4 heads`, estimate('intermediates', s),
+    time(() => attn.forward({ ...s, returnIntermediates: true, x: x(s.seqLen * s.dModel) })));
 }
 
 // ---- a layer's forward: the most rows --------------------------------------------------------------
@@ -91,21 +94,20 @@ for (const [label, base, vary, lo, hi, step] of [
   const layer = attn.createLayer(spec);
   layer.forward(x(64 * 64));
   const v = largest(64, 131072, (n) => estimate('layer', { ...spec, seqLen: n }) <= 1, 64);
-  const { ms } = time(() => layer.forward(x(v * 64)));
-  row('layer.forward', `x of ${v} rows, dModel 64, 4 heads`, estimate('layer', { ...spec, seqLen: v }), ms);
+  row('layer.forward', `x of ${v} rows, dModel 64, 4 heads`, estimate('layer', { ...spec, seqLen: v }), time(() => layer.forward(x(v * 64))));
   layer.dispose();
 }
 // ---- createLayer / createSession: the widest seeded weights, the longest cache ----------------------
 {
   const v = largest(64, 131072, (d) => accepts(() => attn.resolveShape({ variant: 'mha', dModel: d, nHeads: 8 })), 64);
-  const { ms, r } = time(() => attn.createLayer({ variant: 'mha', dModel: v, nHeads: 8, seed: 3 }));
-  r.dispose();
-  row('createLayer', `dModel ${v}, 8 heads, seeded`, estimate('createLayer', { variant: 'mha', dModel: v, nHeads: 8 }), ms);
+  const created = time(() => attn.createLayer({ variant: 'mha', dModel: v, nHeads: 8, seed: 3 }));
+  created.r.dispose();
+  row('createLayer', `dModel ${v}, 8 heads, seeded`, estimate('createLayer', { variant: 'mha', dModel: v, nHeads: 8 }), created);
   const m = largest(64, 131072, (n) => accepts(() => attn.resolveShape({ variant: 'mla', dModel: 64, nHeads: 32, dHead: 8,
     latentRank: 1024, maxLen: n })), 64);
   const sspec = { variant: 'mla', dModel: 64, nHeads: 32, dHead: 8, latentRank: 1024, maxLen: m };
   const t = time(() => attn.createSession(sspec));
-  row('createSession', `MLA latentRank 1024, 32 heads, maxLen ${m}`, estimate('createSession', sspec), t.ms);
+  row('createSession', `MLA latentRank 1024, 32 heads, maxLen ${m}`, estimate('createSession', sspec), t);
   // ---- session.append: one token at the end of that cache (the cap at creation), and the largest chunk
   const s = t.r;
   const chunk = 256;
@@ -114,13 +116,13 @@ for (const [label, base, vary, lo, hi, step] of [
   }
   const last = time(() => s.append(x(64)));
   row('session.append', `1 token to a cache of ${s.length - 1} (MLA latentRank 1024, 32 heads)`,
-    estimate('append', { ...sspec, seqLen: 1 }, s.length - 1), last.ms);
+    estimate('append', { ...sspec, seqLen: 1 }, s.length - 1), last);
   s.dispose();
   const cspec = { variant: 'mla', dModel: 64, nHeads: 8, dHead: 1, latentRank: 4096, maxLen: 8192 };
   const c = attn.createSession(cspec);
   const k = largest(1, 8192, (n) => estimate('append', { ...cspec, seqLen: n }, 0) <= 1);
   const big = time(() => c.append(x(k * 64)));
-  row('session.append', `${k} tokens at once (MLA latentRank 4096, dHead 1, 8 heads)`, estimate('append', { ...cspec, seqLen: k }, 0), big.ms);
+  row('session.append', `${k} tokens at once (MLA latentRank 4096, dHead 1, 8 heads)`, estimate('append', { ...cspec, seqLen: k }, 0), big);
   c.dispose();
 }
 
@@ -139,23 +141,23 @@ for (const [label, base] of [
   const c = twin._costs();
   twin.delete();
   const what = `dModel ${d}, ${label}`;
-  row('createTrainer', what, c.create.seconds, created.ms);
+  row('createTrainer', what, c.create.seconds, created);
   row('trainer.step', `${t.maxStepsPerCall} steps (maxStepsPerCall), ${what}`, c.step.seconds * t.maxStepsPerCall,
-    time(() => t.step(t.maxStepsPerCall)).ms);
-  row('trainer.evaluate', what, c.evaluate.seconds, time(() => t.evaluate()).ms);
-  row('trainer.headScores', what, c.headScores.seconds, time(() => t.headScores()).ms);
+    time(() => t.step(t.maxStepsPerCall)));
+  row('trainer.evaluate', what, c.evaluate.seconds, time(() => t.evaluate()));
+  row('trainer.headScores', what, c.headScores.seconds, time(() => t.headScores()));
   row('trainer.attention', `${spec.seqLen} tokens, ${what}`, c.attention.seconds,
-    time(() => t.attention(new Float32Array(spec.seqLen).fill(1))).ms);
+    time(() => t.attention(new Float32Array(spec.seqLen).fill(1))));
   const exported = time(() => t.exportModel());
-  row('trainer.exportModel', `${(exported.r.length / 2 ** 20).toFixed(0)} MiB, ${what}`, c.exportModel.seconds, exported.ms);
+  row('trainer.exportModel', `${(exported.r.length / 2 ** 20).toFixed(0)} MiB, ${what}`, c.exportModel.seconds, exported);
   const loaded = time(() => attn.loadModel(exported.r));
-  row('loadModel', `the export above, its trainer alive`, c.loadModel.seconds, loaded.ms);
+  row('loadModel', `the export above, its trainer alive`, c.loadModel.seconds, loaded);
   loaded.r.dispose();
   t.dispose();
 }
 
 console.log(`\nThe slowest call each entry point accepts (no allowLongWork), ${build} build, ${new Date().toISOString().slice(0, 10)}:\n`);
-const header = ['entry point', 'worst case accepted', 'estimate ms', 'measured ms'];
+const header = ['entry point', 'worst case accepted', 'estimate ms', 'CPU ms', 'wall ms'];
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 const line = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 console.log(line(header));

@@ -1,5 +1,5 @@
 // fuzz_spec.cpp — libFuzzer target: arbitrary specs through validation, accounting, the configurator,
-// forward and sessions; and model files through Trainer::load_model (issue 12).
+// forward and sessions; and model files through Trainer::load_model.
 // Modes, by the first byte: 0xA8: the rest is a model file (.safetensors or ATTNTRN2/1), loaded as
 // is (the corpus holds exports with bytes flipped: tests/fuzz/corpus/model_*); 0xA9: the rest is an
 // ATTNTRN2 body whose CRC-32 the harness appends; 0xAA: the rest is a .safetensors model file whose

@@ -129,7 +129,7 @@ TEST(Cost, TrainerCallsAreCappedAtCreationAndStepCountsPerCall) {
     EXPECT_EQ(e.field(), "n");
     EXPECT_EQ(small.steps(), 0) << "nothing ran";
   }
-  // The probe at dModel 1152 (4 layers, an MLP, seqLen 16: evaluate() took 37 s), at a size
+  // A probe at dModel 1152 (4 layers, an MLP, seqLen 16: evaluate() took 37 s), at a size
   // whose memory fits: evaluate's 256 sequences are refused at creation.
   TrainerSpec big = t;
   big.model.d_model = 512.0;

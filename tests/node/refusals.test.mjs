@@ -7,7 +7,7 @@
 //   - a message quotes a value whole, an embedded NUL included;
 //   - an object imitating a Float32Array (a Proxy) is named as such;
 //   - train(): a plain { aborted } object works as a signal, an abort after the last chunk changes
-//     nothing, evalEvery passes evaluate()'s result to onProgress.
+//     nothing; without `chunk`, chunks are sized by time.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
@@ -135,24 +135,6 @@ for (const { simd, name } of BUILDS) {
         assert.equal(t.steps, 4);
       } finally {
         t.dispose();
-      }
-    });
-
-    test('evalEvery runs evaluate() every k steps (chunks end there) and passes it to onProgress', async () => {
-      const t = attn.createTrainer(TRAINER);
-      const twin = attn.createTrainer(TRAINER);
-      try {
-        const progress = [];
-        await t.train({ steps: 10, chunk: 3, evalEvery: 4, onProgress: (p) => progress.push(p) });
-        assert.deepEqual(progress.map((p) => p.done), [3, 4, 7, 8, 10]);
-        assert.deepEqual(progress.map((p) => 'evaluation' in p), [false, true, false, true, false]);
-        twin.step(3); twin.step(1);
-        assert.deepEqual(progress[1].evaluation, twin.evaluate(), 'the evaluation after step 4');
-        assert.equal(progress[1].step, 4);
-        await assert.rejects(t.train({ steps: 2, evalEvery: 0 }), (e) => e instanceof RangeError && e.field === 'evalEvery');
-      } finally {
-        t.dispose();
-        twin.dispose();
       }
     });
 

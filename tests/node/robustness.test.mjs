@@ -302,6 +302,23 @@ for (const { simd, name } of BUILDS) {
         }
       });
 
+      test('train({ evalEvery }) ends chunks at its multiples and reports evaluate() there', async () => {
+        const a = attn.createTrainer(TRAINER);
+        const b = attn.createTrainer(TRAINER);
+        try {
+          const progress = [];
+          await a.train({ steps: 25, chunk: 10, evalEvery: 8, onProgress: (p) => progress.push(p) });
+          assert.deepEqual(progress.map((p) => p.done), [8, 16, 24, 25]);
+          assert.deepEqual(progress.map((p) => 'evaluation' in p), [true, true, true, false]);
+          b.step(8);
+          assert.deepEqual(progress[0].evaluation, b.evaluate(), 'the evaluation of the model after 8 steps');
+          await assert.rejects(a.train({ steps: 5, evalEvery: 0 }), (e) => e instanceof RangeError && e.field === 'evalEvery');
+        } finally {
+          a.dispose();
+          b.dispose();
+        }
+      });
+
       test('train() stops on an AbortSignal and keeps the steps already taken', async () => {
         const t = attn.createTrainer(TRAINER);
         try {
@@ -327,7 +344,7 @@ for (const { simd, name } of BUILDS) {
         // with the opt-in the cap is lifted: the next check (x's length) speaks, nothing runs
         throwsField(() => attn.forward({ ...big, allowLongWork: true }), RangeError, 'x', [/expected seqLen \* dModel/]);
         throwsField(() => attn.forward({ ...big, allowLongWork: 'yes' }), TypeError, 'allowLongWork');
-        // the probes: the softmax over 131072^2 scores (71.8 s before), at dModel 1 and causal at 2
+        // probes: the softmax over 131072^2 scores (71.8 s before), at dModel 1 and causal at 2
         throwsField(() => attn.forward({ variant: 'mha', seqLen: 131072, dModel: 1, nHeads: 1, x: X }), RangeError, 'seqLen');
         throwsField(() => attn.forward({ variant: 'mha', seqLen: 131072, dModel: 2, nHeads: 1, causal: true, x: X }),
           RangeError, 'seqLen');

@@ -46,7 +46,7 @@ const TRAINER = { task: 'copy', seqLen: 8, batchSize: 2, seed: 1, model: { varia
 
 for (const { simd, name } of BUILDS) {
   describe(`wear (${name})`, () => {
-    test(`${REFUSALS.toLocaleString('en-US')} refused calls over every entry point leave the stack, the handles and the heap as they were`, { timeout: 30 * 60 * 1000 }, async () => {
+    test(`${REFUSALS.toLocaleString('en-US')} refused calls over every entry point leave the stack, the handles and the heap as they were`, { timeout: 30 * 60 * 1000 }, async (t) => {
       const build = simd ? 'simd' : 'scalar';
       const { makeAttention } = await import(pathToFileURL(path.join(LIB_DIR, 'attention-api.mjs')).href);
       const M = await rawModule(`attention-${build}`);
@@ -103,7 +103,9 @@ for (const { simd, name } of BUILDS) {
         }
         assert.fail(`${refusals[i % refusals.length][0]} was accepted`);
       }
-      assert.deepEqual(state(), before, 'after the refusals');
+      const after = state();
+      t.diagnostic(`before: ${JSON.stringify(before)}; after ${refused} refusals: ${JSON.stringify(after)}`);
+      assert.deepEqual(after, before, 'after the refusals');
 
       assert.ok(bitIdentical(attn.forward({ ...SPEC, x: X }).output, goodBefore), 'a good forward afterwards gives the same bits');
       assert.equal(session.append(X.subarray(0, 32)).output.length, 32);
