@@ -4,7 +4,8 @@
 //   1. emcmake cmake --preset wasm ...   (CMakePresets.json; only when build-wasm is not configured yet)
 //      cmake --build build-wasm -j2
 //   2. dist/      <- web/
-//      dist/lib/  <- build-wasm/attention{,-train}-{simd,scalar}.{mjs,wasm}, wasm/attention.mjs, wasm/attention.d.ts
+//      dist/lib/  <- build-wasm/attention{,-train}-{fma,simd,scalar}.{mjs,wasm}, wasm/attention.mjs, wasm/attention.d.ts
+//      (the fma modules were rewritten after linking by scripts/wasm-relaxed-fix.mjs, a step of the cmake build)
 //   3. prints dist/ with raw and gzip -9 sizes.
 //
 // Env: BUILD_JOBS (default 2). Delete build-wasm/ to force a fresh configure.
@@ -21,22 +22,28 @@ const jobs = process.env.BUILD_JOBS || '2';
 
 // The single-file classic builds are staged for standalone.html only (not published in dist/lib).
 const SINGLE_FILES = [
-  'build-wasm/attention-simd-single.js', 'build-wasm/attention-scalar-single.js',
-  'build-wasm/attention-train-simd-single.js', 'build-wasm/attention-train-scalar-single.js',
+  'build-wasm/attention-fma-single.js', 'build-wasm/attention-simd-single.js', 'build-wasm/attention-scalar-single.js',
+  'build-wasm/attention-train-fma-single.js', 'build-wasm/attention-train-simd-single.js',
+  'build-wasm/attention-train-scalar-single.js',
 ];
 // Two modules per build: attention (forward, sessions, accounting) and attention-train (the lab's
 // trainer), which attention.mjs loads only when asked (loadAttention() or attn.loadTraining()).
 const LIB_FILES = [
+  'build-wasm/attention-fma.mjs',
+  'build-wasm/attention-fma.wasm',
   'build-wasm/attention-simd.mjs',
   'build-wasm/attention-simd.wasm',
   'build-wasm/attention-scalar.mjs',
   'build-wasm/attention-scalar.wasm',
+  'build-wasm/attention-train-fma.mjs',
+  'build-wasm/attention-train-fma.wasm',
   'build-wasm/attention-train-simd.mjs',
   'build-wasm/attention-train-simd.wasm',
   'build-wasm/attention-train-scalar.mjs',
   'build-wasm/attention-train-scalar.wasm',
   'wasm/attention.mjs',
   'wasm/attention-api.mjs',
+  'wasm/engine-features.mjs',
   'wasm/attention.d.ts',
 ];
 

@@ -46,6 +46,15 @@ export interface LoadOptions {
    */
   simd?: 'auto' | boolean;
   /**
+   * Among the SIMD builds, whether to load the FMA build (WebAssembly relaxed SIMD: products added
+   * with `f32x4.relaxed_madd`, fused where the CPU has FMA; the same results within rounding).
+   * `'auto'` (default): the FMA build where the engine validates relaxed SIMD (Chromium, Firefox;
+   * Node 20 with `--experimental-wasm-relaxed-simd`), the SIMD build otherwise. `true`: the FMA build
+   * (the promise rejects where the engine lacks relaxed SIMD; a TypeError with `simd: false`).
+   * `false`: the plain SIMD build.
+   */
+  fma?: 'auto' | boolean;
+  /**
    * Whether to load the lab's training module (a second WebAssembly module of the same build) too.
    * `true` (default): `createTrainer` and `loadModel` work at once. `false`: a lighter load, the
    * attention module only; call `await attn.loadTraining()` before training (until then
@@ -116,9 +125,10 @@ export interface AttentionShape {
   /** Integer seed of the deterministic weights. Default 0. */
   seed?: number;
   /**
-   * Lifts the compute cap of synchronous calls (`info.maxSyncFlops`, 2e11 floating-point operations:
-   * several seconds to tens of seconds of blocking work): forward passes, and for a session spec every
-   * append. Only `true` opts in; default false. Use it in a Web Worker, where blocking is harmless.
+   * Lifts the time cap of synchronous calls (`info.maxSyncSeconds`: about a second of work, by the
+   * core's estimate before the call runs): forward passes, a layer's or session's creation, and for a
+   * session spec every append, for a layer spec every forward. Only `true` opts in; default false. Use it
+   * in a Web Worker, where blocking is harmless.
    */
   allowLongWork?: boolean;
 }
@@ -164,7 +174,8 @@ export interface Intermediates {
 }
 
 /**
- * A block's geometry as the core resolved it: every result's `shape`, and {@link Attention.resolveShape}.
+ * A block's geometry as the core resolved it: every result's `shape`, `session.shape`, `layer.shape`
+ * and {@link Attention.resolveShape}. Frozen (a session's results share its shape, a layer's too).
  */
 export interface BlockShape {
   variant: Variant;
@@ -242,10 +253,12 @@ export interface Session {
   readonly cacheBytes: number;
   /** The most tokens the cache can hold; appending beyond it throws a RangeError. */
   readonly maxLen: number;
+  /** The session's resolved geometry (the `shape` of every append result). */
+  readonly shape: BlockShape;
   /**
    * Appends k >= 1 tokens, `x` of (k, dModel), and returns their outputs. More tokens than the room
-   * left (maxLen - length) is a RangeError before anything is copied; work above `info.maxSyncFlops`
-   * is refused unless the session spec had `allowLongWork: true`; a result that would overflow float32
+   * left (maxLen - length) is a RangeError before anything is copied; work estimated above
+   * `info.maxSyncSeconds` is refused unless the session spec had `allowLongWork: true`; a result that would overflow float32
    * is refused (field 'x') and leaves the cache as it was.
    */
   append(x: Float32Array): AttentionResult;
@@ -272,10 +285,12 @@ export interface LayerSpec extends AttentionShape {
 export interface Layer {
   /** x holds a whole number of rows of this many floats. */
   readonly dModel: number;
+  /** The layer's resolved geometry (the `shape` of every forward result). */
+  readonly shape: BlockShape;
   /**
    * x `(N, dModel)`, any N >= 1 (N = x.length / dModel). Returns what `attn.forward` returns for the
-   * layer's spec with `seqLen: N` and this x, bit for bit. The same caps as forward: work above
-   * `info.maxSyncFlops` is refused unless the layer spec had `allowLongWork: true`.
+   * layer's spec with `seqLen: N` and this x, bit for bit. The same caps as forward: work estimated
+   * above `info.maxSyncSeconds` is refused unless the layer spec had `allowLongWork: true`.
    */
   forward(x: Float32Array): AttentionResult;
   /** Frees the wasm memory. Calling it again does nothing. */
@@ -341,23 +356,59 @@ export interface Preset {
 
 /** What was loaded. */
 export interface AttentionInfo {
-  /** Whether the loaded build uses WebAssembly SIMD. */
+  /** Whether the loaded build uses WebAssembly SIMD (the FMA build does). */
   simd: boolean;
-  build: 'simd' | 'scalar';
+  build: 'fma' | 'simd' | 'scalar';
   /** Version of the core. */
   version: string;
   /** Work above this many bytes is refused with an Error before any allocation. */
   maxWorkBytes: number;
   /**
-   * The compute cap of a synchronous forward or append, in floating-point operations (2e11) unless the
-   * spec says `allowLongWork: true`. Admits the benchmark workload N=4096 D=1024 H=16 G=4 (9e10).
+   * The cap of one synchronous call, in seconds of work as the core's cost model estimates it before the
+   * call runs (1: about a second on the project's machine, docs/reliability.md); `allowLongWork: true`
+   * lifts it.
    */
-  maxSyncFlops: number;
-  /** The cap of one `trainer.step(n)` call in training tokens, n * batchSize * seqLen (32768). */
-  maxStepTokens: number;
+  maxSyncSeconds: number;
 }
 
 /** The attention core. */
+/** What {@link DecodeProbe.cachedStep} measured: one generated token against `context` cached tokens. */
+export interface DecodeStepTiming {
+  context: number;
+  /** Median time of the timed steps, in milliseconds. */
+  msPerToken: number;
+  /** How many steps were timed (after one untimed step). */
+  steps: number;
+  /** Bytes the step reads: every weight once, plus the cache rows of `context` tokens. */
+  weightBytes: number;
+  cacheBytes: number;
+}
+
+/** Progress of {@link DecodeProbe.uncachedStep}: call again until `done`. */
+export interface RecomputeProgress {
+  context: number;
+  /** Earlier tokens whose keys and values are recomputed so far (0 .. context). */
+  rows: number;
+  /** Their time so far, in milliseconds; once done, plus the step itself. */
+  ms: number;
+  done: boolean;
+  /** Floating-point operations of the recompute. */
+  flops: number;
+}
+
+/**
+ * One layer with its packed weights and a KV cache of maxLen tokens (a deterministic pattern), for
+ * timing one generated token on this machine (see {@link Attention.createDecodeProbe}).
+ */
+export interface DecodeProbe {
+  /** One token against `context` cached tokens (integer, 0 <= context < maxLen), timed for about budgetMs (0 to 10000). */
+  cachedStep(context: number, budgetMs: number): DecodeStepTiming;
+  /** The same step without a cache, every earlier key and value recomputed, in calls of about budgetMs. */
+  uncachedStep(context: number, budgetMs: number): RecomputeProgress;
+  /** Frees the wasm memory; later calls throw. */
+  dispose(): void;
+}
+
 export interface Attention {
   readonly info: AttentionInfo;
   /** One attention block over a whole sequence. */
@@ -398,6 +449,13 @@ export interface Attention {
    * message says what is wrong ("model file is not valid: ...").
    */
   loadModel(bytes: Uint8Array): Trainer;
+  /**
+   * A decode probe for a session spec (maxLen = the largest context + 1): what one generated token
+   * costs at this layer, with and without a KV cache. Needs the training module (as createTrainer).
+   */
+  createDecodeProbe(spec: SessionSpec): DecodeProbe;
+  /** Bytes read per second by the best 64 MiB copy in about budgetMs: the bandwidth floor of a decode step. Needs the training module. */
+  copyBandwidth(budgetMs: number): number;
   /** Whether the training module is loaded (`createTrainer` and `loadModel` work). */
   readonly trainingLoaded: boolean;
   /**
@@ -451,29 +509,43 @@ export interface TrainerSpec {
 }
 
 /** Options of {@link Trainer.train}. */
+/** What `train`'s onProgress receives after each chunk. */
+export interface TrainProgress {
+  step: number;
+  loss: number;
+  done: number;
+  steps: number;
+  evaluation?: { loss: number; bitsPerToken: number; accuracy: number };
+}
+
 export interface TrainOptions {
   /** Optimiser steps to run, an integer from 1 to 1e9. */
   steps: number;
-  /** Stops between chunks: the promise rejects with `signal.reason` (an AbortError by default). */
-  signal?: AbortSignal;
-  /** Called after each chunk. `done` of `steps` run by this call; `step` is the trainer's total;
-   *  `evaluation` (the result of `evaluate()`) after every `evalEvery` steps. */
-  onProgress?: (p: { step: number; loss: number; done: number; steps: number; evaluation?: { loss: number; bitsPerToken: number; accuracy: number } }) => void;
-  /** Steps per synchronous chunk, 1 to maxStepsPerCall. Default maxStepsPerCall. */
-  chunk?: number;
-  /** Evaluate on held-out data after every `evalEvery` steps of this call (chunks end there). */
+  /**
+   * Stops between chunks: the promise rejects with `signal.reason` (an AbortError by default); an
+   * AbortSignal or any object with a boolean `aborted`. An abort after the last chunk changes nothing.
+   */
+  signal?: AbortSignal | { readonly aborted: boolean; readonly reason?: unknown };
+  /**
+   * Called after each chunk. `done` of `steps` run by this call; `step` is the trainer's total;
+   * `evaluation`: `evaluate()`'s result, after every `evalEvery` steps of this call.
+   */
+  onProgress?: (p: TrainProgress) => void;
+  /** Runs `evaluate()` after every `evalEvery` steps (chunks end there), 1 to 1e9. */
   evalEvery?: number;
+  /** Steps per synchronous chunk, 1 to maxStepsPerCall. Default: sized by time (about 50 ms of work a chunk). */
+  chunk?: number;
 }
 
 export interface Trainer {
   readonly steps: number;
   readonly vocabSize: number;
-  /** The most steps one `step(n)` may run: max(1, floor(info.maxStepTokens / (batchSize * seqLen))). */
+  /** The most steps one `step(n)` may run: about a second of work, max(1, floor(1 s / the core's estimate of a step)). */
   readonly maxStepsPerCall: number;
   /**
    * n optimiser steps; loss: the last step's mean training cross-entropy, nats per token. n must be a
    * number (a TypeError otherwise: '5', true and [2] are refused), an integer from 1 to
-   * `maxStepsPerCall` (about a second at the lab's sizes; a RangeError naming the cap beyond it).
+   * `maxStepsPerCall` (about a second of work; a RangeError naming the cap beyond it).
    */
   step(n?: number): { step: number; loss: number };
   /**

@@ -53,7 +53,7 @@ inline void dot_block(int64_t d, const float* const* q, const float* k, int64_t 
     for (int hb = 0; hb < HB; ++hb) {
       const vf qv = simd::load(q[hb] + c);
       ATTN_UNROLL
-      for (int kb = 0; kb < KB; ++kb) acc[hb][kb] += qv * kv[kb];
+      for (int kb = 0; kb < KB; ++kb) acc[hb][kb] = simd::madd(qv, kv[kb], acc[hb][kb]);
     }
   }
   ATTN_UNROLL
@@ -86,7 +86,7 @@ inline void pv_block(const float* p, const float* v, int64_t ldv, float* o, int6
     const vf pj = simd::splat(p[j]);
     const float* vj = v + j * ldv;
     ATTN_UNROLL
-    for (int c = 0; c < NV; ++c) acc[c] += pj * simd::load(vj + c * kLanes);
+    for (int c = 0; c < NV; ++c) acc[c] = simd::madd(pj, simd::load(vj + c * kLanes), acc[c]);
   }
   ATTN_UNROLL
   for (int c = 0; c < NV; ++c) simd::store(o + c * kLanes, acc[c]);
@@ -126,7 +126,7 @@ inline void pv_block_heads(const float* const* p, const float* v, int64_t ldv, f
     for (int hb = 0; hb < HB; ++hb) {
       const vf pj = simd::splat(p[hb][j]);
       ATTN_UNROLL
-      for (int c = 0; c < NV; ++c) acc[hb][c] += pj * vv[c];
+      for (int c = 0; c < NV; ++c) acc[hb][c] = simd::madd(pj, vv[c], acc[hb][c]);
     }
   }
   ATTN_UNROLL

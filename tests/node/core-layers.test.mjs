@@ -10,12 +10,14 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 
 // Lowest first. A file's concept is its name without extension (train/* is one concept).
 const LAYERS = [
-  ['tensor', 'simd', 'errors', 'fields'],
+  ['tensor', 'simd', 'errors', 'fields', 'overflow'],
   ['kernels', 'attention', 'rope'],
-  ['shape', 'weights', 'accounting'],
+  ['shape', 'weights', 'accounting', 'cost'],
   ['spec'],
-  ['grouped_block', 'latent_block', 'forward', 'layer'],
-  ['kv_cache', 'intermediates'],
+  ['block_steps'],
+  ['grouped_block', 'latent_block'],
+  ['forward'],
+  ['layer', 'kv_cache', 'intermediates'],
   ['train', 'configurator'],
 ];
 
@@ -66,4 +68,6 @@ test('the check reports an upward include and accepts a downward one', () => {
     ['core/src/weights.cpp includes attn/spec.hpp']);
   const layers = path.join(REPO, 'core/src/train/layers.cpp');
   assert.deepEqual(upwardIncludes(layers, '#include "attn/forward.hpp"\n#include "attn/train/model.hpp"\n'), []);
+  const fwd = path.join(REPO, 'core/src/forward.cpp');
+  assert.deepEqual(upwardIncludes(fwd, '#include "attn/layer.hpp"\n'), ['core/src/forward.cpp includes attn/layer.hpp']);
 });

@@ -13,7 +13,7 @@ import renderCss from './styles/render.css?inline';
 import viewsCss from './styles/views.css?inline';
 import tablesCss from './styles/tables.css?inline';
 import { DEFAULTS, fromParams, shapeSpec, toParams } from './state.js';
-import { el } from './kit.js';
+import { buildName, el } from './kit.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
@@ -158,7 +158,7 @@ export class AttentionPlayground extends HTMLElement {
       return;
     }
     if (!this.mounted) return;
-    this.#setBuild(ctx.info.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)');
+    this.#setBuild(buildName(ctx.info.build));
     this.viewIds = sections;
     this.views = sections.map((s) => viewById(s).create(this.#slot(s), ctx));
     this.#render();

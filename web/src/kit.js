@@ -203,6 +203,10 @@ export const variantName = (v) => VARIANT_INFO[v]?.name ?? String(v).toUpperCase
 /** 'gqa' -> 'GQA (grouped-query)' */
 export const variantLabel = (v) => (VARIANT_INFO[v] ? `${VARIANT_INFO[v].name} (${VARIANT_INFO[v].long})` : String(v));
 
+/** Which WebAssembly build of the core runs (attn.info.build), in words. */
+export const buildName = (build) => ({ fma: 'WebAssembly SIMD with FMA (relaxed SIMD)', simd: 'WebAssembly SIMD',
+  scalar: 'WebAssembly (scalar, no SIMD)' })[build] ?? `WebAssembly ${build ?? ''}`;
+
 // ---- words ------------------------------------------------------------------------------------------
 /** The core's API words -> the page's words, for messages the page shows (the API names stay in the core). */
 const PAGE_WORDS = [

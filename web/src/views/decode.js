@@ -3,11 +3,13 @@
 // attends to everything cached so far (parts/decode-cache.js). The session is the source's decoder.
 // Finished drawing (kit.js setViewState): data-state="ready" once the queue is empty, with the result
 // { length, cacheBytes } as the core reports them; buttons carry data-action="step|all|reset|word".
+// Below it, the bandwidth measurement (parts/decode-bandwidth.js), on a button of its own.
 import { el, plural, setViewState, variantName } from '../kit.js';
 import { fmtInt, fmtRatio } from '../format.js';
 import { cacheFormula, cacheWhat } from '../render/geometry.js';
 import { createReadout } from '../render/heatmap.js';
 import { cacheStrip, newestWeights } from '../parts/decode-cache.js';
+import { createDecodeBandwidth } from '../parts/decode-bandwidth.js';
 import { tokenize } from '../tokens.js';
 
 const MAX_LEN = 64;
@@ -42,6 +44,7 @@ export function createDecodeView(root, ctx) {
   root.replaceChildren(intro, el('div', 'dec-controls', stepBtn, allBtn, resetBtn, form), full, error,
     el('h4', 'dec-title', 'Tokens in the cache'), tokensList, facts, el('h4', 'dec-title', 'The cache, one block per token'), strip,
     weightsTitle, weights, readout, live);
+  const bandwidth = createDecodeBandwidth(root, ctx);  // runs when asked, never on the first map's path
 
   let state = null, shapeKey = '', sentence = [], nextIdx = 0, cached = [], cacheBytes = 0;
   let decoder = null, session = null;  // session: { shape, baseline } once started
@@ -142,6 +145,7 @@ export function createDecodeView(root, ctx) {
       gen++;
       queue.then(() => decoder?.dispose()).catch(() => {});
       ctx.reportError('decode', null);
+      bandwidth.destroy();
       root.replaceChildren();
     },
   };
