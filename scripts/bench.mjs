@@ -3,7 +3,10 @@
 // Benchmark, g++ -O3 -march=native) and as WebAssembly in this Node (SIMD and scalar builds),
 // printed as one table: median milliseconds and GFLOP/s per row, plus the ratios that matter.
 //
-//   node scripts/bench.mjs [--only A,B] [--skip-native] [--skip-wasm] [--json out.json]
+//   node scripts/bench.mjs [--only A,B] [--skip-native] [--skip-wasm] [--skip-pretrained] [--json out.json]
+//
+// Last, a pretrained checkpoint's row (scripts/bench-pretrained.mjs): a SmolLM2-135M-shaped model with
+// random BF16 weights, prefill and decode through attn.loadPretrained, beside its bandwidth floor.
 //
 // WASM timings are taken inside wasm (emscripten_get_now around the core's forward / decode step),
 // after warm-up calls, because V8 compiles wasm lazily (Liftoff first, TurboFan later).
@@ -22,6 +25,7 @@ const { values: opts } = parseArgs({
     'skip-wasm': { type: 'boolean' },
     json: { type: 'string' },         // also write the results to this file
     'train-one': { type: 'string' },  // internal: simd:T1 times one training workload and prints JSON
+    'skip-pretrained': { type: 'boolean' },
   },
 });
 const only = opts.only?.split(',');
@@ -179,6 +183,15 @@ if (training.length) {
   Object.assign(wasm.scalar, t.scalar);
 }
 
+/** A markdown table: the first two columns left-aligned, the others right-aligned. */
+function printTable(head, body) {
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const row = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(w[i]) : c.padStart(w[i]))).join(' | ')} |`;
+  console.log(row(head));
+  console.log(`|${w.map((n, i) => (i < 2 ? '-'.repeat(n + 2) : `${'-'.repeat(n + 1)}:`)).join('|')}|`);
+  for (const r of body) console.log(row(r));
+}
+
 const header = ['workload', '', 'native ms', 'GFLOP/s', 'wasm SIMD ms', 'GFLOP/s', 'wasm scalar ms', 'GFLOP/s',
   'SIMD / scalar', 'SIMD vs native'];
 const rows = workloads.map((w) => {
@@ -202,11 +215,17 @@ if (training.length) {
     const n = native[w.id]?.tokensPerS, si = wasm.simd[w.id]?.tokensPerS, sc = wasm.scalar[w.id]?.tokensPerS;
     return [w.id, w.label, k(n), k(si), k(sc), fmtR(si && sc ? si / sc : undefined), fmtR(n && si ? n / si : undefined)];
   });
-  const tw = th.map((h, i) => Math.max(h.length, ...trows.map((r) => r[i].length)));
-  const tline = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(tw[i]) : c.padStart(tw[i]))).join(' | ')} |`;
   console.log('\nTraining (forward + backward + AdamW, batch x seqLen tokens per step; median of 3 alternated rounds, each a median of 5 timed runs):\n');
-  console.log(tline(th));
-  console.log(`|${tw.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-  for (const r of trows) console.log(tline(r));
+  printTable(th, trows);
 }
-if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ machine: machine(), native, wasm }, null, 2));
+
+// --- pretrained checkpoint (scripts/bench-pretrained.mjs): a SmolLM2-135M-shaped model, random BF16 ---
+let pretrained = [];
+if (!opts['skip-wasm'] && !opts['skip-pretrained'] && !only) {
+  const { benchPretrained, pretrainedRows } = await import('./bench-pretrained.mjs');
+  for (const build of ['simd', 'scalar']) pretrained.push(await benchPretrained(build));
+  const { header: ph, rows: prows } = pretrainedRows(pretrained);
+  console.log('\nPretrained checkpoint through attn.loadPretrained (median (min-max); the floor: bytes one decode step streams at the copy bandwidth of a wasm memory.copy):\n');
+  printTable(ph, prows);
+}
+if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ machine: machine(), native, wasm, pretrained }, null, 2));

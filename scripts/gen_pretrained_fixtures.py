@@ -492,6 +492,40 @@ def conversion_hashes():
     return {'f16_to_f32_fnv1a64': f'{fnv1a64(f16):016x}', 'bf16_to_f32_fnv1a64': f'{fnv1a64(bf16):016x}'}
 
 
+# A tiny byte-level BPE tokenizer in Hugging Face's tokenizer.json format (as GPT-2's), written into
+# the gpt2 fixture so that the folder is a whole checkpoint download. Its vocabulary (41 tokens) fits
+# the fixture model's 64. The expected splits below are derived by hand from the merges (BPE applies
+# the lowest-ranked merge first): "the" -> t h e -> th e -> the; " cat" -> G c a t -> G c at -> Gc at
+# -> Gcat (G: the byte-level symbol of a space, U+0120).
+TOKENIZER_MERGES = ['t h', 'th e', '\u0120 the', 'a t', '\u0120 c', '\u0120c at', '\u0120 s', '\u0120s at', 'o n',
+                    '\u0120 on', '\u0120 m', '\u0120m at']
+TOKENIZER_EXPECTED = [
+    {'text': 'the cat sat on the mat.',
+     'tokens': ['the', '\u0120cat', '\u0120sat', '\u0120on', '\u0120the', '\u0120mat', '.']},
+    {'text': 'a dog on a mat', 'tokens': ['a', '\u0120', 'd', 'o', 'g', '\u0120on', '\u0120', 'a', '\u0120mat']},
+    {'text': 'that', 'tokens': ['th', 'at']},
+]
+
+
+def tokenizer_files():
+    alphabet = ['<|endoftext|>'] + [chr(c) for c in range(ord('a'), ord('z') + 1)] + ['\u0120', '.']
+    vocab = alphabet + [m.replace(' ', '') for m in TOKENIZER_MERGES]
+    ids = {t: i for i, t in enumerate(vocab)}
+    byte_level = {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': True}
+    tokenizer = {
+        'version': '1.0', 'truncation': None, 'padding': None,
+        'added_tokens': [{'id': 0, 'content': '<|endoftext|>', 'single_word': False, 'lstrip': False, 'rstrip': False,
+                          'normalized': True, 'special': True}],
+        'normalizer': None, 'pre_tokenizer': byte_level, 'post_processor': byte_level, 'decoder': byte_level,
+        'model': {'type': 'BPE', 'dropout': None, 'unk_token': None, 'continuing_subword_prefix': '',
+                  'end_of_word_suffix': '', 'fuse_unk': False, 'byte_fallback': False, 'vocab': ids,
+                  'merges': TOKENIZER_MERGES}}
+    config = {'model_max_length': 32, 'bos_token': '<|endoftext|>', 'eos_token': '<|endoftext|>',
+              'unk_token': '<|endoftext|>', 'tokenizer_class': 'GPT2Tokenizer', 'add_prefix_space': False}
+    expected = [dict(e, ids=[ids[t] for t in e['tokens']]) for e in TOKENIZER_EXPECTED]
+    return tokenizer, config, expected
+
+
 def main():
     os.makedirs(ROOT, exist_ok=True)
     manifest = []
@@ -532,6 +566,13 @@ def main():
         for l, p in enumerate(maps):
             expected[f'attentions.{l}'] = p.to(torch.float32)
         write_safetensors(os.path.join(folder, 'expected.safetensors'), expected)
+        if name == 'gpt2':
+            tokenizer, tokenizer_config, tokenizer_expected = tokenizer_files()
+            for file, value in (('tokenizer.json', tokenizer), ('tokenizer_config.json', tokenizer_config),
+                                ('tokenizer_expected.json', tokenizer_expected)):
+                with open(os.path.join(folder, file), 'w', encoding='utf-8') as f:
+                    json.dump(value, f, indent=1, ensure_ascii=False)
+                    f.write('\n')
         manifest.append({'name': name, 'model_type': c['model_type'], 'dtype': ST_DTYPES[dtype], 'shards': shards,
                          'tokens': n, 'covers': about})
         print(f'{name:24s} {ST_DTYPES[dtype]:5s} {size:7d} bytes of weights, mean max map weight {sharp:.3f}, '

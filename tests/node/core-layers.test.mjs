@@ -11,12 +11,13 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 // Lowest first. A file's concept is its name without extension (train/* is one concept).
 const LAYERS = [
   ['tensor', 'simd', 'errors', 'fields'],
-  ['kernels', 'attention', 'rope'],
+  ['kernels', 'attention', 'rope', 'rope_scaling'],
   ['shape', 'weights', 'accounting'],
   ['spec'],
   ['grouped_block', 'latent_block', 'forward', 'layer'],
   ['kv_cache', 'intermediates'],
   ['train', 'configurator'],
+  ['pretrained'],
 ];
 
 function layerOf(concept) {
@@ -27,6 +28,7 @@ function layerOf(concept) {
 function conceptOf(file) {
   const rel = path.relative(REPO, file);
   if (rel.includes(`${path.sep}train${path.sep}`) || rel.startsWith('attn/train/') || rel.startsWith('train/')) return 'train';
+  if (rel.includes(`${path.sep}pretrained${path.sep}`)) return 'pretrained';
   return path.basename(file).replace(/\.(hpp|cpp)$/, '');
 }
 
@@ -49,7 +51,7 @@ function upwardIncludes(file, text) {
   const from = conceptOf(file);
   const found = [];
   for (const m of text.matchAll(/^#include "attn\/([\w/]+)\.hpp"/gm)) {
-    const to = m[1].startsWith('train/') ? 'train' : m[1];
+    const to = m[1].startsWith('train/') ? 'train' : m[1].startsWith('pretrained/') ? 'pretrained' : m[1];
     if (layerOf(to) > layerOf(from)) found.push(`${path.relative(REPO, file)} includes attn/${m[1]}.hpp`);
   }
   return found;

@@ -257,13 +257,24 @@ void read_gpt2_like(Reader& r, ModelConfig& m) {
   }
 }
 
-void read_llama_like(Reader& r, ModelConfig& m) {
+// The keys llama-like models and DeepSeek share: sizes, RMSNorm, the SwiGLU MLP, the head's tying.
+void read_decoder_sizes(Reader& r, ModelConfig& m) {
   m.d_model = r.integer("hidden_size", 1, kMaxDim);
   m.n_heads = r.integer("num_attention_heads", 1, kMaxDim);
   m.n_layers = r.integer("num_hidden_layers", 1, kMaxLayers);
   m.intermediate = r.integer("intermediate_size", 1, kMaxDim);
   m.vocab = r.integer("vocab_size", 1, kMaxDim * 8);
   m.n_kv_heads = r.integer("num_key_value_heads", 1, kMaxDim, m.n_heads);
+  m.norm = NormKind::RMSNorm;
+  m.norm_eps = r.number("rms_norm_eps", 0.0, 1.0, 1e-6);
+  m.mlp = MlpKind::SwiGLU;
+  const std::string act = r.string("hidden_act").value_or("silu");
+  if (act != "silu") throw_range("config.hidden_act", "config.hidden_act ('" + act + "') is not supported: 'silu' is");
+  m.tied = r.boolean("tie_word_embeddings", false);
+}
+
+void read_llama_like(Reader& r, ModelConfig& m) {
+  read_decoder_sizes(r, m);
   if (m.n_heads % m.n_kv_heads != 0) {
     throw_range("config.num_key_value_heads", "config.num_attention_heads (" + fmt(double(m.n_heads)) +
                 ") must be divisible by config.num_key_value_heads (" + fmt(double(m.n_kv_heads)) + ")");
@@ -274,14 +285,8 @@ void read_llama_like(Reader& r, ModelConfig& m) {
   }
   m.head_dim = r.integer("head_dim", 2, kMaxDim, m.arch == Arch::Qwen3 ? 128 : m.d_model / std::max<int64_t>(m.n_heads, 1));
   if (m.head_dim % 2 != 0) throw_range("config.head_dim", "config.head_dim (" + fmt(double(m.head_dim)) + ") must be even (RoPE turns pairs)");
-  m.norm = NormKind::RMSNorm;
-  m.norm_eps = r.number("rms_norm_eps", 0.0, 1.0, 1e-6);
-  m.mlp = MlpKind::SwiGLU;
-  const std::string act = r.string("hidden_act").value_or("silu");
-  if (act != "silu") throw_range("config.hidden_act", "config.hidden_act ('" + act + "') is not supported: 'silu' is");
   r.require_value("rope_interleaved", false, "interleaved RoPE is not computed for model_type '" + m.model_type + "'");
   r.require_value("partial_rotary_factor", 1.0, "RoPE over part of each head is not computed");
-  m.tied = r.boolean("tie_word_embeddings", false);
   const bool attention_bias = m.arch == Arch::Llama || m.arch == Arch::Qwen3 ? r.boolean("attention_bias", false) : false;
   m.qkv_bias = m.arch == Arch::Qwen2 || attention_bias;
   m.o_bias = attention_bias;
@@ -311,12 +316,7 @@ void read_llama_like(Reader& r, ModelConfig& m) {
 }
 
 void read_deepseek(Reader& r, ModelConfig& m) {
-  m.d_model = r.integer("hidden_size", 1, kMaxDim);
-  m.n_heads = r.integer("num_attention_heads", 1, kMaxDim);
-  m.n_layers = r.integer("num_hidden_layers", 1, kMaxLayers);
-  m.intermediate = r.integer("intermediate_size", 1, kMaxDim);
-  m.vocab = r.integer("vocab_size", 1, kMaxDim * 8);
-  m.n_kv_heads = r.integer("num_key_value_heads", 1, kMaxDim, m.n_heads);
+  read_decoder_sizes(r, m);
   if (m.n_kv_heads != m.n_heads) {
     throw_range("config.num_key_value_heads", "config.num_key_value_heads (" + fmt(double(m.n_kv_heads)) +
                 ") must equal num_attention_heads (" + fmt(double(m.n_heads)) + "): MLA decompresses K and V for every head");
@@ -329,12 +329,6 @@ void read_deepseek(Reader& r, ModelConfig& m) {
   if (m.qk_rope % 2 != 0) throw_range("config.qk_rope_head_dim", "config.qk_rope_head_dim (" + fmt(double(m.qk_rope)) + ") must be even");
   m.v_head_dim = r.integer("v_head_dim", 1, kMaxDim);
   m.head_dim = m.qk_nope + m.qk_rope;
-  m.norm = NormKind::RMSNorm;
-  m.norm_eps = r.number("rms_norm_eps", 0.0, 1.0, 1e-6);
-  m.mlp = MlpKind::SwiGLU;
-  const std::string act = r.string("hidden_act").value_or("silu");
-  if (act != "silu") throw_range("config.hidden_act", "config.hidden_act ('" + act + "') is not supported: 'silu' is");
-  m.tied = r.boolean("tie_word_embeddings", false);
   const bool bias = r.boolean("attention_bias", false);
   m.qkv_bias = m.o_bias = bias;  // on q_a_proj (or none on q_proj), kv_a_proj_with_mqa and o_proj
   // Mixture-of-experts layers: i >= first_k_dense_replace with i % moe_layer_freq == 0, when experts exist.
