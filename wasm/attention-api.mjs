@@ -161,6 +161,47 @@ function ownFields(spec, prefix, maxElements) {
   return out;
 }
 
+// Frees the wasm side of sessions that were dropped without dispose().
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((raw) => {
+        try {
+          raw.delete();
+        } catch {
+          /* already gone */
+        }
+      })
+    : null;
+
+/** Owns one raw Embind object (a session, a layer or a trainer): frees it on dispose() or when dropped. */
+export class Handle {
+  /** @type {any} the raw Embind object, null once disposed */
+  #raw;
+  #what;
+
+  /** @param {any} raw  @param {string} what  e.g. 'session', for messages */
+  constructor(raw, what) {
+    this.#raw = raw;
+    this.#what = what;
+    finalizer?.register(this, raw, this);
+  }
+
+  /** The raw object; throws once disposed. (For the subclasses.) */
+  live() {
+    if (!this.#raw) throw new Error(`${this.#what} is disposed`);
+    return this.#raw;
+  }
+
+  /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
+  dispose() {
+    if (!this.#raw) return;
+    finalizer?.unregister(this);
+    const raw = this.#raw;
+    this.#raw = null;
+    raw.delete();
+  }
+}
+
 /**
  * Wraps the raw Embind modules: the attention module `M` now, the training module (the lab's
  * trainer, a second Emscripten module of the same build) when `loadTraining()` is called.
@@ -195,47 +236,6 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
     if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, training);
     throw err;
   };
-
-  // Frees the wasm side of sessions that were dropped without dispose().
-  const finalizer =
-    typeof FinalizationRegistry === 'function'
-      ? new FinalizationRegistry((raw) => {
-          try {
-            raw.delete();
-          } catch {
-            /* already gone */
-          }
-        })
-      : null;
-
-  /** Owns one raw Embind object (a session, a layer or a trainer): frees it on dispose() or when dropped. */
-  class Handle {
-    /** @type {any} the raw Embind object, null once disposed */
-    #raw;
-    #what;
-
-    /** @param {any} raw  @param {string} what  e.g. 'session', for messages */
-    constructor(raw, what) {
-      this.#raw = raw;
-      this.#what = what;
-      finalizer?.register(this, raw, this);
-    }
-
-    /** The raw object; throws once disposed. (For the subclasses.) */
-    live() {
-      if (!this.#raw) throw new Error(`${this.#what} is disposed`);
-      return this.#raw;
-    }
-
-    /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
-    dispose() {
-      if (!this.#raw) return;
-      finalizer?.unregister(this);
-      const raw = this.#raw;
-      this.#raw = null;
-      raw.delete();
-    }
-  }
 
   /** A decoding session: the weights and a KV cache in wasm memory (see `Attention.createSession`). */
   class Session extends Handle {

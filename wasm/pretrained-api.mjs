@@ -7,7 +7,7 @@
 // then each tensor's byte range, copied into the wasm heap where the model keeps it. A Blob (a File
 // from a picker or a drop) is read by slices, so a 2 GB file is never held whole in JS.
 
-import { call, fieldTypeError } from './attention-api.mjs';
+import { Handle, call, fieldTypeError } from './attention-api.mjs';
 
 const LOAD_OPTIONS = ['config', 'weights', 'onProgress', 'signal'];
 
@@ -35,37 +35,11 @@ function fileSource(w, field) {
 }
 
 /**
- * The pretrained part of the API over the raw module P.
+ * The pretrained part of the API over the raw module P (its objects are Handles of attention-api.mjs:
+ * freed on dispose() or when dropped).
  * @param {any} P  the instantiated attention-pretrained module
  */
 export function makePretrained(P) {
-  const finalizer = typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry((/** @type {any} */ raw) => { try { raw.delete(); } catch { /* gone */ } })
-    : null;
-
-  /** Owns one raw Embind object; frees it on dispose() or when dropped. */
-  class Owned {
-    /** @type {any} */ #raw;
-    #what;
-    /** @param {any} raw @param {string} what */
-    constructor(raw, what) {
-      this.#raw = raw;
-      this.#what = what;
-      finalizer?.register(this, raw, this);
-    }
-    live() {
-      if (!this.#raw) throw new Error(`${this.#what} is disposed`);
-      return this.#raw;
-    }
-    dispose() {
-      if (!this.#raw) return;
-      finalizer?.unregister(this);
-      const raw = this.#raw;
-      this.#raw = null;
-      raw.delete();
-    }
-  }
-
   /**
    * `{ attentions, allowLongWork }` of forward / append.
    * @param {unknown} options @param {string} where
@@ -87,7 +61,7 @@ export function makePretrained(P) {
     return out;
   };
 
-  class PretrainedSession extends Owned {
+  class PretrainedSession extends Handle {
     /** @param {any} raw */
     constructor(raw) { super(raw, 'session'); }
     get length() { return call(() => this.live().length()); }
@@ -103,7 +77,7 @@ export function makePretrained(P) {
     reset() { call(() => this.live().reset()); }
   }
 
-  class Pretrained extends Owned {
+  class Pretrained extends Handle {
     /** @type {any} */ #info;
     /** @param {any} raw */
     constructor(raw) {
