@@ -243,7 +243,7 @@ const interaction = await ipage.evaluate(async () => {
       await new Promise((r) => setTimeout(r, 40));
     }
     // The maps show the final text when the first map's last row label is the last word typed.
-    const lastLabel = () => view.querySelector('.row-labels')?.lastElementChild?.textContent;
+    const lastLabel = () => view.querySelector('.hm-rows, .row-labels')?.lastElementChild?.textContent;  // the row labels of the first map
     while (lastLabel() !== `word${k}` || view.dataset.state === 'busy') await new Promise((r) => setTimeout(r, 1));
     await painted();
     out['typing (last key) -> heatmap'].push(performance.now() - last);

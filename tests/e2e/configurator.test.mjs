@@ -4,7 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { SHOTS, app, draws, heatmapDrawn, shot, startBrowser, viewReady } from './browser.mjs';
+import { SHOTS, app, draws, heatmapDrawn, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { importLib } from '../node/helpers.mjs';
 
 let b;
 before(async () => { b = await startBrowser(); });
@@ -194,7 +195,7 @@ test('a bad request is explained next to the field it names, and clears when fix
   await page.close();
 });
 
-test('"open in the playground" loads the recommended shape, scaled down, into the attention maps', async () => {
+test('"open in the playground" loads the recommended heads, with dModel and dh scaled so the seeded weights stay small', async () => {
   const page = await b.open();
   await heatmapDrawn(page);
   await recommendation(page);
@@ -205,24 +206,32 @@ test('"open in the playground" loads the recommended shape, scaled down, into th
   let n = await drawn();
   await panel.locator('button[data-action="open"]').click();
   await heatmapDrawn(page, n + 1);
-  // GQA 32 / 8 -> 8 query heads / 2 K/V heads (4 per K/V head, as recommended), dModel 4096 -> 128.
-  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelectorAll('.kv-group').length === 2);
-  assert.equal(await el.locator('[data-slot="heatmap"] canvas[data-head]').count(), 8);
+  // GQA 32 / 8 keeps its 32 query heads on 8 K/V heads; dModel 4096 -> 128, and dh 128 -> 64, the
+  // largest halving at which one block's weights stay within 2^20 (655,360 at dh 64, 1,310,720 at 128).
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelectorAll('.kv-group').length === 8);
+  assert.equal(await el.locator('[data-slot="heatmap"] canvas[data-head]').count(), 32);
   assert.equal(await el.locator('select[name="variant"]').inputValue(), 'gqa');
+  assert.equal(await el.locator('input[name="nHeads"]').inputValue(), '32');
+  assert.equal(await el.locator('input[name="nKvHeads"]').inputValue(), '8');
   assert.equal(await el.locator('input[name="dModel"]').inputValue(), '128');
-  assert.equal(await el.locator('input[name="nKvHeads"]').inputValue(), '2');
+  assert.equal(await el.locator('input[name="dHead"]').inputValue(), '64');
   assert.match(page.url(), /dModel=128/);
-  assert.match(await panel.locator('[data-role="open-status"]').textContent(), /Scaled down.*32 → 8 query heads.*dModel 4,096 → 128/);
+  const said = await panel.locator('[data-role="open-status"]').textContent();
+  assert.match(said, /H = 32 query heads, G = 8 K\/V heads, dh = 64, D = 128/);
+  assert.match(said, /Scaled so that .*: dModel 4,096 → 128; dh 128 → 64\./);
+  assert.doesNotMatch(said, /query heads →/, 'the heads are the model\'s');
 
-  // MLA: the latent and the RoPE key are capped too.
+  // MLA: the latent and the RoPE key are halved with dh (r = 4 dh and dr = dh / 2 stay the model's).
   await afterChange(page, () => panel.locator('[name="cfgPriority"]').selectOption('memory'));
   n = await drawn();
   await panel.locator('button[data-action="open"]').click();
   await heatmapDrawn(page, n + 1);
   assert.equal(await el.locator('select[name="variant"]').inputValue(), 'mla');
-  assert.equal(await el.locator('input[name="latentRank"]').inputValue(), '32');
-  assert.equal(await el.locator('input[name="ropeDim"]').inputValue(), '8');
-  assert.equal(await el.locator('[data-slot="heatmap"] canvas[data-head]').count(), 8);
+  assert.equal(await el.locator('input[name="dHead"]').inputValue(), '32');
+  assert.equal(await el.locator('input[name="latentRank"]').inputValue(), '128');
+  assert.equal(await el.locator('input[name="ropeDim"]').inputValue(), '16');
+  assert.equal(await el.locator('[data-slot="heatmap"] canvas[data-head]').count(), 32);
+  assert.match(await panel.locator('[data-role="open-status"]').textContent(), /latent rank r 512 → 128; RoPE width dr 64 → 16/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -244,10 +253,11 @@ test('embed.html?view=configurator renders the panel alone and opens the full pl
   const url = new URL(tab.url());
   assert.equal(url.pathname, new URL(b.base).pathname, 'the playground beside embed.html');
   assert.equal(url.searchParams.get('dModel'), '128');
+  assert.equal(url.searchParams.get('nHeads'), '32');
   assert.equal(url.searchParams.get('view'), null, 'the full playground');
   await heatmapDrawn(tab);
-  assert.equal(await app(tab).locator('input[name="nKvHeads"]').inputValue(), '2');
-  assert.equal(await app(tab).locator('.kv-group').count(), 2);
+  assert.equal(await app(tab).locator('input[name="nKvHeads"]').inputValue(), '8');
+  assert.equal(await app(tab).locator('.kv-group').count(), 8);
   assert.match(await el.locator('[data-role="open-status"]').innerText(), /new tab/);
   assert.deepEqual(page.errors, []);
   await tab.close();
@@ -261,6 +271,104 @@ test('the configurator fits a phone-sized viewport', async () => {
   assert.ok(overflow <= 0, `the configurator scrolls sideways by ${overflow}px on a phone`);
   await shot(page, 'embed-configurator-phone');
   await page.close();
+});
+
+/** Clicks a heads-table row's "Load shape" and waits for the maps it loads. */
+async function loadShape(page, row) {
+  const n = await draws(page, 'heatmap');
+  await app(page).locator(`[data-slot="heads-table"] tr[data-row="${row}"] button[data-action="load-shape"]`).click();
+  await heatmapDrawn(page, n + 1);
+}
+
+test('"Load shape" keeps the row\'s heads: the 350M row loads 16 heads, Llama 3 70B 64 query heads on 8 K/V heads', async () => {
+  const page = await b.open('index.html?v=2');
+  await heatmapDrawn(page);
+  await viewReady(page, 'heads-table');
+  const el = app(page);
+  const status = el.locator('[data-slot="heads-table"] [data-role="status"]');
+  const input = (name) => el.locator(`[name="${name}"]`).first().inputValue();
+
+  await loadShape(page, 'lesson-350000000');  // the lesson's Base row: MHA, 16 heads of 64, dModel 1,024
+  assert.equal(await el.locator('[data-slot="heatmap"] canvas[data-head]').count(), 16);
+  assert.equal(await el.locator('.kv-group').count(), 16, 'MHA: a K/V head per query head');
+  assert.deepEqual([await input('nHeads'), await input('dModel'), await input('dHead')], ['16', '128', '64']);
+  assert.match(await status.textContent(), /H = 16 query heads, G = 16 K\/V heads, dh = 64, D = 128\. Scaled so that .*: dModel 1,024 → 128\.$/);
+
+  await loadShape(page, 'llama-3-70b');  // GQA, 64 query heads on 8 K/V heads of 128, dModel 8,192
+  assert.equal(await el.locator('[data-slot="heatmap"] canvas[data-head]').count(), 64);
+  assert.equal(await el.locator('.kv-group').count(), 8, '8 query heads per K/V head, as in the model');
+  assert.equal(await input('variant'), 'gqa');
+  assert.deepEqual([await input('nHeads'), await input('nKvHeads'), await input('dModel'), await input('dHead')], ['64', '8', '128', '32']);
+  assert.match(await status.textContent(), /Llama 3 70B .*H = 64 query heads, G = 8 K\/V heads, dh = 32.*dModel 8,192 → 128; dh 128 → 32\./);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('after "Load shape", what was scaled is said where the learner lands (the maps)', async () => {
+    const page = await b.open('index.html?v=2');
+    await heatmapDrawn(page);
+    await viewReady(page, 'heads-table');
+    await loadShape(page, 'llama-3-70b');
+    await page.waitForTimeout(1500);  // the smooth scroll to the maps
+    const onScreen = await page.evaluate(() => {
+      const root = document.querySelector('attention-playground').shadowRoot;
+      return [...root.querySelectorAll('p, div, span')].some((e) => {
+        if (e.closest('[data-slot="heads-table"]') || !/dh 128 → 32/.test(e.textContent) || e.children.length) return false;
+        const r = e.getBoundingClientRect();
+        return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight;
+      });
+    });
+    assert.ok(onScreen, 'the note on what was scaled is visible beside the maps the learner lands on');
+    await page.close();
+  });
+
+test('on a phone, a table wider than the screen says that it scrolls sideways', async () => {
+  for (const view of ['params', 'heads-table']) {
+    const page = await b.open(`embed.html?view=${view}&v=2`, { viewport: { width: 375, height: 800 } });
+    await viewReady(page, view);
+    const region = app(page).locator(`[data-slot="${view}"] .scroll-region`).first();
+    const scroller = region.locator('.scroll[role="region"]');
+    assert.equal(await scroller.getAttribute('tabindex'), '0', `${view}: the keyboard reaches it`);
+    assert.ok(await scroller.getAttribute('aria-label'), `${view}: the region is named`);
+    await page.waitForFunction((v) => document.querySelector('attention-playground').shadowRoot
+      .querySelector(`[data-slot="${v}"] .scroll-region`).dataset.more === 'right', view);
+    assert.ok(await region.locator('.scroll-hint').isVisible(), `${view}: the hint shows`);
+    const fade = (side) => region.locator('.scroll-frame').evaluate((f, s) => getComputedStyle(f, s).opacity, side);
+    await page.waitForTimeout(200);  // the fade's transition
+    assert.deepEqual([await fade('::before'), await fade('::after')], ['0', '1'], `${view}: a fade on the right, where the columns are`);
+    if (view === 'params') await shot(page, 'params-phone');
+    await scroller.evaluate((s) => { s.scrollLeft = s.scrollWidth; });
+    await page.waitForFunction((v) => document.querySelector('attention-playground').shadowRoot
+      .querySelector(`[data-slot="${v}"] .scroll-region`).dataset.more === 'left', view);
+    await page.close();
+  }
+  const wide = await b.open('embed.html?view=params&v=2');  // 1280 px: the table fits, no cue
+  await viewReady(wide, 'params');
+  const region = app(wide).locator('[data-slot="params"] .scroll-region');
+  assert.equal(await region.getAttribute('data-more'), '');
+  assert.ok(await region.locator('.scroll-hint').isHidden());
+  await wide.close();
+});
+
+test('the parameter table shows the core\'s numbers (paramCount, kvCacheBytes) for every variant', async () => {
+  const attn = await (await importLib()).loadAttention();
+  const shapes = [
+    ['', { dModel: 64, nHeads: 4, nKvHeads: 2, latentRank: 16, ropeDim: 4 }, 2],
+    ['variant=gqa&nHeads=8&nKvHeads=2&dHead=16&latentRank=8&ropeDim=0&dtype=fp32', { dModel: 64, nHeads: 8, nKvHeads: 2, dHead: 16, latentRank: 8, ropeDim: 0 }, 4],
+  ];
+  for (const [query, s, bpe] of shapes) {
+    const page = await b.open(`embed.html?view=params&v=2&${query}`);
+    await viewReady(page, 'params');
+    const shown = await viewResult(page, 'params');
+    const expected = ['mha', 'mqa', 'gqa', 'mla'].map((variant) => {
+      const spec = { variant, dModel: s.dModel, nHeads: s.nHeads, ...(s.dHead ? { dHead: s.dHead } : {}),
+        ...(variant === 'gqa' ? { nKvHeads: s.nKvHeads } : {}), ...(variant === 'mla' ? { latentRank: s.latentRank, ropeDim: s.ropeDim } : {}) };
+      const kv = (bytesPerElement) => attn.kvCacheBytes({ ...spec, nLayers: 1, seqLen: 1, batch: 1, bytesPerElement });
+      return { variant, params: attn.paramCount(spec).total, elements: kv(1), bytes: kv(bpe) };
+    });
+    assert.deepEqual(shown, expected, query || 'the defaults');
+    await page.close();
+  }
 });
 
 test('no request left dist/ in the configurator tests', () => {

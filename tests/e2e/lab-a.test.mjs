@@ -1,9 +1,12 @@
 // Browser tests of lab experiments 1 (heads sweep, views/lab-heads.js) and 4 (induction heads,
 // views/lab-induction.js): nothing trains before a click; a short run started by a click shows
-// progress, plots, and ends with the table / computed summary (heads) or scores, accuracy and maps
-// (induction); Stop stops a longer run; no console errors. Steps are set small through the URL.
+// progress, plots every chunk the core reports, and ends with the table / computed summary (heads) or
+// scores, accuracy and maps (induction); Stop stops a longer run; imports: a file that is not a model,
+// or a model trained on another lab's task, is refused and listed nowhere; no console errors. Steps
+// are set small through the URL.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { app, labStatus, shot, startBrowser, viewResult } from './browser.mjs';
 
 let b;
@@ -12,7 +15,7 @@ after(async () => { await b?.close(); });
 
 const status = labStatus;
 
-test('lab-heads: five head counts trained together, table and a summary from the measured losses', async () => {
+test('lab-heads: five head counts trained one after another, table and a summary from the measured losses', async () => {
   const page = await b.open('embed.html?view=lab-heads&labHSteps=30');
   const view = app(page).locator('[data-slot="lab-heads"]');
   const start = view.locator('[data-act="start"]');
@@ -26,10 +29,17 @@ test('lab-heads: five head counts trained together, table and a summary from the
   await status(page, 'lab-heads', ['done'], 30000);
   const res = await viewResult(page, 'lab-heads');
   console.log(`lab-heads: 5 x 30 steps (seqLen 64) in ${Date.now() - t0} ms (view: ${res.trainingSeconds.toFixed(2)} s training)`);
-  assert.equal(res.points, 6, 'six chunks of 5 steps plotted');
   const rows = view.locator('.lab-table tbody tr');
   assert.equal(await rows.count(), 5);
   const cells = await rows.evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+  // The chart: one curve per model, a point per chunk the core reported, ending at step 30 with the
+  // final training loss the table shows.
+  assert.deepEqual(res.curves.map((c) => c.label), ['h=1', 'h=2', 'h=4', 'h=8', 'h=16']);
+  res.curves.forEach((c, i) => {
+    assert.ok(c.points.every((p, k) => k === 0 || p[0] > c.points[k - 1][0]), `${c.label}: steps increase`);
+    assert.equal(c.points.at(-1)[0], 30, `${c.label} ends at step 30`);
+    assert.equal(c.points.at(-1)[1].toFixed(3), cells[i][3], `${c.label}: the last point is the final training loss`);
+  });
   assert.deepEqual(cells.map((c) => c[0]), ['1', '2', '4', '8', '16']);
   assert.deepEqual(cells.map((c) => c[1]), ['64', '32', '16', '8', '4']);
   // Known final train and held-out losses of these seeded 30-step runs for H = 1, 2, 4, 8, 16 (measured;
@@ -63,10 +73,17 @@ test('lab-induction: a short run plots loss and accuracy, scores every head and 
   await status(page, 'lab-induction', ['done'], 30000);
   const res = await viewResult(page, 'lab-induction');
   console.log(`lab-induction: 60 steps in ${Date.now() - t0} ms (view: ${res.seconds.toFixed(2)} s)`);
-  assert.equal(res.points, 6);
+  // Loss after every chunk the core reported, accuracy from its evaluations (every 30 steps), both to step 60.
+  const [loss, acc] = res.curves;
+  assert.deepEqual([loss.label, acc.label], ['training loss', 'accuracy (%)']);
+  assert.equal(loss.points.at(-1)[0], 60);
+  assert.deepEqual(acc.points.map((p) => p[0]), [30, 60], 'evaluated at steps 30 and 60');
   assert.equal(await view.locator('.lab-heads-scores tbody tr').count(), 8, '2 layers x 4 heads');
   assert.equal(await view.locator('.lab-map-grid canvas').count(), 8);
-  assert.match(await view.locator('.lab-milestone').innerText(), /accuracy \d+\.\d % at step 60/);
+  assert.equal(await view.locator('.lab-map-grid .save-figure').count(), 8, 'each map can be saved');
+  const milestone = await view.locator('.lab-milestone').innerText();
+  assert.match(milestone, /accuracy \d+\.\d % at step 60/);
+  assert.ok(milestone.includes(`${acc.points.at(-1)[1].toFixed(1)} % at step 60`), `${milestone} quotes the last evaluation`);
   assert.equal(await view.locator('[data-act="export"]').isEnabled(), true);
   // Export, then import the file back: the same step count and maps.
   const [download] = await Promise.all([page.waitForEvent('download'), view.locator('[data-act="export"]').click()]);
@@ -145,6 +162,87 @@ test('a trained model can be inspected in the attention view, and back', async (
   await page.waitForFunction(() => !/trained model/.test(document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent));
   assert.equal(await heat.locator('canvas[data-head]').count(), 8, 'back to the 8-head GQA default');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a file that is not a model is refused and listed nowhere, neither in the lab nor in compare (regression: a ghost model)', async () => {
+  const page = await b.open('?labISteps=20');
+  const el = app(page);
+  const lab = el.locator('[data-slot="lab-induction"]');
+  await labStatus(page, 'lab-induction', ['idle'], 20000);
+  await lab.locator('input[name="import"]').setInputFiles({ name: 'notes.safetensors', mimeType: 'application/octet-stream',
+    buffer: Buffer.from('these are not the weights you are looking for') });
+  await labStatus(page, 'lab-induction', ['error'], 20000);
+  assert.equal(await lab.locator('select[name="model"] option').count(), 0, 'no model listed');
+  assert.equal(await lab.locator('[data-act="export"]').isHidden(), true);
+  const compare = el.locator('[data-slot="compare"]');
+  await page.waitForTimeout(300);
+  assert.equal(await compare.locator('[data-role="trained"] table').count(), 0, 'compare lists no trained model');
+  assert.doesNotMatch(await compare.textContent(), /no trainer/);
+  // textContent: the full page does not lay out sections far below the fold (content-visibility), so innerText is ''.
+  assert.match(await lab.locator('[data-role="error"]').textContent(), /^“notes\.safetensors” is not a model this page can load: model file is not valid/);
+  // The lab still trains afterwards, and lists just its model.
+  await lab.locator('[data-act="start"]').click();
+  await labStatus(page, 'lab-induction', ['done'], 30000);
+  assert.deepEqual(await lab.locator('select[name="model"] option').allInnerTexts(), ['induction model']);
+  assert.equal(await lab.locator('[data-role="error"]').textContent(), '');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a model trained on another lab\'s task is refused with the lab it belongs to; its own lab takes it', async () => {
+  const mqa = await b.open('embed.html?view=lab-mqa&labMSteps=3');
+  const mqaView = app(mqa).locator('[data-slot="lab-mqa"]');
+  await mqaView.locator('[data-act="start"]').click();
+  await labStatus(mqa, 'lab-mqa', ['done'], 30000);
+  const [download] = await Promise.all([mqa.waitForEvent('download'), mqaView.locator('[data-act="export"]').click()]);
+  const file = await download.path();
+
+  const page = await b.open('embed.html?view=lab-induction');
+  const view = app(page).locator('[data-slot="lab-induction"]');
+  await labStatus(page, 'lab-induction', ['idle'], 20000);
+  await view.locator('input[name="import"]').setInputFiles({ name: 'lab2-mqa.safetensors', mimeType: 'application/octet-stream',
+    buffer: fs.readFileSync(file) });
+  await labStatus(page, 'lab-induction', ['error'], 20000);
+  assert.equal(await view.locator('[data-role="error"]').innerText(), '“lab2-mqa.safetensors” is not imported: it holds a model trained on '
+    + 'the copy task (32 tokens, vocabulary 64), Lab 2\'s task; this lab trains on the induction task (32 tokens): import it in Lab 2.');
+  assert.equal(await view.locator('select[name="model"] option').count(), 0, 'not listed');
+  assert.equal(await view.locator('.lab-maps').isHidden(), true, 'nothing drawn from it');
+
+  // Lab 2 itself takes the file (its own task) and lists it beside its trained models.
+  await mqaView.locator('input[name="import"]').setInputFiles({ name: 'lab2-mqa.safetensors', mimeType: 'application/octet-stream',
+    buffer: fs.readFileSync(file) });
+  await labStatus(mqa, 'lab-mqa', ['imported'], 20000);
+  assert.ok((await mqaView.locator('select[name="model"] option').allInnerTexts()).includes('imported: lab2-mqa.safetensors'));
+  assert.match(await mqaView.locator('[data-role="progress"]').innerText(), /Loaded lab2-mqa\.safetensors: trained 3 steps/);
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(mqa.errors, []);
+  await page.close();
+  await mqa.close();
+});
+
+test('an imported model can be inspected in the attention view (its geometry read from the file)', async () => {
+  const first = await b.open('embed.html?view=lab-induction&labISteps=20');
+  const lab1 = app(first).locator('[data-slot="lab-induction"]');
+  await lab1.locator('[data-act="start"]').click();
+  await labStatus(first, 'lab-induction', ['done'], 30000);
+  const [download] = await Promise.all([first.waitForEvent('download'), lab1.locator('[data-act="export"]').click()]);
+  const bytes = fs.readFileSync(await download.path());
+  await first.close();
+
+  const page = await b.open();
+  const lab = app(page).locator('[data-slot="lab-induction"]');
+  await labStatus(page, 'lab-induction', ['idle'], 20000);
+  await lab.locator('input[name="import"]').setInputFiles({ name: 'heads.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
+  await labStatus(page, 'lab-induction', ['imported'], 20000);
+  assert.equal((await viewResult(page, 'lab-induction')).step, 20);
+  await lab.locator('[data-act="inspect"]').click();
+  const heat = app(page).locator('[data-slot="heatmap"]');
+  await page.waitForFunction(() => /trained model: imported: heads\.safetensors/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent), null, { timeout: 20000 });
+  assert.match(await heat.locator('[data-role="summary"]').textContent(), /layer 0 of 2/);
+  assert.equal(await heat.locator('canvas[data-head]').count(), 4, 'the model\'s 4 heads of layer 0');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

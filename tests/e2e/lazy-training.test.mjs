@@ -62,20 +62,23 @@ test('standalone.html from file:// trains a lab with its inlined training module
   fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));
   // A context of its own: file:// pages are not served by browser.mjs's routed context.
   const context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), chromiumOptions());
-  const page = await context.newPage();
-  const errors = [], files = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('request', (r) => files.push(r.url()));
-  const file = `file://${path.join(dir, 'standalone.html')}`;
-  await page.goto(`${file}?view=lab-induction&labISteps=20`);
-  const start = app(page).locator('[data-slot="lab-induction"] [data-act="start"]');
-  await start.waitFor({ timeout: 30000 });
-  await start.click();
-  await labStatus(page, 'lab-induction', ['done'], 30000);
-  assert.equal((await viewResult(page, 'lab-induction')).status, 'done');
-  assert.deepEqual(errors, []);
-  assert.deepEqual(files.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
-  await context.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  try {  // closed whatever happens: a failed assertion must not leave Chromium (and this test file) running
+    const page = await context.newPage();
+    const errors = [], files = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('request', (r) => files.push(r.url()));
+    const file = `file://${path.join(dir, 'standalone.html')}`;
+    await page.goto(`${file}?view=lab-induction&labISteps=20`);
+    const start = app(page).locator('[data-slot="lab-induction"] [data-act="start"]');
+    await start.waitFor({ timeout: 30000 });
+    await start.click();
+    await labStatus(page, 'lab-induction', ['done'], 30000);
+    assert.equal((await viewResult(page, 'lab-induction')).status, 'done');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(files.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
+  } finally {
+    await context.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -138,10 +138,11 @@ test('heads table: the lesson rows beside real models; "Load shape" sets the pla
   const cells = (await llama.locator('td').allTextContents()).join(' | ');
   assert.equal(cells, '8,192 | 64 | 128 | 8 | 80 | 320 KiB | Load shape');
   await llama.locator('button[data-action="load-shape"]').click();
-  await page.waitForFunction(() => /nKvHeads=1/.test(location.search) && /variant=gqa/.test(location.search));
+  await page.waitForFunction(() => /nHeads=64/.test(location.search) && /variant=gqa/.test(location.search));
   assert.equal(await el.locator('select[name="variant"]').inputValue(), 'gqa');
-  assert.equal(await el.locator('input[name="nHeads"]').inputValue(), '8', '64 heads scaled to 8, 8 per K/V head kept');
-  assert.match(await table.locator('[data-role="status"]').innerText(), /Scaled down .*64 → 8 query heads/);
+  assert.equal(await el.locator('input[name="nHeads"]').inputValue(), '64', 'the model\'s 64 query heads');
+  assert.equal(await el.locator('input[name="nKvHeads"]').inputValue(), '8', 'on its 8 K/V heads');
+  assert.match(await table.locator('[data-role="status"]').innerText(), /Scaled so that .*dModel 8,192 → 128; dh 128 → 32/);
   await page.close();
 });
 

@@ -208,3 +208,35 @@ test('the full page opens with its contents in lesson order; a link goes to its 
   });
   await page.close();
 });
+
+test('an error message never quotes an earlier value (a huge budget, then text that is not a number)', async () => {
+  const page = await b.open('embed.html?view=configurator&v=2');
+  await viewReady(page, 'configurator');
+  const el = app(page);
+  const budget = el.locator('input[name="cfgBudget"]');
+  const error = el.locator('[data-field="cfgBudget"] .field-error');
+  await budget.fill('1e200');  // billion parameters: the core refuses it, quoting the value
+  await budget.press('Tab');
+  await page.waitForFunction(() => /1e\+?209/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-field="cfgBudget"] .field-error')?.textContent ?? ''));
+  await budget.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('abc');
+  await page.waitForTimeout(400);
+  const text = await error.innerText();
+  assert.doesNotMatch(text, /1e\+?209/, `a stale message: ${text}`);
+  assert.match(text, /Parameter budget: what is typed is not a number|Parameter budget is empty: type a number/);
+  // The same in the shape form of the maps.
+  const maps = await b.open('embed.html?view=heatmap&v=2&variant=gqa&nHeads=8&nKvHeads=3');
+  await viewReady(maps, 'heatmap');
+  const kv = app(maps).locator('input[name="nKvHeads"]');
+  await app(maps).locator('[data-field="nHeads"] .field-error').waitFor({ state: 'visible' });
+  await kv.click();
+  await maps.keyboard.press('Control+A');
+  await maps.keyboard.press('Backspace');
+  const kvError = app(maps).locator('[data-field="nKvHeads"] .field-error');
+  await kvError.waitFor({ state: 'visible' });
+  assert.match(await kvError.innerText(), /nKvHeads \(G\) is empty: type a number/);
+  await page.close();
+  await maps.close();
+});

@@ -12,6 +12,7 @@ import base from './styles/base.css?inline';
 import renderCss from './styles/render.css?inline';
 import viewsCss from './styles/views.css?inline';
 import configuratorCss from './styles/configurator.css?inline';
+import tablesCss from './styles/tables.css?inline';
 import labsCss from './styles/labs.css?inline';
 import { DEFAULTS, fromParams, shapeSpec, toParams } from './state.js';
 import { el } from './kit.js';
@@ -21,7 +22,7 @@ import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 import { seededSource } from './sources/seeded.js';
 import { trainedSource } from './sources/trained.js';
 
-const css = [base, renderCss, viewsCss, configuratorCss, labsCss].join('\n');
+const css = [base, renderCss, viewsCss, tablesCss, configuratorCss, labsCss].join('\n');
 
 let uidCounter = 0;
 /** The longest the other views wait for the first view's draw (ms). */
@@ -129,7 +130,7 @@ export class AttentionPlayground extends HTMLElement {
         this.#render();
         if (model) this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth' });
       },
-      openPlayground: (patch) => this.#openPlayground(patch),
+      openPlayground: (patch, options) => this.#openPlayground(patch, options),
       // The labs' trained models, for the compare view's comparison that measures quality.
       trained: () => [...this.trained.values()].flat(),
       noteTrained: (lab, models) => {
@@ -242,14 +243,27 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   /**
-   * Shows a shape in the attention maps: in the full playground, applies it and scrolls to the maps;
+   * Shows a shape in the attention maps: in the full playground, applies it and scrolls to the maps,
+   * with `note` (what was scaled to fit, say) at the top of their section, where the learner lands;
    * in a single view, opens the full playground with it in a new tab.
+   * @param {object} patch
+   * @param {{ note?: string }} [options]
    * @returns {'applied' | 'opened' | null} null: a single view that does not know where the playground is
    */
-  #openPlayground(patch) {
+  #openPlayground(patch, { note = '' } = {}) {
     if (this.state.view === 'all') {
       this.setState(patch);
-      this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      const section = this.shadowRoot.querySelector('[data-section="heatmap"]');
+      if (section) {
+        let box = section.querySelector(':scope > .landing-note');
+        if (!box) {
+          box = el('p', { className: 'note landing-note', role: 'status', dataset: { role: 'landing-note' } });
+          section.querySelector('[data-slot]').before(box);
+        }
+        box.textContent = note;
+        box.hidden = !note;
+        section.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      }
       return 'applied';
     }
     const url = this.#playgroundUrl({ ...this.state, ...patch });

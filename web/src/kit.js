@@ -92,7 +92,30 @@ export function field({ name, label, kind = 'text', hint = '', options = [], att
     error.textContent = message || '';
     input.toggleAttribute('aria-invalid', Boolean(message));
   };
-  return { box, input, error, setError };
+  /**
+   * A number field that holds no number (empty, or text the browser cannot read as one): the sentence
+   * that says so, shown instead of an older message that would quote an earlier value; '' otherwise.
+   */
+  const numberProblem = () => {
+    if (kind !== 'number' || (input.value !== '' && Number.isFinite(Number(input.value)))) return '';
+    return input.validity?.badInput ? `${label}: what is typed is not a number` : `${label} is empty: type a number`;
+  };
+  return { box, input, error, setError, numberProblem };
+}
+
+/**
+ * Hands a Blob to the browser as a download named `name` (a figure, a model, the PyTorch twin's file).
+ * @param {Blob} blob
+ * @param {string} name
+ * @param {Element} near  an element of the page: the link is attached next to it for the click
+ */
+export function downloadBlob(blob, name, near) {
+  const url = URL.createObjectURL(blob);
+  const a = el('a', { href: url, download: name, hidden: true });
+  near.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
 // ---- the one "finished drawing" signal --------------------------------------------------------------

@@ -1,7 +1,6 @@
 // state.js — the playground's whole state: one plain object, its defaults, and its URL form.
 // Renderers only read it; changes go through the element's setState(patch), which re-renders and
 // (with sync-url) writes the URL, so a permalink reproduces the view exactly.
-import { embed } from './tokens.js';
 
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
 
@@ -127,14 +126,4 @@ export function shapeSpec(state, variant = state.variant) {
     spec.rope = true;
   }
   return spec;
-}
-
-/**
- * x (N, dModel) for the tokens at this state: the seeded embedding plus sinusoidal positions, except
- * where RoPE (MHA/MQA/GQA) puts positions inside attention instead (tokens.js). Views take x from their
- * source (sources/seeded.js embeds in the worker, after the core accepted the shape).
- */
-export function inputOf(state, tokens, variant = state.variant) {
-  const positions = !(variant !== 'mla' && state.rope);
-  return embed(tokens, state.dModel, { seed: state.seed, positions });
 }

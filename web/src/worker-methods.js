@@ -3,6 +3,7 @@
 // its arguments; a method may also take `job` ({ signal, progress(data) }) as its last argument, for
 // long work the page can follow and abort (trainerTrain). Protocol: serve() below.
 import { serializeError } from './core-errors.js';
+import { specFromModelFile } from './labs/model-file.js';
 import { embed } from './tokens.js';
 
 const sessions = new Map(); // key -> Session
@@ -93,8 +94,9 @@ export const methods = {
   trainerLoad(attn, key, bytes) {
     methods.trainerDispose(attn, key);
     const t = attn.loadModel(bytes);  // a refused file leaves nothing under key
-    trainers.set(key, { trainer: t, spec: t.spec ?? null });
-    return { steps: t.steps, vocabSize: t.vocabSize, spec: t.spec ?? null };
+    const spec = t.spec ?? specFromModelFile(bytes);  // the file's own record while the core's Trainer has no spec
+    trainers.set(key, { trainer: t, spec });
+    return { steps: t.steps, vocabSize: t.vocabSize, spec };
   },
   trainerStep: (attn, key, n) => trainer(key).step(n),
   /**

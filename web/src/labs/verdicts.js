@@ -1,4 +1,8 @@
-// verdicts.js — when a lab may state a verdict (pure: tests/node/web-lab-verdicts.test.mjs).
+// verdicts.js — the labs' computed sentences: what each lab concludes from its measured numbers, and
+// when it may conclude anything (pure: tests/node/web-lab-verdicts.test.mjs).
+
+const fmt = (v, d = 3) => (v == null || !Number.isFinite(v) ? '—' : v.toFixed(d));
+const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
 
 /**
  * '' when `steps` per model is enough for the lab to state a verdict, else the sentence that says it is
@@ -8,4 +12,120 @@ export function tooFewSteps(steps, enough, what = 'a verdict') {
   return steps >= enough ? ''
     : `Only ${steps} step${steps === 1 ? '' : 's'} per model: too few for ${what} (the losses are still falling; `
       + `train at least ${enough}). The numbers so far: `;
+}
+
+// ---- Lab 1: do more heads help? -----------------------------------------------------------------
+/** Steps per model below which the sweep states no verdict (losses settle by ~150-200 steps). */
+export const HEADS_ENOUGH_STEPS = 200;
+// Two final losses count as the same ("plateau") when they differ by at most this much.
+export const HEADS_REL = 0.1, HEADS_ABS = 0.02;
+
+/**
+ * Verdict between consecutive head counts from their final losses (lower is better); after fewer
+ * than HEADS_ENOUGH_STEPS steps, only the numbers.
+ */
+export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS) {
+  const few = tooFewSteps(steps, HEADS_ENOUGH_STEPS, 'a verdict on whether more heads help');
+  if (few) {
+    return { verdicts: [], sentence: `${few}final training losses ${losses.map((l) => fmt(l)).join(', ')} (h = ${heads.join(', ')}).` };
+  }
+  const verdicts = [];
+  for (let i = 0; i + 1 < heads.length; i++) {
+    const a = losses[i], b = losses[i + 1];
+    const same = Math.abs(a - b) <= Math.max(HEADS_ABS, HEADS_REL * Math.max(a, b));
+    verdicts.push(same ? 'plateau' : b < a ? 'help' : 'hurt');
+  }
+  const words = { help: 'more heads help', plateau: 'more heads make no difference', hurt: 'more heads hurt' };
+  const runs = [];
+  verdicts.forEach((v, i) => {
+    const last = runs[runs.length - 1];
+    if (last && last.v === v) last.to = heads[i + 1];
+    else runs.push({ v, from: heads[i], to: heads[i + 1] });
+  });
+  const parts = runs.map((r) => `${words[r.v]} from ${r.from} to ${r.to} heads`);
+  const best = heads[losses.indexOf(Math.min(...losses))];
+  const sentence = `${parts.join('; ')}. Final training losses ${losses.map((l) => fmt(l)).join(', ')} ` +
+    `(h = ${heads.join(', ')}); lowest at ${best} head${best > 1 ? 's' : ''}. ` +
+    `(Same = within ${HEADS_ABS} nats or ${HEADS_REL * 100} %.)`;
+  return { verdicts, sentence: sentence.charAt(0).toUpperCase() + sentence.slice(1) };
+}
+
+// ---- Lab 2: what does MQA cost? --------------------------------------------------------------------
+/** Steps per variant below which the lab states no verdict (the default: measured settled, docs/lab.md). */
+export const MQA_ENOUGH_STEPS = 150;
+
+/**
+ * The sentence after a run: the ranking by held-out loss and what MQA costs for what it saves.
+ * @param {{ mha, gqa, mqa }} r  each trainer.evaluate()'s { loss, accuracy }
+ * @param {{ mha, mqa }} b  each { params, atN } (attention weights, KV bytes at N)
+ * @param {string[]} order  the variants' names, lowest held-out loss first
+ */
+export function summariseMqa({ mha, gqa, mqa }, { mha: bm, mqa: bq }, order, stepsRun, { N, bytes }) {
+  const rel = (x) => (mha.loss > 0 ? x.loss / mha.loss : Infinity);
+  const accGap = (mha.accuracy - mqa.accuracy) * 100;
+  const few = tooFewSteps(stepsRun, MQA_ENOUGH_STEPS, 'a verdict on what MQA costs');
+  let verdict;
+  if (few) verdict = `${few}MQA ${(mqa.loss - mha.loss).toFixed(3)} nats from MHA's held-out loss, ${(mqa.accuracy * 100).toFixed(1)} % vs ${(mha.accuracy * 100).toFixed(1)} % accuracy`;
+  else if (Math.abs(accGap) < 0.5 && mqa.loss - mha.loss < 0.05) verdict = `MQA costs almost nothing here: the same accuracy (${(mqa.accuracy * 100).toFixed(1)} %) and only ${(mqa.loss - mha.loss).toFixed(3)} nats more held-out loss`;
+  else if (accGap > 0) verdict = `MQA pays ${accGap.toFixed(1)} accuracy points (${(mqa.accuracy * 100).toFixed(1)} % vs ${(mha.accuracy * 100).toFixed(1)} %) and ${(mqa.loss - mha.loss).toFixed(3)} nats of held-out loss`;
+  else verdict = `MQA's held-out loss is ${(mqa.loss - mha.loss).toFixed(3)} nats ${mqa.loss >= mha.loss ? 'above' : 'below'} MHA's at ${(mqa.accuracy * 100).toFixed(1)} % accuracy`;
+  return `After ${stepsRun} steps each, ${few ? 'held-out loss so far' : 'ranked by held-out loss'}: ${order.join(' < ')}. ${verdict}, `
+    + `for ${((bm.params - bq.params) / bm.params * 100).toFixed(2)} % fewer attention weights and a ${Number((bm.atN / bq.atN).toFixed(2))}× smaller cache `
+    + `(${bytes(bq.atN)} instead of ${bytes(bm.atN)} at N = ${N}). Held-out loss against MHA's: GQA ${rel(gqa).toFixed(2)}×, MQA ${rel(mqa).toFixed(2)}×${gqa.loss >= Math.min(mha.loss, mqa.loss) && gqa.loss <= Math.max(mha.loss, mqa.loss) ? ' (GQA between the two, as its cache is)' : ''}.`;
+}
+
+// ---- Lab 3: how small can the MLA latent be? -------------------------------------------------------
+/** Steps per model below which the lab states no verdict (its default; the runs are short even then). */
+export const RANK_ENOUGH_STEPS = 200;
+
+/**
+ * The answer after a run, '' until MHA and an MLA rank are done.
+ * @param {{ variant: 'mha' | 'mla', rank: number, bytes: number, result: { bitsPerToken: number } }[]} done
+ * @param {{ ropeDim: number, bytesPerElement: number }} geometry
+ */
+export function summariseRank(done, stepsRun, { ropeDim, bytesPerElement }) {
+  const mha = done.find((r) => r.variant === 'mha');
+  const mla = done.filter((r) => r.variant === 'mla');
+  if (!mha || !mla.length) return '';
+  const mb = mha.result.bitsPerToken;
+  const small = mla.filter((r) => r.bytes * 8 < mha.bytes);
+  const ok = small.filter((r) => r.result.bitsPerToken - mb <= 1);
+  const f = (r) => `r = ${r.rank} (${r.result.bitsPerToken.toFixed(2)} vs ${mb.toFixed(2)} bits/char, cache ${r.bytes} vs ${mha.bytes} bytes)`;
+  const few = tooFewSteps(stepsRun, RANK_ENOUGH_STEPS, 'a verdict on how small the latent can be');
+  let text;
+  if (few) {
+    text = `${few}${mla.map((r) => `r = ${r.rank}: ${r.result.bitsPerToken.toFixed(2)}`).join(', ')} bits/char against MHA's ${mb.toFixed(2)}.`;
+  } else if (!small.length) {
+    text = `None of the ranks tried has a cache below 1/8 of MHA's (needs r + dr < ${mha.bytes / 8 / bytesPerElement}, i.e. r ≤ ${mha.bytes / 8 / bytesPerElement - ropeDim - 1}): try smaller ranks.`;
+  } else if (!ok.length) {
+    text = `The cache is below 1/8 of MHA's at ${small.map((r) => `r = ${r.rank}`).join(', ')}, but none of them stays within 1 bit/char of MHA: the smallest, ${f(small[0])}.`;
+  } else {
+    const smallest = ok[0];
+    const fail = small.filter((r) => !ok.includes(r));
+    text = `The smallest r with cache < 1/8 of MHA and within 1 bit/char: ${f(smallest)}; `
+      + `${ok.length === small.length ? `every rank below 1/8 of the cache stays within 1 bit (worst: ${signed(Math.max(...small.map((r) => r.result.bitsPerToken - mb)))} bits/char).`
+        : `${fail.map((r) => `r = ${r.rank}`).join(', ')} ${fail.length > 1 ? 'do' : 'does'} not (${signed(Math.min(...fail.map((r) => r.result.bitsPerToken - mb)))} bits/char or more).`}`;
+  }
+  const best = [...mla].sort((a, b) => a.result.bitsPerToken - b.result.bitsPerToken)[0];
+  return `${text} After ${stepsRun} steps per model; the best MLA is r = ${best.rank} at ${best.result.bitsPerToken.toFixed(2)} bits/char`
+    + ` (${signed(best.result.bitsPerToken - mb)} against MHA) with ${(mha.bytes / best.bytes).toFixed(1)}× less cache.`
+    + ' Short runs: all models are still far from converged, so these gaps measure early learning speed as much as capacity.';
+}
+
+// ---- Lab 4: induction heads -------------------------------------------------------------------------
+/** A head gets a role when one of its scores exceeds this. */
+export const CLEAR = 0.5;
+/** trainer.headScores()'s scores: [field, column heading, role]. */
+export const SCORES = [
+  ['previousToken', 'previous token', 'previous-token head'],
+  ['induction', 'induction', 'induction head'],
+  ['firstToken', 'first token', 'sink (first-token) head'],
+  ['diagonal', 'diagonal', 'self (diagonal) head'],
+];
+
+/** The role of a head from its scores ('' when no score is clear). */
+export function roleOf(h) {
+  let best = null;
+  for (const [key, , role] of SCORES) if (h[key] > CLEAR && (!best || h[key] > h[best[0]])) best = [key, role];
+  return best ? best[1] : '';
 }

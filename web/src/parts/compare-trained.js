@@ -3,6 +3,7 @@
 // models the labs of this page have trained (lab 2's MHA / GQA / MQA, lab 4's induction model, ...)
 // with their held-out loss and accuracy from the core (trainerEvaluate), each with "Show its maps".
 import { el } from '../kit.js';
+import { scrollRegion } from '../render/scroll-region.js';
 
 /**
  * @param {object} ctx  the view ctx: trained() lists { lab, labTitle, label, key, inspect } kept by the labs
@@ -50,7 +51,7 @@ export function createTrainedBox(ctx) {
         el('td', null, ctx.canInspect?.() ? el('button', { type: 'button', dataset: { action: 'inspect-trained' },
           'aria-label': `Show its maps: ${r.label}`,
           onclick: () => ctx.inspectModel({ key: r.key, ...r.inspect, title: `${r.label}: ${r.inspect.title}` }) }, 'Show its maps') : '')))));
-    list.replaceChildren(el('div', { className: 'scroll', tabindex: '0' }, table));
+    list.replaceChildren(scrollRegion('Models trained in this page\'s labs', table));
   }
 
   return {

@@ -2,7 +2,7 @@
 // a white background with the titles, the tokens on both axes, band lines and the colour legend.
 // SVG cells are vector rectangles up to MAX_SVG_RECTS cells in all, a pixel-exact embedded image
 // above that (a 100-token map of 16 heads would otherwise be 160,000 elements).
-import { el } from '../kit.js';
+import { downloadBlob, el } from '../kit.js';
 import { SCALES, legendNumber, level, stops } from './colour.js';
 
 const MAX_SVG_RECTS = 40000;
@@ -141,16 +141,6 @@ export function toCanvas(figures, { label = '' } = {}) {
   return c;
 }
 
-/** Hands a Blob to the browser as a download named `name`. */
-function download(blob, name, anchorParent) {
-  const url = URL.createObjectURL(blob);
-  const a = el('a', { href: url, download: name, hidden: true });
-  anchorParent.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
-}
-
 /**
  * Saves figures as `<name>.png` or `<name>.svg`.
  * @param {'png' | 'svg'} format
@@ -161,12 +151,12 @@ function download(blob, name, anchorParent) {
  */
 export async function saveFigure(format, figures, name, near, options = {}) {
   if (format === 'svg') {
-    download(new Blob([toSvg(figures, options)], { type: 'image/svg+xml' }), `${name}.svg`, near);
+    downloadBlob(new Blob([toSvg(figures, options)], { type: 'image/svg+xml' }), `${name}.svg`, near);
     return;
   }
   const canvas = toCanvas(figures, options);
   const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
-  download(blob, `${name}.png`, near);
+  downloadBlob(blob, `${name}.png`, near);
 }
 
 /**

@@ -110,3 +110,10 @@ export function paramTerms(shape, counts) {
 
 /** "GQA" and the shape's short description, e.g. for a file name or a caption. */
 export const shapeTitle = (shape) => `${variantName(shape.variant)} · ${shapeLine(shape)}`;
+
+/** What a variant keeps per query head, in symbols: "G = H = 4", "G = 1", "G = 2", "r = 16, dr = 4". */
+export function kvDetail(shape) {
+  if (isMla(shape)) return `r = ${n(shape.latentRank)}, dr = ${n(shape.ropeDim)}`;
+  if (shape.variant === 'mha') return `G = H = ${n(shape.nHeads)}`;
+  return `G = ${n(shape.nKvHeads)}`;
+}

@@ -16,6 +16,15 @@ import { SCALES, cssToRgb, level, rangeOf } from './colour.js';
 import { saveControl } from './export.js';
 
 const MIN_LABEL_CELL = 11;  // px: row labels need a cell at least this tall
+
+// Maps in the page, redrawn when the colour scheme changes (the mask is painted in the theme's colour).
+const live = new Set();
+globalThis.matchMedia?.('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
+  for (const map of live) {
+    if (map.element.isConnected) map.redraw();
+    else live.delete(map);
+  }
+});
 const MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
 /**
@@ -65,7 +74,7 @@ export function createHeatmap(o) {
   let layout = '';
   const cursor = { i: 0, j: 0 };
   let selected = -1;
-  const api = { element, update, select, figure, focus: () => canvas.focus(), destroy, moveCursor, group: [] };
+  const api = { element, update, select, figure, focus: () => canvas.focus(), destroy, moveCursor, group: [], redraw: () => m && draw() };
   api.group = [api];
 
   const value = (i, j) => m.data[m.offset + i * m.cols + j];
@@ -204,6 +213,10 @@ export function createHeatmap(o) {
     m = { ...matrix, offset, range: matrix.range ?? rangeOf(colour, matrix.data, offset, matrix.rows * matrix.cols) };
     buildLayout();
     draw();
+    if (o.masked) {
+      live.add(api);
+      if (live.size > 256) for (const map of live) if (!map.element.isConnected && map !== api) live.delete(map);  // maps views dropped
+    }
     // A map drawn before it is in the page cannot read the theme's mask colour yet: draw it again then.
     if (!element.isConnected && o.masked) requestAnimationFrame(() => { if (element.isConnected) draw(); });
     if (!cursorBox.hidden) showCursor({ ...cursor });
@@ -222,7 +235,10 @@ export function createHeatmap(o) {
     return { title: o.title, colour, masked: o.masked ?? null, bands: o.bands ?? 0, ...m };
   }
 
-  function destroy() { element.remove(); }
+  function destroy() {
+    live.delete(api);
+    element.remove();
+  }
   return api;
 }
 

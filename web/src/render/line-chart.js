@@ -1,66 +1,90 @@
-// line-chart.js — line charts (uPlot) for the labs' curves: loss or accuracy against the optimiser
-// step, one series per run, themed from the CSS variables; alignCurves merges runs onto one x axis.
+// line-chart.js — the labs' charts (uPlot): curves against the optimiser step (training loss, held-out
+// accuracy, bits per character; one series per run) and, with logX and points, a measured value
+// against another (the latent-rank lab's bits/char against cache bytes, with a marked x). Themed from
+// the CSS variables; alignCurves merges runs onto one x axis.
 import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
+import { el } from '../kit.js';
 
 /** Extra colours after the theme's six (Tableau 10's others): ten series never repeat a colour. */
 export const EXTRA_COLOURS = ['#17becf', '#bcbd22', '#7f7f7f', '#e377c2'];
 /** Whole steps only on the x axis (never 5.25). */
 export const STEP_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000];
 
+const valueText = (u, v) => (v == null ? '—' : v.toFixed(3));
+
 /**
- * A line chart (uPlot) in `root`: x is the step, one series per run.
- * styleOf(label, i) -> { colour: index into the palette, dash?: [on, off] } lets series share a colour
- * (e.g. a model's training and validation curves); yRange fixes the y axis (e.g. [0, 100] for percent).
+ * A line chart in `root`: x is the step (or, with xLabel and logX, any positive measure), one series
+ * per run. styleOf(label, i) -> { colour: index into the palette, dash?: [on, off], points?: 'also' | 'only' }
+ * lets series share a colour (a model's training and validation curves) or show as points;
+ * yRange fixes the y axis (e.g. [0, 100] for percent); marker() -> { x, text } | null draws a dashed
+ * vertical line at x with its text (e.g. "cache < 1/8 of MHA").
  * @param {HTMLElement} root
- * @param {{ yLabel: string, xLabel?: string, height?: number, logY?: boolean, yRange?: [number, number],
- *           styleOf?: (label: string, i: number) => { colour: number, dash?: number[] } }} o
+ * @param {{ yLabel: string, xLabel?: string, height?: number, logX?: boolean, logY?: boolean,
+ *           yRange?: [number, number], styleOf?: (label: string, i: number) => { colour: number, dash?: number[], points?: 'also' | 'only' },
+ *           marker?: () => ({ x: number, text: string } | null) }} o
  */
-export function createLineChart(root, { yLabel, xLabel = 'optimiser step', height = 260, logY = false, yRange = null, styleOf = null }) {
-  const style = document.createElement('style');
-  style.textContent = `${uplotCss}
-    .lab-chart .u-legend { font-size: 0.8rem; color: var(--fg); }
-    .lab-chart .u-legend th, .lab-chart .u-legend td { border: 0; background: none; font-weight: normal; text-align: left; }`;
-  const box = document.createElement('div');
-  box.className = 'lab-chart';
-  root.append(style, box);
-  let plot = null, labels = [];
+export function createLineChart(root, { yLabel, xLabel = 'optimiser step', height = 260, logX = false, logY = false, yRange = null,
+  styleOf = null, marker = null }) {
+  const box = el('div', 'lab-chart');
+  root.append(el('style', null, uplotCss), box);
+  let plot = null, labels = [], data = { labels: [], xs: [], ys: [] };
   const theme = () => {
     const cs = getComputedStyle(root);
-    return { fg: cs.getPropertyValue('--fg').trim() || '#222', grid: cs.getPropertyValue('--grid').trim() || '#ddd',
-      series: [...[1, 2, 3, 4, 5, 6].map((i) => cs.getPropertyValue(`--series-${i}`).trim() || '#1f77b4'), ...EXTRA_COLOURS] };
+    const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
+    return { fg: v('--fg', '#222'), grid: v('--grid', '#ddd'), muted: v('--muted', '#888'),
+      series: [...[1, 2, 3, 4, 5, 6].map((i) => v(`--series-${i}`, '#1f77b4')), ...EXTRA_COLOURS] };
+  };
+  const series = (t) => (label, i) => {
+    const st = styleOf ? styleOf(label, i) : { colour: i };
+    const stroke = t.series[st.colour % t.series.length];
+    return { label, stroke, width: st.points === 'only' ? 0 : 2, spanGaps: true, value: valueText, ...(st.dash ? { dash: st.dash } : {}),
+      ...(st.points ? { points: { show: true, size: st.points === 'only' ? 10 : 8, fill: stroke } } : {}) };
+  };
+  const drawMarker = (t) => (u) => {
+    const m = marker?.();
+    const x = m ? u.valToPos(m.x, 'x', true) : NaN;
+    if (!Number.isFinite(x)) return;
+    const c = u.ctx;
+    c.save();
+    c.strokeStyle = t.muted; c.fillStyle = t.muted; c.setLineDash([4, 4]); c.lineWidth = 1;
+    c.beginPath(); c.moveTo(x, u.bbox.top); c.lineTo(x, u.bbox.top + u.bbox.height); c.stroke();
+    c.setLineDash([]); c.font = `${12 * devicePixelRatio}px sans-serif`; c.textAlign = 'right';
+    c.fillText(m.text, x - 4, u.bbox.top + u.bbox.height - 6 * devicePixelRatio);
+    c.restore();
   };
   const build = (seriesLabels) => {
     plot?.destroy();
     const t = theme();
     labels = seriesLabels;
+    const axis = (label, more = {}) => ({ label, stroke: t.fg, grid: { stroke: t.grid }, ticks: { stroke: t.grid }, ...more });
     plot = new uPlot({
       width: Math.max(280, box.clientWidth || root.clientWidth || 600),
       height,
-      scales: { x: { time: false }, y: logY ? { distr: 3 } : yRange ? { range: () => yRange } : {} },
-      axes: [
-        { label: xLabel, stroke: t.fg, grid: { stroke: t.grid }, ticks: { stroke: t.grid }, incrs: STEP_INCRS },
-        { label: yLabel, stroke: t.fg, grid: { stroke: t.grid }, ticks: { stroke: t.grid } },
-      ],
-      series: [{ label: 'step' }, ...seriesLabels.map((label, i) => {
-        const st = styleOf ? styleOf(label, i) : { colour: i };
-        return {
-          label, stroke: t.series[st.colour % t.series.length], width: 2, spanGaps: true, ...(st.dash ? { dash: st.dash } : {}),
-          value: (u, v) => (v == null ? '—' : v.toFixed(3)),
-        };
-      })],
+      scales: { x: { time: false, ...(logX ? { distr: 3 } : {}) }, y: logY ? { distr: 3 } : yRange ? { range: () => yRange } : {} },
+      axes: [axis(xLabel, logX ? {} : { incrs: STEP_INCRS }), axis(yLabel)],
+      series: [{ label: xLabel }, ...seriesLabels.map(series(t))],
+      hooks: marker ? { draw: [drawMarker(t)] } : {},
     }, [[]].concat(seriesLabels.map(() => [])), box);
   };
   const resize = new ResizeObserver(() => plot?.setSize({ width: Math.max(280, box.clientWidth), height }));
   resize.observe(box);
+  // The colours come from the theme: a switch between light and dark draws the chart again.
+  const scheme = matchMedia('(prefers-color-scheme: dark)');
+  const retheme = () => { if (plot) { build(labels); plot.setData([data.xs, ...data.ys]); } };
+  scheme.addEventListener('change', retheme);
   return {
     /** @param {string[]} seriesLabels @param {number[]} xs @param {(number|null)[][]} ys one array per series */
     setData(seriesLabels, xs, ys) {
       if (!plot || seriesLabels.join('\u0001') !== labels.join('\u0001')) build(seriesLabels);
+      data = { labels: seriesLabels, xs, ys };
       plot.setData([xs, ...ys]);
     },
+    /** What the chart shows now (tests and the views' results). */
+    data: () => data,
     destroy() {
       resize.disconnect();
+      scheme.removeEventListener('change', retheme);
       plot?.destroy();
       plot = null;
     },
@@ -77,4 +101,9 @@ export function alignCurves(curves) {
     return y;
   });
   return { xs, ys, labels: curves.map((c) => c.label) };
+}
+
+/** Each series of a chart's data as its points: [{ label, points: [[x, y]...] }] (nulls left out). */
+export function seriesPoints({ labels, xs, ys }) {
+  return labels.map((label, i) => ({ label, points: xs.map((x, k) => [x, ys[i][k]]).filter((p) => p[1] != null) }));
 }

@@ -2,6 +2,7 @@
 // per head on the maps' scale (render/heatmap.js), and the same numbers as a table.
 import { el } from '../kit.js';
 import { createHeatmap, groupMaps } from './heatmap.js';
+import { scrollRegion } from './scroll-region.js';
 
 /**
  * @param {{ weights: Float32Array, tokens: string[], shape: { nHeads: number }, row: number,
@@ -30,6 +31,6 @@ export function queryRows({ weights, tokens, shape, row, range, headLabel, reado
     el('h3', null, `Query “${tokens[row]}” (${row}) in every head`),
     el('div', 'query-strips', ...strips.map((m) => m.element)),
     el('details', null, el('summary', null, 'The weights as numbers'),
-      el('div', { className: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'The selected query in every head' }, table)),
+      scrollRegion('The selected query in every head', table)),
     el('button', { type: 'button', dataset: { action: 'clear-selection' }, onclick: onClear }, 'Clear selection'));
 }

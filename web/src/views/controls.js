@@ -56,7 +56,12 @@ export function createControlsView(root, ctx, { uid }) {
     const f = t.name;
     if (t.type === 'checkbox') return ctx.setState({ [f]: t.checked });
     if (t.type === 'number') {
-      if (t.value === '') return;  // mid-edit: wait for a number
+      const problem = fields.get(f).numberProblem();
+      if (problem) {  // mid-edit: wait for a number, and say so (never an older value's message)
+        fields.get(f).setError(problem);
+        return undefined;
+      }
+      fields.get(f).setError('');
       return ctx.setState({ [f]: Number(t.value) });
     }
     if (f === 'text') {  // typing: redraw once the keys pause

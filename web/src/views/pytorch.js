@@ -2,12 +2,11 @@
 // nn.MultiheadAttention, GQA/MQA through repeat_interleave or scaled_dot_product_attention(enable_gqa=True),
 // MLA written out), a "Copy" button, and a "Download" button for one .safetensors file with the input,
 // the weights and this page's own output. Run, the code prints `max abs diff vs the page: <number>`.
-// The code and the file come from lesson/pytorch-twin.js; the numbers from one core pass (returnIntermediates
-// gives the weights it used and the resolved shape).
-import { createLatest, el, setViewState, variantLabel } from '../kit.js';
+// The code and the file come from lesson/pytorch-twin.js; the numbers from the view's source's stages
+// (the seeded source's pass in the worker: its input x, the weights it used and the resolved shape;
+// the core checks the shape before anything is embedded).
+import { createLatest, downloadBlob, el, inPageWords, setViewState, variantLabel } from '../kit.js';
 import { TWIN_FILE, pytorchCode, twinFile } from '../lesson/pytorch-twin.js';
-import { inputOf, shapeSpec } from '../state.js';
-import { tokenize, truncationNote } from '../tokens.js';
 
 export function createPytorchView(root, ctx) {
   const latest = createLatest(root);
@@ -41,35 +40,35 @@ export function createPytorchView(root, ctx) {
   });
   download.addEventListener('click', () => {
     if (!last) return;
-    const url = URL.createObjectURL(new Blob([last.bytes], { type: 'application/octet-stream' }));
-    const a = el('a', { href: url, download: TWIN_FILE, hidden: true });
-    root.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    downloadBlob(new Blob([last.bytes], { type: 'application/octet-stream' }), TWIN_FILE, root);
     status.textContent = `${TWIN_FILE}: ${last.bytes.length.toLocaleString('en')} bytes.`;
   });
 
   return {
     update(state) {
-      const tokens = tokenize(state.text);
+      const source = ctx.sourceFor('pytorch', state);
+      const tokens = source.tokens(state);
+      if (!source.stages) {
+        latest.cancel();
+        summary.textContent = `The PyTorch twin needs the weights and stages of a pass, which ${source.title} does not give.`;
+        setViewState(root, 'ready', { code: '' });
+        return undefined;
+      }
       if (tokens.length === 0) {
         latest.cancel();
         summary.textContent = 'Type a sentence to get its PyTorch twin.';
         setViewState(root, 'ready', { code: '' });
         return undefined;
       }
-      const x = inputOf(state, tokens);
-      const spec = { ...shapeSpec(state), seqLen: tokens.length, causal: state.causal, x, returnIntermediates: true };
-      const cut = truncationNote(state.text);
+      const cut = source.note(state);
       return latest.run(
-        () => ctx.client.call('forward', spec),
+        () => source.stages(state),
         (r) => {
           ctx.reportError('pytorch', null);
           const text = tokens.join(' ');
           last = {
             code: pytorchCode(r.shape),
-            bytes: twinFile(r.shape, { x, parameters: r.parameters, output: r.output, attention: r.intermediates.attention.data },
+            bytes: twinFile(r.shape, { x: r.x, parameters: r.parameters, output: r.output, attention: r.intermediates.attention.data },
               { text }),
             shape: r.shape,
           };
@@ -84,7 +83,7 @@ export function createPytorchView(root, ctx) {
           ctx.reportError('pytorch', e);
           last = null;
           copy.disabled = download.disabled = true;
-          summary.textContent = `Cannot compute: ${e.message}`;
+          summary.textContent = `Cannot compute: ${inPageWords(e.message)}`;
         });
     },
     destroy() { latest.cancel(); root.replaceChildren(); },

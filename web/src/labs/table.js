@@ -1,0 +1,41 @@
+// table.js — the labs' tables (results, head scores, the weights-and-cache budget): a caption, one
+// header row and rows of cells, in a box that scrolls sideways on a phone (focusable, named).
+import { el } from '../kit.js';
+import { scrollRegion } from '../render/scroll-region.js';
+
+/**
+ * A cell: text (string or number), or { text?, children?, header?, className?, dataset?, colSpan? }
+ * (header: a row header, th scope="row"). A row: an array of cells, or { cells, className?, dataset? }.
+ */
+function cell(c) {
+  if (c == null || typeof c !== 'object') return el('td', null, String(c ?? '—'));
+  const props = { className: c.className, dataset: c.dataset, colspan: c.colSpan, ...(c.header ? { scope: 'row' } : {}) };
+  return el(c.header ? 'th' : 'td', props, ...(c.children ?? [String(c.text ?? '—')]));
+}
+let tables = 0;
+const row = (r) => (Array.isArray(r) ? el('tr', null, ...r.map(cell)) : el('tr', { className: r.className, dataset: r.dataset }, ...r.cells.map(cell)));
+
+/**
+ * @param {{ label: string, caption?: string | Node, columns: (string | Node | (string | Node)[])[],
+ *           dataset?: Record<string, string>, bodyDataset?: Record<string, string>, hidden?: boolean }} o
+ *   label: the scroll box's accessible name; dataset: the box's data attributes, bodyDataset the tbody's
+ * @returns {{ element: HTMLElement, tbody: HTMLElement, setRows(rows: any[]): void, show(on: boolean): void }}
+ */
+export function createLabTable({ label, caption, columns, dataset, bodyDataset, hidden = false }) {
+  // The caption sits above the box that scrolls (it wraps on a phone) and names the table.
+  const id = `lab-table-${++tables}`;
+  const tbody = el('tbody', { dataset: bodyDataset });
+  const table = el('table', { className: 'lab-table', 'aria-labelledby': caption ? id : null },
+    el('thead', null, el('tr', null, ...columns.map((c) => el('th', { scope: 'col' }, ...[c].flat())))), tbody);
+  const element = el('div', { className: 'lab-table-box', dataset, hidden }, caption ? el('p', { className: 'lab-table-caption', id }, caption) : null,
+    scrollRegion(label, table));
+  return {
+    element,
+    tbody,
+    setRows(rows) { tbody.replaceChildren(...rows.map(row)); },
+    show(on) { element.hidden = !on; },
+  };
+}
+
+/** A column heading with a second, smaller line: 'Validation' / 'bits / char'. */
+export const twoLines = (top, bottom) => [top, el('small', null, bottom)];

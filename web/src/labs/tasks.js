@@ -1,0 +1,69 @@
+// tasks.js — what each lab trains on, in one place: the views train with these settings, and an
+// imported model is checked against them (a model trained on another lab's task is refused).
+// Measured settings and timings: docs/lab.md.
+
+// Lab 1. The copy task made harder than its default (seqLen 32, vocab 16 converges in ~50 steps for
+// every head count): 64 tokens from a vocabulary of 64. Measured in Node (wasm SIMD), 300 steps: loss
+// at step 100 0.03 / 0.07 / 0.26 / 1.94 / 3.73 for 1 / 2 / 4 / 8 / 16 heads.
+export const HEADS_TASK = { task: 'copy', seqLen: 64, vocabSize: 64, batchSize: 16 };
+// Lab 2. Copy task hard enough (64 symbols, 32 tokens) that the K/V budget shows in the loss. Measured
+// (wasm, Node, seed 0): held-out loss MHA 0.14 / GQA 0.53 / MQA 1.10 nats after 120 steps, 0.03 / 0.07 /
+// 0.19 after 180, 0.009 / 0.016 / 0.034 after 300 (all at ~100 % accuracy from 120 steps on).
+export const MQA_TASK = { task: 'copy', vocabSize: 64, seqLen: 32, batchSize: 16, learningRate: 3e-3, seed: 0 };
+// Lab 3. Characters of the Tiny Shakespeare slice (the text is added when a run starts).
+export const RANK_TASK = { task: 'chars', seqLen: 32, batchSize: 16, learningRate: 3e-3, seed: 0 };
+// Lab 4. Sequences with a repeated random segment (the default vocabulary of 32).
+export const INDUCTION_TASK = { task: 'induction', seqLen: 32, batchSize: 16 };
+
+/** A seeded example: n / 2 distinct random tokens, then the same tokens again (every second-half token is A B … A → B). */
+export function exampleSequence(vocabSize, n = INDUCTION_TASK.seqLen, seed = 7) {
+  let s = seed >>> 0 || 1;
+  const rnd = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const half = Math.floor(n / 2);
+  const pool = Array.from({ length: vocabSize }, (_, i) => i);  // distinct tokens when the vocabulary allows
+  for (let i = pool.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [pool[i], pool[j]] = [pool[j], pool[i]];
+  }
+  const first = Array.from({ length: half }, (_, i) => (half <= vocabSize ? pool[i] : Math.floor(rnd() * vocabSize)));
+  return [...first, ...first, ...Array.from({ length: n - 2 * half }, () => Math.floor(rnd() * vocabSize))];
+}
+
+/** The labs by id: their name on the page and their task. */
+export const LAB_TASKS = {
+  'lab-heads': { name: 'Lab 1', task: HEADS_TASK },
+  'lab-mqa': { name: 'Lab 2', task: MQA_TASK },
+  'lab-rank': { name: 'Lab 3', task: RANK_TASK },
+  'lab-induction': { name: 'Lab 4', task: INDUCTION_TASK },
+};
+
+// What makes two tasks the same data: the kind, the sequence length and (where the lab sets it) the vocabulary.
+const SIGNATURE = ['task', 'seqLen', 'vocabSize'];
+const WORDS = { copy: 'the copy task', induction: 'the induction task', chars: 'the character task' };
+
+/** 'the copy task (32 tokens, vocabulary 64)' */
+export function describeTask(t) {
+  const details = [t.seqLen != null ? `${t.seqLen} tokens` : null, t.vocabSize != null ? `vocabulary ${t.vocabSize}` : null].filter(Boolean);
+  return `${WORDS[t.task] ?? `the task “${String(t.task).slice(0, 40)}”`}${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
+/** Whether `spec` (a trainer's) trains on `task` (a lab's): the fields the lab sets agree. */
+const sameTask = (task, spec) => SIGNATURE.every((k) => task[k] === undefined || spec[k] === task[k]);
+
+/**
+ * Whether lab `labId` takes a model whose trainer spec is `spec` (null: the file does not say):
+ * { ok: true, note } (note: what the model list should say about it, '' when nothing) or
+ * { ok: false, message } (why it is refused, and which lab it belongs to when one does).
+ */
+export function checkImport(labId, spec) {
+  const lab = LAB_TASKS[labId];
+  if (!lab) return { ok: true, note: '' };
+  if (!spec || spec.task == null) return { ok: true, note: 'task not recorded in the file' };
+  if (sameTask(lab.task, spec)) return { ok: true, note: '' };
+  const owner = Object.values(LAB_TASKS).find((l) => sameTask(l.task, spec));
+  return {
+    ok: false,
+    message: `it holds a model trained on ${describeTask(spec)}${owner ? `, ${owner.name}'s task` : ''}; `
+      + `this lab trains on ${describeTask(lab.task)}${owner ? `: import it in ${owner.name}` : ''}.`,
+  };
+}

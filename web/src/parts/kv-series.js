@@ -1,0 +1,98 @@
+// kv-series.js — the KV chart's data (views/kv-chart.js): which series a state draws (the four
+// variants at the current shape, then the chosen real models), their bytes at every length from the
+// core (kvCacheBytesMany), the caption that explains them and the table of values. The shapes are
+// the core's (resolveShapes); the formulas their words (render/geometry.js).
+import { DTYPES, dtypeLabel, shapeSpec } from '../state.js';
+import { VARIANT_IDS, el, variantName } from '../kit.js';
+import { rebuildError } from '../core-errors.js';
+import { fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens } from '../format.js';
+import { cacheFormula } from '../render/geometry.js';
+
+/** Sequence lengths: every power of two from 128 to 1,048,576 tokens and the 1.5x step between. */
+export const LENGTHS = [];
+for (let e = 7; e <= 20; e++) LENGTHS.push(2 ** e, ...(e < 20 ? [3 * 2 ** (e - 1)] : []));
+/** Lengths shown in the table of values under the chart. */
+export const TABLE_LENGTHS = [4096, 32768, 131072, 1048576];
+
+const list = (s) => String(s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+
+/** The core's kvCacheBytes request of a shape or preset (only the fields its variant takes). */
+function cacheRequest(s, nLayers, common) {
+  const q = { variant: s.variant, nLayers, nHeads: s.nHeads, dHead: s.dHead, ...common };
+  if (s.variant === 'gqa') q.nKvHeads = s.nKvHeads;
+  if (s.variant === 'mla') Object.assign(q, { latentRank: s.latentRank, ropeDim: s.ropeDim ?? 0 });
+  return q;
+}
+
+/** "10 GiB (10.74 GB) · 5.369 billion elements" */
+export const describeBytes = (bytes, bpe) => `${fmtBinary(bytes)} (${fmtDecimal(bytes)}) · ${fmtCount(bytes / bpe)} elements`;
+
+/**
+ * The series of a state with their bytes: { defs, shapes, lengths, bpe, state }. defs: { id, variant,
+ * preset, label, bytes | error }; shapes: the four variants' resolved shapes at this state (null: refused).
+ */
+export async function measureSeries(client, state, presets) {
+  const bpe = DTYPES[state.dtype] ?? 2;
+  const common = { batch: state.batch, bytesPerElement: bpe };
+  const resolved = await client.call('resolveShapes', VARIANT_IDS.map((v) => shapeSpec(state, v)));
+  const shapes = Object.fromEntries(VARIANT_IDS.map((v, i) => [v, resolved[i].error ? null : resolved[i]]));
+  const shown = list(state.kvVariants ?? VARIANT_IDS.join(','));
+  const defs = VARIANT_IDS.map((v, i) => ({
+    id: v, variant: v, preset: null, request: shapes[v] && cacheRequest(shapes[v], state.nLayers, common),
+    error: shapes[v] ? null : rebuildError(resolved[i].error),
+  })).filter((d) => shown.includes(d.id));
+  const byId = new Map(presets.map((p) => [p.id, p]));
+  for (const id of new Set(list(state.presets).filter((x) => byId.has(x)))) {
+    const p = byId.get(id);
+    const tag = p.variant === 'gqa' ? `GQA-${p.nKvHeads}` : variantName(p.variant);
+    defs.push({ id, variant: p.variant, preset: p, label: `${p.name} (${tag})`, request: cacheRequest(p, p.nLayers, common) });
+  }
+  const asked = defs.filter((d) => d.request);
+  const lengthsOf = (d) => LENGTHS.map((seqLen) => ({ ...d.request, seqLen }));
+  try {
+    const flat = await client.call('kvCacheBytesMany', asked.flatMap(lengthsOf));
+    asked.forEach((d, i) => { d.bytes = flat.slice(i * LENGTHS.length, (i + 1) * LENGTHS.length); });
+  } catch {
+    // Some series are refused (e.g. a batch of 0): find which, one call each.
+    const settled = await Promise.allSettled(asked.map((d) => client.call('kvCacheBytesMany', lengthsOf(d))));
+    asked.forEach((d, i) => {
+      if (settled[i].status === 'fulfilled') d.bytes = settled[i].value;
+      else d.error = settled[i].reason instanceof Error ? settled[i].reason : new Error(String(settled[i].reason));
+    });
+  }
+  return { defs, shapes, lengths: LENGTHS.slice(), bpe, state };
+}
+
+/** The caption under the chart: the formulas with this shape's values, the current cache at 32K, the lines. */
+export function captionText(data, currentVariant, memoryLines) {
+  const { shapes, state: s, bpe } = data;
+  const any = shapes[currentVariant] ?? Object.values(shapes).find(Boolean);
+  const dims = `l = ${fmtInt(s.nLayers)}, H = ${fmtInt(any?.nHeads ?? s.nHeads)}${any ? `, dh = ${fmtInt(any.dHead)}` : ''}, `
+    + `G = ${fmtInt(shapes.gqa?.nKvHeads ?? s.nKvHeads)}, r = ${fmtInt(shapes.mla?.latentRank ?? s.latentRank)}, `
+    + `dr = ${fmtInt(shapes.mla?.ropeDim ?? s.ropeDim)}`;
+  const perToken = VARIANT_IDS.map((v) => {
+    if (!shapes[v]) return `${variantName(v)} invalid shape`;
+    const f = cacheFormula(shapes[v], s.nLayers);
+    return `${variantName(v)} ${f.filled} = ${fmtInt(f.value)} elements`;
+  });
+  const n = 32768;
+  const cur = data.defs.find((d) => d.id === currentVariant);
+  const at = cur?.bytes ? ` At ${fmtInt(n)} tokens the current ${variantName(currentVariant)} cache holds `
+    + `${describeBytes(cur.bytes[data.lengths.indexOf(n)], bpe)}.` : '';
+  return 'Bytes = elements per token × sequence length × batch × bytes per element, with elements per token '
+    + '(DeepSeek-V2 report, Table 1) MHA 2·H·dh·l, GQA 2·G·dh·l, MQA 2·dh·l, MLA (r + dr)·l. MHA baseline: the '
+    + 'paper\'s 2·H·dh per layer (every one of the H query heads caches its own key and value). '
+    + `This shape (${dims}), per token: ${perToken.join('; ')}; × ${fmtInt(s.batch)} sequence${s.batch === 1 ? '' : 's'} `
+    + `× ${bpe} B (${dtypeLabel(s.dtype)}).${at} Reference lines (the core's deployment targets): `
+    + `${memoryLines.map((m) => m.label).join(', ')}, with GB = 10⁹ B; the axis ticks are binary units (1 GiB = 2³⁰ B ≈ 1.074 GB).`;
+}
+
+/** The table of values: one row per drawn series, the bytes at TABLE_LENGTHS. */
+export function valuesTable(data) {
+  const idx = TABLE_LENGTHS.map((n) => data.lengths.indexOf(n));
+  return [
+    el('thead', null, el('tr', null, el('th', { scope: 'col' }, 'Series'), ...TABLE_LENGTHS.map((n) => el('th', { scope: 'col' }, `${fmtTokens(n)} tokens`)))),
+    el('tbody', null, ...data.defs.filter((d) => d.bytes).map((d) => el('tr', null, el('th', { scope: 'row' }, d.label),
+      ...idx.map((i) => el('td', { title: `${fmtInt(d.bytes[i])} B` }, fmtBinary(d.bytes[i]), el('small', null, fmtDecimal(d.bytes[i]))))))),
+  ];
+}
