@@ -22,6 +22,9 @@ import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 import { seededSource } from './sources/seeded.js';
 import { trainedSource } from './sources/trained.js';
 
+/** The views that draw an opened checkpoint (the others keep the lesson's seeded block). */
+const MODEL_VIEWS = ['heatmap', 'decode', 'model'];
+
 const css = [base, renderCss, viewsCss, tablesCss, configuratorCss, labsCss].join('\n');
 
 let uidCounter = 0;
@@ -39,8 +42,11 @@ export class AttentionPlayground extends HTMLElement {
     this.errors = new Map();
     this.inspected = null;  // a trained model shown in the heatmap view (see ctx.inspectModel)
     this.trained = new Map(); // lab id -> the models it keeps ({ lab, label, key, inspect, ... }), for compare
+    this.model = null;        // an opened checkpoint's source (sources/pretrained.js), for MODEL_VIEWS
+    this.modelJob = null;     // the checkpoint being opened: { input, controller, promise, progress, error }
     this.state = { ...DEFAULTS };
     this.pending = false;
+    this.modelWatchers = new Set();
   }
 
   connectedCallback() { this.#mount(); }
@@ -116,6 +122,10 @@ export class AttentionPlayground extends HTMLElement {
       // The source a view draws its maps from (web/ARCHITECTURE.md, "Sources"): the model a lab
       // handed to "Inspect" in the heatmap view, the seeded block everywhere else.
       sourceFor: (view) => {
+        if (MODEL_VIEWS.includes(view) && this.model) return this.model;
+        // While a checkpoint opens, its views wait; a refusal is shown by the model view where there is one.
+        const job = this.modelJob;
+        if (MODEL_VIEWS.includes(view) && job && (!job.error || !this.viewIds?.includes('model'))) return this.#openingSource();
         if (view === 'heatmap' && this.inspected) {
           if (this.inspectedSource?.model !== this.inspected) {
             this.inspectedSource = { model: this.inspected, source: trainedSource(ctx, this.inspected) };
@@ -131,6 +141,13 @@ export class AttentionPlayground extends HTMLElement {
         if (model) this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth' });
       },
       openPlayground: (patch, options) => this.#openPlayground(patch, options),
+      // "Open a model" (views/model.js): a checkpoint from files ({ files }) or a served folder ({ url }).
+      openModel: (input) => this.#openModel(input),
+      stopModel: () => this.modelJob?.controller.abort(),
+      closeModel: () => this.#closeModel(),
+      model: () => this.model,
+      modelJob: () => this.modelJob,
+      watchModel: (fn) => { this.modelWatchers.add(fn); return () => this.modelWatchers.delete(fn); },
       // The labs' trained models, for the compare view's comparison that measures quality.
       trained: () => [...this.trained.values()].flat(),
       noteTrained: (lab, models) => {
@@ -162,6 +179,7 @@ export class AttentionPlayground extends HTMLElement {
     this.viewIds = sections;
     this.views = sections.map((s) => viewById(s).create(this.#slot(s), ctx));
     this.#render();
+    if (this.state.model && this.model?.opened.url !== this.state.model) this.#openModel({ url: this.state.model });
     // For course pages: the core is loaded and every view is mounted (each then signals 'view-ready').
     this.dispatchEvent(new CustomEvent('ready', { detail: { view, views: sections, info: { ...ctx.info } } }));
   }
@@ -270,6 +288,74 @@ export class AttentionPlayground extends HTMLElement {
     if (url === null) return null;
     window.open(url, '_blank', 'noopener');
     return 'opened';
+  }
+
+  /**
+   * Opens a checkpoint (sources/pretrained.js, imported now: the first map never loads it). Watchers
+   * (ctx.watchModel) hear the progress; the map views draw the model once it is open.
+   */
+  async #openModel(input) {
+    this.modelJob?.controller.abort();
+    const job = { input, controller: new AbortController(), progress: null, error: null };
+    this.modelJob = job;
+    const tell = () => { for (const fn of this.modelWatchers) fn(job); };
+    job.promise = import('./sources/pretrained.js').then(({ openCheckpoint }) => openCheckpoint(this.ctx, input, {
+      signal: job.controller.signal, onProgress: (p) => { job.progress = p; tell(); } }));
+    tell();
+    this.#render();
+    try {
+      const source = await job.promise;
+      if (this.modelJob !== job || !this.mounted) {
+        this.client.call('pretrainedDispose', source.opened.key).catch(() => {});
+        return null;
+      }
+      this.#dropModel();
+      this.model = source;
+      this.modelJob = null;
+      const patch = { layer: 0, sel: '', model: input.url ?? '' };
+      if (!source.opened.tokenizer) {
+        this.textBeforeModel = this.state.text;
+        patch.text = Array.from({ length: Math.min(8, source.opened.info.vocabSize) }, (_, i) => i).join(' ');
+      }
+      this.setState(patch);
+      tell();
+      this.dispatchEvent(new CustomEvent('model', { detail: { name: source.opened.name, info: source.opened.info } }));
+      return source;
+    } catch (e) {
+      if (this.modelJob !== job) return null;
+      job.error = e;
+      tell();
+      this.#render();
+      return null;
+    }
+  }
+
+  #dropModel() {
+    if (!this.model) return;
+    this.client.call('pretrainedDispose', this.model.opened.key).catch(() => {});
+    this.model = null;
+  }
+
+  #closeModel() {
+    this.modelJob?.controller.abort();
+    this.modelJob = null;
+    const hadTokenizer = Boolean(this.model?.opened.tokenizer);
+    this.#dropModel();
+    const patch = { model: '', layer: 0, sel: '' };
+    if (!hadTokenizer && this.textBeforeModel != null) patch.text = this.textBeforeModel;
+    this.textBeforeModel = null;
+    for (const fn of this.modelWatchers) fn(null);
+    this.setState(patch);
+  }
+
+  /** What the map views draw while a checkpoint opens: nothing yet, or why it could not be opened. */
+  #openingSource() {
+    const job = this.modelJob;
+    return {
+      id: 'opening', title: 'the model being opened', key: () => `opening:${job.error ? 'error' : 'busy'}`,
+      tokens: () => ['…'], note: () => '', stages: null, decoder: null,
+      maps: () => (job.error ? Promise.reject(job.error) : job.promise.then(() => new Promise(() => {}))),
+    };
   }
 
   #slot(name) { return this.shadowRoot.querySelector(`[data-slot="${name}"]`); }
