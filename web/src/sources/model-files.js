@@ -91,14 +91,21 @@ export async function checkpointFromUrl(model, { signal, onProgress } = {}) {
   const dir = folderUrl(model);
   const get = (name, optional) => download(new URL(name, dir), { signal, optional });
   const config = await parseJson(await get('config.json'), 'config.json');
-  const index = await get('model.safetensors.index.json', true);
-  const names = index ? [...new Set(Object.values((await parseJson(index, 'model.safetensors.index.json')).weight_map ?? {}))].sort() : ['model.safetensors'];
-  const weights = [];
-  let done = 0;
-  for (const name of names) {
-    const blob = await download(new URL(name, dir), { signal, onProgress: (p) => onProgress?.({ file: name, loaded: done + p.loaded, total: 0, fileTotal: p.total }) });
-    done += blob.size;
-    weights.push(blob);
+  // model.safetensors, or else the shards model.safetensors.index.json lists (asked second: a missing
+  // file still answers 404, which the browser's console shows)
+  const progress = (file, done) => (p) => onProgress?.({ file, loaded: done + p.loaded, total: 0, fileTotal: p.total });
+  const single = await download(new URL('model.safetensors', dir), { signal, optional: true, onProgress: progress('model.safetensors', 0) });
+  const weights = single ? [single] : [];
+  if (!single) {
+    const index = await get('model.safetensors.index.json', true);
+    if (!index) throw fileError('model', 'the model folder has neither model.safetensors nor model.safetensors.index.json');
+    const names = [...new Set(Object.values((await parseJson(index, 'model.safetensors.index.json')).weight_map ?? {}))].sort();
+    let done = 0;
+    for (const name of names) {
+      const blob = await download(new URL(name, dir), { signal, onProgress: progress(name, done) });
+      done += blob.size;
+      weights.push(blob);
+    }
   }
   const byName = new Map();
   for (const name of ['tokenizer.json', 'tokenizer_config.json']) {
