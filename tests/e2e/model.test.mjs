@@ -103,6 +103,17 @@ test('a folder without tokenizer.json opens through the folder picker: token ids
   // qwen2 MQA: K and V of 1 head × dh 8 per layer, 2 layers, float32 in the session: 2 tokens × 64 × 4 bytes
   assert.equal(d.cacheBytes, 2 * 2 * 2 * 8 * 4);
   assert.match(await decode.locator('.dec-facts').innerText(), /16 × 2 bytes \(16-bit, the file's\) = 32 bytes per layer; × 2 layers = 64 bytes/);
+  const heads = el.locator('[data-slot="heads-table"]');
+  await heads.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heads-table"]')?.result?.opened === 'Opened: qwen2');
+  assert.match(await heads.locator('tr.opened-row').innerText(), /Opened: qwen2[\s\S]*qwen2, the checkpoint open in this page \(its file: 16-bit/);
+  const kv = el.locator('[data-slot="kv-chart"]');
+  await kv.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="kv-chart"]')?.result?.series?.some((x) => x.id === 'opened-model'));
+  const series = (await viewResult(page, 'kv-chart')).series.find((x) => x.id === 'opened-model');
+  assert.equal(series.label, 'Opened: qwen2 (MQA)');
   await shot(page, 'model-qwen2');
   assert.deepEqual(b.outside, [], 'nothing is fetched from anywhere else');
   assert.deepEqual(page.errors, []);
@@ -135,7 +146,7 @@ test('?model= opens a folder served beside the page, with its tokenizer', async 
   await page.close();
 });
 
-test('a checkpoint the core refuses says why, naming the field; another site is refused; the page keeps working', async () => {
+test('a checkpoint the core refuses says why, naming the field; a drop without config.json and another site are refused; the page keeps working', async () => {
   const page = await b.open('index.html');
   const el = app(page);
   await viewReady(page, 'model');
@@ -149,8 +160,12 @@ test('a checkpoint the core refuses says why, naming the field; another site is 
   await error.waitFor({ state: 'visible' });
   assert.match(await error.innerText(), /cannot be opened: layer 1 is a mixture-of-experts layer.*\(config\.first_k_dense_replace\)/);
   assert.equal(await error.getAttribute('data-field'), 'config.first_k_dense_replace');
-  await el.locator('[data-role="pick-files"]').setInputFiles([
-    { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: fs.readFileSync(path.join(dir, 'model.safetensors')) }]);
+  // dropped on the drop zone: the weights without their config.json
+  await el.locator('[data-role="drop"]').evaluate((zone, b64) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'model.safetensors'));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, fs.readFileSync(path.join(dir, 'model.safetensors')).toString('base64'));
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-role="model-error"]')?.dataset.field === 'config.json');
   await viewReady(page, 'heatmap');
