@@ -25,6 +25,13 @@ import { trainedSource } from './sources/trained.js';
 /** The views that draw an opened checkpoint (the others keep the lesson's seeded block). */
 const MODEL_VIEWS = ['heatmap', 'decode', 'model'];
 
+/** What the map views draw while a checkpoint opens: nothing yet, or why it could not be opened. */
+const openingSource = (job) => ({
+  id: 'opening', title: 'the model being opened', key: () => `opening:${job.error ? 'error' : 'busy'}`,
+  tokens: () => ['…'], note: () => '', stages: null, decoder: null,
+  maps: () => (job.error ? Promise.reject(job.error) : job.promise.then(() => new Promise(() => {}))),
+});
+
 const css = [base, renderCss, viewsCss, tablesCss, configuratorCss, labsCss].join('\n');
 
 let uidCounter = 0;
@@ -125,7 +132,7 @@ export class AttentionPlayground extends HTMLElement {
         if (MODEL_VIEWS.includes(view) && this.model) return this.model;
         // While a checkpoint opens, its views wait; a refusal is shown by the model view where there is one.
         const job = this.modelJob;
-        if (MODEL_VIEWS.includes(view) && job && (!job.error || !this.viewIds?.includes('model'))) return this.#openingSource();
+        if (MODEL_VIEWS.includes(view) && job && (!job.error || !this.viewIds?.includes('model'))) return openingSource(this.modelJob);
         if (view === 'heatmap' && this.inspected) {
           if (this.inspectedSource?.model !== this.inspected) {
             this.inspectedSource = { model: this.inspected, source: trainedSource(ctx, this.inspected) };
@@ -142,9 +149,9 @@ export class AttentionPlayground extends HTMLElement {
       },
       openPlayground: (patch, options) => this.#openPlayground(patch, options),
       // "Open a model" (views/model.js): a checkpoint from files ({ files }) or a served folder ({ url }).
-      openModel: (input) => this.#openModel(input),
+      openModel: (input) => this.#host().then((h) => h.openModel(this, input)),
       stopModel: () => this.modelJob?.controller.abort(),
-      closeModel: () => this.#closeModel(),
+      closeModel: () => this.#host().then((h) => h.closeModel(this)),
       model: () => this.model,
       modelJob: () => this.modelJob,
       watchModel: (fn) => { this.modelWatchers.add(fn); return () => this.modelWatchers.delete(fn); },
@@ -177,9 +184,11 @@ export class AttentionPlayground extends HTMLElement {
     if (!this.mounted) return;
     this.#setBuild(ctx.info.build === 'simd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)');
     this.viewIds = sections;
+    // ?model=: the opening starts before the views are made, so the map views wait for the model.
+    if (this.state.model && this.model?.opened.url !== this.state.model) (await this.#host()).openModel(this, { url: this.state.model });
+    if (!this.mounted) return;
     this.views = sections.map((s) => viewById(s).create(this.#slot(s), ctx));
     this.#render();
-    if (this.state.model && this.model?.opened.url !== this.state.model) this.#openModel({ url: this.state.model });
     // For course pages: the core is loaded and every view is mounted (each then signals 'view-ready').
     this.dispatchEvent(new CustomEvent('ready', { detail: { view, views: sections, info: { ...ctx.info } } }));
   }
@@ -290,73 +299,11 @@ export class AttentionPlayground extends HTMLElement {
     return 'opened';
   }
 
-  /**
-   * Opens a checkpoint (sources/pretrained.js, imported now: the first map never loads it). Watchers
-   * (ctx.watchModel) hear the progress; the map views draw the model once it is open.
-   */
-  async #openModel(input) {
-    this.modelJob?.controller.abort();
-    const job = { input, controller: new AbortController(), progress: null, error: null };
-    this.modelJob = job;
-    const tell = () => { for (const fn of this.modelWatchers) fn(job); };
-    job.promise = import('./sources/pretrained.js').then(({ openCheckpoint }) => openCheckpoint(this.ctx, input, {
-      signal: job.controller.signal, onProgress: (p) => { job.progress = p; tell(); } }));
-    tell();
-    this.#render();
-    try {
-      const source = await job.promise;
-      if (this.modelJob !== job || !this.mounted) {
-        this.client.call('pretrainedDispose', source.opened.key).catch(() => {});
-        return null;
-      }
-      this.#dropModel();
-      this.model = source;
-      this.modelJob = null;
-      const patch = { layer: 0, sel: '', model: input.url ?? '' };
-      if (!source.opened.tokenizer) {
-        this.textBeforeModel = this.state.text;
-        patch.text = Array.from({ length: Math.min(8, source.opened.info.vocabSize) }, (_, i) => i).join(' ');
-      }
-      this.setState(patch);
-      tell();
-      this.dispatchEvent(new CustomEvent('model', { detail: { name: source.opened.name, info: source.opened.info } }));
-      return source;
-    } catch (e) {
-      if (this.modelJob !== job) return null;
-      job.error = e;
-      tell();
-      this.#render();
-      return null;
-    }
-  }
+  /** The code that opens and closes checkpoints (model-host.js), imported on first use. */
+  #host() { return import('./model-host.js'); }
 
-  #dropModel() {
-    if (!this.model) return;
-    this.client.call('pretrainedDispose', this.model.opened.key).catch(() => {});
-    this.model = null;
-  }
-
-  #closeModel() {
-    this.modelJob?.controller.abort();
-    this.modelJob = null;
-    const hadTokenizer = Boolean(this.model?.opened.tokenizer);
-    this.#dropModel();
-    const patch = { model: '', layer: 0, sel: '' };
-    if (!hadTokenizer && this.textBeforeModel != null) patch.text = this.textBeforeModel;
-    this.textBeforeModel = null;
-    for (const fn of this.modelWatchers) fn(null);
-    this.setState(patch);
-  }
-
-  /** What the map views draw while a checkpoint opens: nothing yet, or why it could not be opened. */
-  #openingSource() {
-    const job = this.modelJob;
-    return {
-      id: 'opening', title: 'the model being opened', key: () => `opening:${job.error ? 'error' : 'busy'}`,
-      tokens: () => ['…'], note: () => '', stages: null, decoder: null,
-      maps: () => (job.error ? Promise.reject(job.error) : job.promise.then(() => new Promise(() => {}))),
-    };
-  }
+  /** Re-renders now (model-host.js, when a checkpoint starts opening or cannot be opened). */
+  rerender() { if (this.mounted) this.#render(); }
 
   #slot(name) { return this.shadowRoot.querySelector(`[data-slot="${name}"]`); }
 
