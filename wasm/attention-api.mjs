@@ -345,18 +345,19 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
      * Runs `steps` optimiser steps in chunks of at most `maxStepsPerCall`, yielding to the event loop
      * between chunks, so that the page (or worker) stays responsive. Stops when `signal` aborts: the
      * promise rejects with `signal.reason` (an AbortError DOMException by default) and the trainer
-     * keeps the steps already taken. `onProgress({ step, loss, done, steps })` is called after each chunk.
-     * Resolves to the last chunk's `{ step, loss }`.
-     * @param {{ steps: number, signal?: AbortSignal, onProgress?: (p: { step: number, loss: number, done: number, steps: number }) => void, chunk?: number }} options
+     * keeps the steps already taken. `onProgress({ step, loss, done, steps, evaluation? })` is called after
+     * each chunk; with `evalEvery`, chunks end at every multiple of `evalEvery` steps and the progress of
+     * those carries `evaluation` (the result of `evaluate()`). Resolves to the last chunk's `{ step, loss }`.
+     * @param {{ steps: number, signal?: AbortSignal, onProgress?: (p: { step: number, loss: number, done: number, steps: number, evaluation?: { loss: number, bitsPerToken: number, accuracy: number } }) => void, chunk?: number, evalEvery?: number }} options
      */
     async train(options) {
       if (options === null || typeof options !== 'object') {
-        throw new TypeError(`train: options must be an object { steps, signal?, onProgress?, chunk? }, got ${options === null ? 'null' : typeof options}`);
+        throw new TypeError(`train: options must be an object { steps, signal?, onProgress?, chunk?, evalEvery? }, got ${options === null ? 'null' : typeof options}`);
       }
       const o = ownFields(options, '', 0);
       for (const k of Object.keys(o)) {
-        if (!['steps', 'signal', 'onProgress', 'chunk'].includes(k)) {
-          throw fieldTypeError(k, `train options have an unknown field '${k}'; known fields: chunk, onProgress, signal, steps`);
+        if (!['steps', 'signal', 'onProgress', 'chunk', 'evalEvery'].includes(k)) {
+          throw fieldTypeError(k, `train options have an unknown field '${k}'; known fields: chunk, evalEvery, onProgress, signal, steps`);
         }
       }
       const { steps, signal, onProgress } = /** @type {any} */ (o);
@@ -382,14 +383,24 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
         }
         chunk = o.chunk;
       }
+      const evalEvery = o.evalEvery;
+      if (evalEvery !== undefined && (typeof evalEvery !== 'number' || !Number.isInteger(evalEvery) || evalEvery < 1 || evalEvery > 1e9)) {
+        const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`evalEvery (${String(evalEvery)}) must be an integer between 1 and 1000000000`));
+        err.field = 'evalEvery';
+        throw err;
+      }
       let done = 0;
       let last = { step: this.steps, loss: NaN };
       while (done < steps) {
         signal?.throwIfAborted();
-        const n = Math.min(chunk, steps - done);
+        const toEval = evalEvery === undefined ? Infinity : evalEvery - (done % evalEvery);
+        const n = Math.min(chunk, steps - done, toEval);
         last = this.step(n);
         done += n;
-        onProgress?.({ step: last.step, loss: last.loss, done, steps });
+        /** @type {{ step: number, loss: number, done: number, steps: number, evaluation?: any }} */
+        const progress = { step: last.step, loss: last.loss, done, steps };
+        if (evalEvery !== undefined && done % evalEvery === 0) progress.evaluation = this.evaluate();
+        onProgress?.(progress);
         await new Promise((resolve) => setTimeout(resolve, 0)); // let events (and aborts) in
       }
       signal?.throwIfAborted();

@@ -569,10 +569,13 @@ export interface TrainOptions {
   steps: number;
   /** Stops between chunks: the promise rejects with `signal.reason` (an AbortError by default). */
   signal?: AbortSignal;
-  /** Called after each chunk. `done` of `steps` run by this call; `step` is the trainer's total. */
-  onProgress?: (p: { step: number; loss: number; done: number; steps: number }) => void;
+  /** Called after each chunk. `done` of `steps` run by this call; `step` is the trainer's total;
+   *  `evaluation` (the result of `evaluate()`) after every `evalEvery` steps. */
+  onProgress?: (p: { step: number; loss: number; done: number; steps: number; evaluation?: { loss: number; bitsPerToken: number; accuracy: number } }) => void;
   /** Steps per synchronous chunk, 1 to maxStepsPerCall. Default maxStepsPerCall. */
   chunk?: number;
+  /** Evaluate on held-out data after every `evalEvery` steps of this call (chunks end there). */
+  evalEvery?: number;
 }
 
 export interface Trainer {

@@ -280,6 +280,23 @@ for (const { simd, name } of BUILDS) {
         }
       });
 
+      test('train({ evalEvery }) ends chunks at its multiples and reports evaluate() there', async () => {
+        const a = attn.createTrainer(TRAINER);
+        const b = attn.createTrainer(TRAINER);
+        try {
+          const progress = [];
+          await a.train({ steps: 25, chunk: 10, evalEvery: 8, onProgress: (p) => progress.push(p) });
+          assert.deepEqual(progress.map((p) => p.done), [8, 16, 24, 25]);
+          assert.deepEqual(progress.map((p) => 'evaluation' in p), [true, true, true, false]);
+          b.step(8);
+          assert.deepEqual(progress[0].evaluation, b.evaluate(), 'the evaluation of the model after 8 steps');
+          await assert.rejects(a.train({ steps: 5, evalEvery: 0 }), (e) => e instanceof RangeError && e.field === 'evalEvery');
+        } finally {
+          a.dispose();
+          b.dispose();
+        }
+      });
+
       test('train() stops on an AbortSignal and keeps the steps already taken', async () => {
         const t = attn.createTrainer(TRAINER);
         try {
