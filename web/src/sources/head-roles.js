@@ -7,25 +7,15 @@
 //   duplicateToken  weight on key i-T            queries i = T … 2T-1 (the earlier copy of the same token)
 //   induction       weight on key i-T+1          queries i = T … 2T-1 (the token that followed the earlier copy)
 
+import { rng } from '../tokens.js';
+
 /** The probe's length T for a model (learned positions bound 2T). */
 export const probeLength = (info) => Math.max(2, Math.min(32, Math.floor((info.maxPositions || 64) / 2), Math.floor(info.vocabSize / 2)));
-
-/** A small deterministic generator (mulberry32): the same probe for the same seed, everywhere. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** { ids: 2T ids (T distinct, repeated), T, seed } for a model's info ({ vocabSize, maxPositions }). */
 export function roleProbe(info, seed = 0) {
   const T = probeLength(info);
-  const next = random(seed + 1);
+  const next = rng(seed + 1);
   const seen = new Set();
   while (seen.size < T) seen.add(Math.floor(next() * info.vocabSize));
   const half = [...seen];
