@@ -77,7 +77,7 @@ export function createHeadsTableView(root, ctx) {
 
   function row(r) {
     const kv = r.variant === 'mla' ? `latent ${fmtInt(r.latentRank)} + ${fmtInt(r.ropeDim)}` : fmtInt(r.nKvHeads);
-    const button = r.opened ? 'in the maps above' : el('button', { type: 'button', dataset: { action: 'load-shape', row: r.id }, 'aria-label': `Load shape: ${r.name}`,
+    const button = r.opened ? 'open in this page' : el('button', { type: 'button', dataset: { action: 'load-shape', row: r.id }, 'aria-label': `Load shape: ${r.name}`,
       onclick: () => load(r) }, 'Load shape');
     return el('tr', { className: r.lesson ? 'lesson-row' : r.opened ? 'opened-row' : null, dataset: { row: r.id } },
       el('th', { scope: 'row' }, r.name, el('small', null, r.lesson ? `rule of thumb · ${sizeWords(r.params ?? 0)}` : `${variantName(r.variant)} · ${r.source ?? ''}`)),
