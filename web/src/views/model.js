@@ -3,7 +3,7 @@
 // and every layer's maps at a glance, grouped by K/V head (parts/model-overview.js). The large maps,
 // the layer picker and the decode view draw the same model (sources/pretrained.js).
 import modelCss from '../styles/model.css?inline';
-import { createLatest, el, inPageWords, setViewState } from '../kit.js';
+import { createLatest, el, inPageWords, setViewState, useStyles } from '../kit.js';
 import { legend } from '../render/colour.js';
 import { createReadout } from '../render/heatmap.js';
 import { createModelOverview } from '../parts/model-overview.js';
@@ -24,7 +24,8 @@ export function createModelView(root, ctx) {
   const body = el('div', { className: 'mo-body', hidden: true },
     el('h3', 'mo-title', 'Next token'), next, el('h3', 'mo-title', 'Head roles'), roles,
     el('h3', 'mo-title', 'Every layer, heads grouped by K/V head'), tools, readout, overview.element);
-  root.replaceChildren(el('style', null, modelCss), opener.element, summary, body);
+  useStyles(root, 'model', modelCss);
+  root.replaceChildren(opener.element, summary, body);
   let shown = '', state = null;
   const roleCache = new Map();  // model key -> Promise<{ probe, scores }>
 
