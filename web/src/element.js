@@ -22,13 +22,6 @@ import { seededSource } from './sources/seeded.js';
 /** The views that draw an opened checkpoint (the others keep the lesson's seeded block). */
 const MODEL_VIEWS = ['heatmap', 'decode', 'model'];
 
-/** What the map views draw while a checkpoint opens: nothing yet, or why it could not be opened. */
-const openingSource = (job) => ({
-  id: 'opening', title: 'the model being opened', key: () => `opening:${job.error ? 'error' : 'busy'}`,
-  tokens: () => ['…'], note: () => '', stages: null, decoder: null,
-  maps: () => (job.error ? Promise.reject(job.error) : job.promise.then(() => new Promise(() => {}))),
-});
-
 const css = [base, renderCss, viewsCss, tablesCss].join('\n');
 /** sources/trained.js, imported when a lab first hands a model to "Inspect". */
 let trainedSource = null;
@@ -131,7 +124,7 @@ export class AttentionPlayground extends HTMLElement {
         if (MODEL_VIEWS.includes(view) && this.model) return this.model;
         // While a checkpoint opens, its views wait; a refusal is shown by the model view where there is one.
         const job = this.modelJob;
-        if (MODEL_VIEWS.includes(view) && job && (!job.error || !this.viewIds?.includes('model'))) return openingSource(this.modelJob);
+        if (MODEL_VIEWS.includes(view) && job && (!job.error || !this.viewIds?.includes('model'))) return this.hostModule.openingSource(job);
         if (view === 'heatmap' && this.inspected) {
           if (this.inspectedSource?.model !== this.inspected) {
             this.inspectedSource = { model: this.inspected, source: trainedSource(ctx, this.inspected) };
@@ -150,7 +143,6 @@ export class AttentionPlayground extends HTMLElement {
       openPlayground: (patch, options) => this.#openPlayground(patch, options),
       // "Open a model" (views/model.js): a checkpoint from files ({ files }) or a served folder ({ url }).
       openModel: (input) => this.#host().then((h) => h.openModel(this, input)),
-      stopModel: () => this.modelJob?.controller.abort(),
       closeModel: () => this.#host().then((h) => h.closeModel(this)),
       model: () => this.model,
       modelJob: () => this.modelJob,
@@ -300,7 +292,7 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   /** The code that opens and closes checkpoints (model-host.js), imported on first use. */
-  #host() { return import('./model-host.js'); }
+  #host() { return import('./model-host.js').then((m) => (this.hostModule = m)); }
 
   /** Re-renders now (model-host.js, when a checkpoint starts opening or cannot be opened). */
   rerender() { if (this.mounted) this.#render(); }

@@ -63,3 +63,10 @@ export function closeModel(host) {
   for (const fn of host.modelWatchers) fn(null);
   host.setState(patch);
 }
+
+/** What the map views draw while a checkpoint opens: nothing yet, or why it could not be opened. */
+export const openingSource = (job) => ({
+  id: 'opening', title: 'the model being opened', key: () => `opening:${job.error ? 'error' : 'busy'}`,
+  tokens: () => ['…'], note: () => '', stages: null, decoder: null,
+  maps: () => (job.error ? Promise.reject(job.error) : job.promise.then(() => new Promise(() => {}))),
+});

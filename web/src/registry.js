@@ -101,7 +101,7 @@ export const REGISTRY = [
   { id: 'heatmap', title: 'Attention maps, one per head', create: createHeatmapView, ownControls: false,
     intro: 'softmax(Q_h · K_gᵀ / √d_head) for every query head h; query heads that share a K/V head g are boxed together.' },
   { id: 'model', title: 'A real model: open a Hugging Face checkpoint', create: createModelView, ownControls: false,
-    intro: 'A folder with config.json, .safetensors weights and tokenizer.json (GPT-2, Llama, SmolLM, Qwen, Mistral, DeepSeek-V2 dense), opened in your browser and never sent anywhere: its next tokens, its heads\' roles and every layer\'s maps. The attention maps and the decode view then draw it too.' },
+    intro: '' },
   { id: 'compare', title: 'Variants side by side', create: createCompareView, ownControls: false,
     intro: 'The same sentence, seed and query/output projections through different variants.' },
   { id: 'decode', title: 'Decoding with a KV cache', create: createDecodeView, ownControls: false, intro: '' },

@@ -126,9 +126,8 @@ export const methods = {
 
 /** Methods that take a `job` (progress and abort) after their arguments. */
 const JOB_METHODS = new Set(['trainerTrain', 'pretrainedOpen']);
-/** An opened checkpoint's methods (worker-pretrained.js), imported with the first of them. */
+/** An opened checkpoint's methods (worker-pretrained.js) join `methods` with the first call of one. */
 let pretrained = null;
-const isPretrained = (method) => method.startsWith('pretrained');
 /** Methods that need the training module (a second WebAssembly module, loaded on demand). */
 const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad']);
 
@@ -158,12 +157,11 @@ export function serve(load) {
     try {
       if (!core) core = load(simd);
       const attn = await core;
-      if (isPretrained(method)) pretrained ??= (await import('./worker-pretrained.js')).pretrainedMethods;
-      const table = isPretrained(method) ? pretrained : methods;
-      if (!Object.hasOwn(table, method)) throw new Error(`unknown method '${method}'`);
+      if (method.startsWith('pretrained')) pretrained ??= Object.assign(methods, (await import('./worker-pretrained.js')).pretrainedMethods);
+      if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
       // The worker loads the attention module only; the lab's training module comes on first use.
       if (NEEDS_TRAINING.has(method) && !attn.trainingLoaded) await attn.loadTraining();
-      const result = await table[method](attn, ...args, ...(JOB_METHODS.has(method) ? [job] : []));
+      const result = await methods[method](attn, ...args, ...(JOB_METHODS.has(method) ? [job] : []));
       self.postMessage({ id, ok: true, result }, transferables(result));
     } catch (e) {
       self.postMessage({ id, ok: false, error: serializeError(e) });  // keeps error.field

@@ -24,7 +24,7 @@ export function createOpenModel(ctx) {
   });
   const bar = el('progress', { className: 'om-bar', max: 1, value: 0, 'aria-label': 'Opening the model' });
   const barText = el('span', { className: 'om-bar-text', role: 'status' });
-  const stop = el('button', { type: 'button', dataset: { action: 'stop-model' }, onclick: () => ctx.stopModel() }, 'Stop');
+  const stop = el('button', { type: 'button', dataset: { action: 'stop-model' }, onclick: () => ctx.modelJob()?.controller.abort() }, 'Stop');
   const busy = el('div', { className: 'om-busy', hidden: true }, bar, barText, stop);
   const error = el('p', { className: 'field-error', role: 'alert', hidden: true, dataset: { role: 'model-error' } });
   const facts = el('dl', { className: 'om-facts', dataset: { role: 'model-facts' } });

@@ -3,7 +3,8 @@
 // attends to everything cached so far (parts/decode-cache.js). The session is the source's decoder.
 // Finished drawing (kit.js setViewState): data-state="ready" once the queue is empty, with the result
 // { length, cacheBytes } as the core reports them; buttons carry data-action="step|all|reset|word".
-import { el, setViewState } from '../kit.js';
+import decodeCss from '../styles/decode.css?inline';
+import { el, setViewState, useStyles } from '../kit.js';
 import { fmtInt } from '../format.js';
 import { createReadout } from '../render/heatmap.js';
 import { cacheStrip, newestWeights } from '../parts/decode-cache.js';
@@ -14,6 +15,7 @@ const MAX_LEN = 64;
 
 export function createDecodeView(root, ctx) {
   const key = `decode-${Math.random().toString(36).slice(2)}`;
+  useStyles(root, 'decode', decodeCss);
   const button = (action, text, title, onclick) => el('button', { type: 'button', className: 'dec-button', dataset: { action }, title, onclick }, text);
   const stepBtn = button('step', 'Add next token', 'Append the next token of the sentence to the cache', () => append(() => (nextIdx < sentence.length ? [sentence[nextIdx++]] : [])));
   const allBtn = button('all', 'Add all', 'Append the rest of the sentence in one chunk (prefill)', () => append(() => {

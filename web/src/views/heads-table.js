@@ -4,7 +4,8 @@
 // the KV heads of a lesson row, its presets() for the real models, and kvCacheBytes for every cache figure.
 // "Load shape" loads the row's own H and G into the attention maps (parts/playground-shape.js says
 // what it scales and why).
-import { createLatest, el, variantName } from '../kit.js';
+import modelCss from '../styles/model.css?inline';
+import { createLatest, el, useStyles, variantName } from '../kit.js';
 import { fmtBinary, fmtInt } from '../format.js';
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
 import { scrollRegion } from '../render/scroll-region.js';
@@ -89,6 +90,7 @@ export function createHeadsTableView(root, ctx) {
   return {
     update() {
       const model = ctx.model?.()?.opened ?? null;
+      if (model) useStyles(root, 'model', modelCss);
       if (rows && model === shownModel) return undefined;  // nothing else here depends on the state
       shownModel = model;
       return latest.run(() => Promise.all([rows ?? loadRows(ctx.client), model && modelRow(ctx.client, model)]), ([r, m]) => {
