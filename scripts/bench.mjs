@@ -5,10 +5,12 @@
 // kernels alone (the packed gemm at the shapes of prefill and training, and each build's
 // multiply-add peak).
 //
-//   node scripts/bench.mjs [--only A,B,T3] [--skip-native] [--skip-wasm] [--skip-kernels] [--json out.json]
+//   node scripts/bench.mjs [--only A,B,T3] [--skip-native] [--skip-wasm] [--skip-kernels] [--skip-pretrained] [--json out.json]
 //
 // The FMA build needs relaxed SIMD, which Node 20 runs only with --experimental-wasm-relaxed-simd:
 // the script runs itself again with that flag when it is missing.
+// Last, a pretrained checkpoint's row (scripts/bench-pretrained.mjs): a SmolLM2-135M-shaped model with
+// random BF16 weights, prefill and decode through attn.loadPretrained, beside its bandwidth floor.
 //
 // WASM timings are taken inside wasm (emscripten_get_now around the core's forward / decode step),
 // after warm-up calls, because V8 compiles wasm lazily (Liftoff first, TurboFan later).
@@ -35,6 +37,7 @@ const { values: opts } = parseArgs({
     'skip-kernels': { type: 'boolean' },
     json: { type: 'string' },         // also write the results to this file
     'train-one': { type: 'string' },  // internal: fma:T1 times one training workload and prints JSON
+    'skip-pretrained': { type: 'boolean' },
   },
 });
 const only = opts.only?.split(',');
@@ -241,6 +244,15 @@ if (training.length) {
   for (const build of BUILDS) Object.assign(wasm[build], t[build]);
 }
 
+/** A markdown table: the first two columns left-aligned, the others right-aligned. */
+function printTable(head, body) {
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const row = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(w[i]) : c.padStart(w[i]))).join(' | ')} |`;
+  console.log(row(head));
+  console.log(`|${w.map((n, i) => (i < 2 ? '-'.repeat(n + 2) : `${'-'.repeat(n + 1)}:`)).join('|')}|`);
+  for (const r of body) console.log(row(r));
+}
+
 const header = ['workload', '', 'native ms', 'GFLOP/s', 'wasm FMA ms', 'GFLOP/s', 'wasm SIMD ms', 'GFLOP/s', 'wasm scalar ms', 'GFLOP/s',
   'FMA / SIMD', 'SIMD / scalar', 'FMA vs native'];
 const rows = workloads.map((w) => {
@@ -267,12 +279,8 @@ if (training.length) {
     return [w.id, w.label, k(n), k(fm), k(si), k(sc), fm ? (fm / w.tokensPerStep).toFixed(1) : '-',
       fmtR(fm && si ? fm / si : undefined), fmtR(si && sc ? si / sc : undefined), fmtR(n && fm ? n / fm : undefined)];
   });
-  const tw = th.map((h, i) => Math.max(h.length, ...trows.map((r) => r[i].length)));
-  const tline = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(tw[i]) : c.padStart(tw[i]))).join(' | ')} |`;
   console.log('\nTraining (forward + backward + AdamW, batch x seqLen tokens per step; median of 3 alternated rounds, each a median of 5 timed runs):\n');
-  console.log(tline(th));
-  console.log(`|${tw.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-  for (const r of trows) console.log(tline(r));
+  printTable(th, trows);
 }
 if (!opts['skip-kernels']) {
   const kh = ['kernel', 'm x n x k', ...BUILDS.map((b) => `${b} GFLOP/s`), 'FMA / SIMD', 'FMA % of its peak', 'SIMD % of its peak'];
@@ -292,4 +300,14 @@ if (!opts['skip-kernels']) {
   console.log(`|${kw.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const r of krows) console.log(kline(r));
 }
-if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ machine: machine(), native, wasm, kernels }, null, 2));
+
+// --- pretrained checkpoint (scripts/bench-pretrained.mjs): a SmolLM2-135M-shaped model, random BF16 ---
+let pretrained = [];
+if (!opts['skip-wasm'] && !opts['skip-pretrained'] && !only) {
+  const { benchPretrained, pretrainedRows } = await import('./bench-pretrained.mjs');
+  for (const build of BUILDS) pretrained.push(await benchPretrained(build));
+  const { header: ph, rows: prows } = pretrainedRows(pretrained);
+  console.log('\nPretrained checkpoint through attn.loadPretrained (median (min-max); the floor: bytes one decode step streams at the copy bandwidth of a wasm memory.copy):\n');
+  printTable(ph, prows);
+}
+if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ machine: machine(), native, wasm, kernels, pretrained }, null, 2));

@@ -4,7 +4,8 @@
 //   1. emcmake cmake --preset wasm ...   (CMakePresets.json; only when build-wasm is not configured yet)
 //      cmake --build build-wasm -j2
 //   2. dist/      <- web/
-//      dist/lib/  <- build-wasm/attention{,-train}-{fma,simd,scalar}.{mjs,wasm}, wasm/attention.mjs, wasm/attention.d.ts
+//      dist/lib/  <- build-wasm/attention{,-train,-pretrained}-{fma,simd,scalar}.{mjs,wasm}, wasm/*.mjs,
+//                    wasm/attention.d.ts, @huggingface/tokenizers' build (tokenizers.mjs, tokenizers.LICENSE)
 //      (the fma modules were rewritten after linking by scripts/wasm-relaxed-fix.mjs, a step of the cmake build)
 //   3. prints dist/ with raw and gzip -9 sizes.
 //
@@ -13,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,7 +43,15 @@ const LIB_FILES = [
   'build-wasm/attention-train-simd.wasm',
   'build-wasm/attention-train-scalar.mjs',
   'build-wasm/attention-train-scalar.wasm',
+  'build-wasm/attention-pretrained-fma.mjs',
+  'build-wasm/attention-pretrained-fma.wasm',
+  'build-wasm/attention-pretrained-simd.mjs',
+  'build-wasm/attention-pretrained-simd.wasm',
+  'build-wasm/attention-pretrained-scalar.mjs',
+  'build-wasm/attention-pretrained-scalar.wasm',
   'wasm/attention.mjs',
+  'wasm/pretrained-api.mjs',
+  'wasm/tokenizer.mjs',
   'wasm/attention-api.mjs',
   'wasm/engine-features.mjs',
   'wasm/attention.d.ts',
@@ -89,6 +99,17 @@ fs.rmSync(STAGE, { recursive: true, force: true });
 fs.mkdirSync(STAGE, { recursive: true });
 for (const f of LIB_FILES) fs.copyFileSync(path.join(REPO, f), path.join(STAGE, path.basename(f)));
 for (const f of SINGLE_FILES) fs.copyFileSync(path.join(REPO, f), path.join(STAGE, path.basename(f)));
+// The tokenizer library (tokenizer.mjs imports it): @huggingface/tokenizers' own ES build and licence,
+// beside the library, so that dist/lib keeps no runtime dependency.
+const tokenizersDir = (() => {
+  try {
+    return path.dirname(path.dirname(createRequire(import.meta.url).resolve('@huggingface/tokenizers')));  // <pkg>/dist/x.cjs
+  } catch {
+    return fail('@huggingface/tokenizers is not installed: run `npm ci` (or `bash scripts/setup.sh`)');
+  }
+})();
+fs.copyFileSync(path.join(tokenizersDir, 'dist/tokenizers.min.mjs'), path.join(STAGE, 'tokenizers.mjs'));
+fs.copyFileSync(path.join(tokenizersDir, 'LICENSE'), path.join(STAGE, 'tokenizers.LICENSE'));
 // TypeScript looks for attention.d.mts beside attention.mjs (NodeNext resolution); ship both names.
 fs.copyFileSync(path.join(REPO, 'wasm/attention.d.ts'), path.join(STAGE, 'attention.d.mts'));
 

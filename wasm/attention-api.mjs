@@ -32,7 +32,7 @@ export function engineHasSimd() {
  * @param {() => T} fn
  * @returns {T}
  */
-function call(mod, fn) {
+export function call(mod, fn) {
   const sp = mod.stackSave();
   let r;
   try {
@@ -96,7 +96,7 @@ function requireObject(where, spec) {
  * @param {string} field
  * @param {string} message
  */
-function fieldTypeError(field, message) {
+export function fieldTypeError(field, message) {
   const err = /** @type {TypeError & { field?: string }} */ (new TypeError(message));
   err.field = field;
   return err;
@@ -255,19 +255,67 @@ function ownFields(spec, prefix, maxElements) {
   return out;
 }
 
+// Frees the wasm side of sessions that were dropped without dispose().
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((raw) => {
+        try {
+          raw.delete();
+        } catch {
+          /* already gone */
+        }
+      })
+    : null;
+
+/** Owns one raw Embind object (a session, a layer or a trainer): frees it on dispose() or when dropped. */
+export class Handle {
+  /** @type {any} the raw Embind object, null once disposed */
+  #raw;
+  #what;
+
+  /** @param {any} raw  @param {string} what  e.g. 'session', for messages */
+  constructor(raw, what) {
+    this.#raw = raw;
+    this.#what = what;
+    finalizer?.register(this, raw, this);
+  }
+
+  /** The raw object; throws once disposed. (For the subclasses.) */
+  live() {
+    if (!this.#raw) throw new Error(`${this.#what} is disposed`);
+    return this.#raw;
+  }
+
+  /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
+  dispose() {
+    if (!this.#raw) return;
+    finalizer?.unregister(this);
+    const raw = this.#raw;
+    this.#raw = null;
+    raw.delete();
+  }
+}
+
 /**
  * Wraps the raw Embind modules: the attention module `M` now, the training module (the lab's
  * trainer, a second Emscripten module of the same build) when `loadTraining()` is called.
  * @param {any} M the instantiated Emscripten attention module
  * @param {'fma' | 'simd' | 'scalar'} build
  * @param {() => Promise<any>} [loadTrainingModule] instantiates the training module of this build
+ * @param {{ pretrained?: () => Promise<any>, tokenizer?: (json: unknown, config?: unknown) => Promise<any> }} [lazy]
+ *   what loads on demand: `pretrained` instantiates the pretrained module of this build and resolves to
+ *   its API (pretrained-api.mjs); `tokenizer` imports tokenizer.mjs and makes a tokenizer
  * @returns {Attention}
  */
-export function makeAttention(M, build, loadTrainingModule) {
+export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
   /** @type {any} the instantiated training module, null until loadTraining() resolves */
   let T = null;
   /** @type {Promise<Attention> | null} */
   let trainingLoad = null;
+  /** @type {any} the pretrained module's API, null until loadPretrained first resolves it */
+  let pretrained = null;
+  /** @type {Promise<any> | null} */
+  let pretrainedLoad = null;
   /**
    * The training module, or an Error saying how to load it (field 'training': the load option).
    * @param {string} where e.g. 'createTrainer'
@@ -282,47 +330,6 @@ export function makeAttention(M, build, loadTrainingModule) {
     if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, training);
     throw err;
   };
-
-  // Frees the wasm side of sessions that were dropped without dispose().
-  const finalizer =
-    typeof FinalizationRegistry === 'function'
-      ? new FinalizationRegistry((raw) => {
-          try {
-            raw.delete();
-          } catch {
-            /* already gone */
-          }
-        })
-      : null;
-
-  /** Owns one raw Embind object (a session, a layer or a trainer): frees it on dispose() or when dropped. */
-  class Handle {
-    /** @type {any} the raw Embind object, null once disposed */
-    #raw;
-    #what;
-
-    /** @param {any} raw  @param {string} what  e.g. 'session', for messages */
-    constructor(raw, what) {
-      this.#raw = raw;
-      this.#what = what;
-      finalizer?.register(this, raw, this);
-    }
-
-    /** The raw object; throws once disposed. (For the subclasses.) */
-    live() {
-      if (!this.#raw) throw new Error(`${this.#what} is disposed`);
-      return this.#raw;
-    }
-
-    /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
-    dispose() {
-      if (!this.#raw) return;
-      finalizer?.unregister(this);
-      const raw = this.#raw;
-      this.#raw = null;
-      raw.delete();
-    }
-  }
 
   /** A decoding session: the weights and a KV cache in wasm memory (see `Attention.createSession`). */
   class Session extends Handle {
@@ -691,9 +698,33 @@ export function makeAttention(M, build, loadTrainingModule) {
       }
       return trainingLoad;
     },
-    /** Bytes of wasm memory the core holds now: the attention module's heap plus the training module's. */
+    /**
+     * Opens a Hugging Face checkpoint (docs/api.md, "Pretrained checkpoints"); the first call loads the
+     * pretrained module of this build.
+     */
+    async loadPretrained(options) {
+      if (!pretrainedLoad) {
+        if (!lazy.pretrained) throw new Error('loadPretrained: this Attention object was made without the pretrained module');
+        pretrainedLoad = lazy.pretrained().then((p) => (pretrained = p));
+        pretrainedLoad.catch(() => { pretrainedLoad = null; });
+      }
+      return (await pretrainedLoad).loadPretrained(options);
+    },
+    /**
+     * A checkpoint's tokenizer (tokenizer.json, and tokenizer_config.json when there is one) through the
+     * Hugging Face tokenizers port for JavaScript, which loads on the first call (docs/api.md, "Tokenizers").
+     */
+    async loadTokenizer(tokenizerJson, tokenizerConfig) {
+      if (!lazy.tokenizer) throw new Error('loadTokenizer: this Attention object was made without the tokenizer');
+      return lazy.tokenizer(tokenizerJson, tokenizerConfig);
+    },
+    /** Whether the pretrained module is loaded. */
+    get pretrainedLoaded() {
+      return pretrained !== null;
+    },
+    /** Bytes of wasm memory the core holds now: the attention module's heap plus the training and pretrained modules'. */
     heapBytes() {
-      return M.HEAPU8.buffer.byteLength + (T ? T.HEAPU8.buffer.byteLength : 0);
+      return M.HEAPU8.buffer.byteLength + (T ? T.HEAPU8.buffer.byteLength : 0) + (pretrained ? pretrained.heapBytes() : 0);
     },
   });
   return api;

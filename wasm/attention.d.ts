@@ -464,10 +464,123 @@ export interface Attention {
    */
   loadTraining(): Promise<Attention>;
   /**
+   * Opens a decoder-only Hugging Face checkpoint (docs/api.md "Pretrained checkpoints"). The first call
+   * loads the pretrained module of this build (its wasm memory may grow to 4 GiB). Everything is
+   * checked from the config and the files' headers before anything is allocated; errors name the
+   * config key (`'config.num_key_value_heads'`) or the tensor (`'weights.model.layers.0.self_attn.q_proj.weight'`).
+   */
+  loadPretrained(options: LoadPretrainedOptions): Promise<Pretrained>;
+  /** Whether the pretrained module is loaded (after the first `loadPretrained`). */
+  readonly pretrainedLoaded: boolean;
+  /**
+   * A checkpoint's own tokenizer: `tokenizer.json` and, when the folder has one, `tokenizer_config.json`
+   * (each parsed, or as text), through the Hugging Face tokenizers port for JavaScript
+   * (@huggingface/tokenizers, shipped as dist/lib/tokenizers.mjs), loaded on the first call. Works
+   * offline and under a CSP without 'unsafe-eval'. Bad files: a TypeError with `field` 'tokenizer',
+   * 'tokenizer.model' or 'config'.
+   */
+  loadTokenizer(tokenizerJson: object | string, tokenizerConfig?: object | string): Promise<PretrainedTokenizer>;
+  /**
    * The current size of the wasm heap in bytes (it grows on demand and never shrinks): the attention
-   * module's heap plus, once loaded, the training module's.
+   * module's heap plus, once loaded, the training module's and the pretrained module's.
    */
   heapBytes(): number;
+}
+
+/** A checkpoint's tokenizer (see {@link Attention.loadTokenizer}). */
+export interface PretrainedTokenizer {
+  /** One past the largest token id (added tokens included). */
+  readonly vocabSize: number;
+  /** The model's tokens of `text`; `addSpecialTokens` (default false) adds the tokenizer's own (e.g. BOS). */
+  encode(text: string, options?: { addSpecialTokens?: boolean }): { ids: Int32Array; tokens: string[] };
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  idToToken(id: number): string | undefined;
+  tokenToId(token: string): number | undefined;
+}
+
+/** A `.safetensors` file: its bytes, or a Blob / File read by slices. */
+export type SafetensorsSource = Uint8Array | ArrayBuffer | Blob;
+
+/** Input of {@link Attention.loadPretrained}. */
+export interface LoadPretrainedOptions {
+  /** The parsed `config.json`; `model_type` one of gpt2, gpt_bigcode, llama, mistral, qwen2, qwen3, deepseek_v2. */
+  config: Record<string, unknown>;
+  /** The checkpoint's `.safetensors` file, or all its shards (tensor names are looked up across them). */
+  weights: SafetensorsSource | SafetensorsSource[];
+  /** Called after each tensor is copied into the wasm heap. */
+  onProgress?: (progress: { loaded: number; total: number }) => void;
+  /** Aborts the load between tensors (the promise rejects with `signal.reason`). */
+  signal?: AbortSignal;
+}
+
+/** What a checkpoint is, as loaded. */
+export interface PretrainedInfo {
+  modelType: string;
+  variant: Variant;
+  nLayers: number;
+  dModel: number;
+  nHeads: number;
+  /** K/V heads (MLA: nHeads, the heads K and V decompress to). */
+  nKvHeads: number;
+  /** Width of a query/key head (MLA: qk_nope_head_dim + qk_rope_head_dim). */
+  dHead: number;
+  vocabSize: number;
+  intermediateSize: number;
+  /** Elements of every tensor the model holds. */
+  params: number;
+  /** Bytes of those tensors, at their dtypes (as the files store them). */
+  weightBytes: number;
+  /** Bytes one token adds to the KV cache of all layers at the checkpoint's dtype (HF's cache; MLA: latent + RoPE key). */
+  kvBytesPerToken: number;
+  tiedEmbeddings: boolean;
+  /** Learned positions (gpt2, gpt_bigcode), else null. */
+  maxPositions: number | null;
+  /** Mistral's sliding window, else null. */
+  slidingWindow: number | null;
+  /** The K/V head each query head reads (MLA: 0). */
+  kvHeadOf: number[];
+  /** MLA only: kv_lora_rank, qk_rope_head_dim, v_head_dim, q_lora_rank (0: no query compression). */
+  latentRank?: number;
+  ropeDim?: number;
+  vHeadDim?: number;
+  queryRank?: number;
+}
+
+/** Options of {@link Pretrained.forward} and {@link PretrainedSession.append}. */
+export interface PretrainedCallOptions {
+  /** Return every layer's attention maps. Default false. */
+  attentions?: boolean;
+  /** Lift the compute cap of a synchronous call (`info.maxSyncFlops`); use in a Web Worker. */
+  allowLongWork?: boolean;
+}
+
+export interface PretrainedOutput {
+  /** (N, vocabSize), row-major. */
+  logits: Float32Array;
+  /** When asked: per layer (H, N, S), head-major (forward: S = N; append: S = the session's length). */
+  attentions?: Float32Array[];
+}
+
+/** A checkpoint in wasm memory, its weights at the file's dtype. */
+export interface Pretrained {
+  readonly info: PretrainedInfo;
+  /** Token ids (an Int32Array or an Array), positions from 0, causal. */
+  forward(ids: ArrayLike<number>, options?: PretrainedCallOptions): PretrainedOutput;
+  /** A decoding session with a KV cache of `maxLen` tokens (float32). */
+  createSession(options: { maxLen: number }): PretrainedSession;
+  /** Frees the model's memory; later calls throw. */
+  dispose(): void;
+}
+
+export interface PretrainedSession {
+  /** Appends k >= 1 ids: their logits (k, vocabSize), the rows forward() gives them. */
+  append(ids: ArrayLike<number>, options?: PretrainedCallOptions): PretrainedOutput;
+  readonly length: number;
+  readonly maxLen: number;
+  /** Bytes the cache holds now: float32, every layer. */
+  readonly cacheBytes: number;
+  reset(): void;
+  dispose(): void;
 }
 
 /** Input of {@link Attention.createTrainer}. */

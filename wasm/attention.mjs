@@ -1,8 +1,10 @@
 // attention.mjs: the JS entry point of the attention core (shipped as dist/lib/attention.mjs).
 //
 // Picks one of three WebAssembly builds (FMA: SIMD with relaxed SIMD's fused multiply-add, where the
-// engine validates it; SIMD otherwise; scalar on engines without SIMD), instantiates it once per build (the attention module
-// at once, the training module of the lab with it or later, on `attn.loadTraining()`), and wraps the raw
+// engine validates it; SIMD otherwise; scalar on engines without SIMD), instantiates it once per build
+// (the attention module at once, the training module of the lab with it or later, on
+// `attn.loadTraining()`, the pretrained module when `attn.loadPretrained()` first opens a checkpoint,
+// the tokenizer library on `attn.loadTokenizer()`), and wraps the raw
 // Embind module into the `Attention` object of the JS API (docs/api.md). It runs unchanged
 // in a browser page, a module Web Worker and Node >= 20, has no dependencies and never generates code
 // from strings. Value checks live in C++ (which throws Error / TypeError / RangeError naming the
@@ -112,5 +114,17 @@ async function instantiate(build) {
       : build === 'simd' ? await import('./attention-train-simd.mjs') : await import('./attention-train-scalar.mjs');
     return createAttentionTrainModule(await factoryOptions('attention-train-' + build + '.wasm'));
   };
-  return makeAttention(M, build, loadTrainingModule);
+  const loadPretrainedApi = async () => {
+    const [{ default: createAttentionPretrainedModule }, { makePretrained }] = await Promise.all([
+      build === 'fma' ? import('./attention-pretrained-fma.mjs')
+        : build === 'simd' ? import('./attention-pretrained-simd.mjs') : import('./attention-pretrained-scalar.mjs'),
+      import('./pretrained-api.mjs'),
+    ]);
+    return makePretrained(await createAttentionPretrainedModule(await factoryOptions('attention-pretrained-' + build + '.wasm')));
+  };
+  const loadTokenizer = async (/** @type {unknown} */ json, /** @type {unknown} */ config) => {
+    const { makeTokenizer } = await import('./tokenizer.mjs');
+    return makeTokenizer(json, config);
+  };
+  return makeAttention(M, build, loadTrainingModule, { pretrained: loadPretrainedApi, tokenizer: loadTokenizer });
 }

@@ -4,7 +4,9 @@
 // is (the corpus holds exports with bytes flipped: tests/fuzz/corpus/model_*); 0xA9: the rest is an
 // ATTNTRN2 body whose CRC-32 the harness appends; 0xAA: the rest is a .safetensors model file whose
 // "crc32" metadata value the harness recomputes (when its JSON header parses and holds one) — so that
-// mutations get past the checksums into the header and tensor checks; anything else: a spec (below).
+// mutations get past the checksums into the header and tensor checks; 0xAB: the rest is a checkpoint,
+// config.json's text, a NUL byte, then a .safetensors file (tests/fuzz/corpus/pretrained_*), loaded
+// through the pretrained loader and run; anything else: a spec (below).
 // Any attn::Error is an accepted outcome; a crash, a sanitizer report, a non-finite output for
 // finite input that the core's overflow check (overflow.hpp) lets through, or any other exception is
 // a bug. Sizes are drawn small so that each input runs fast; the caps (memory, and time: cost.hpp)
@@ -21,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "attn/accounting.hpp"
 #include "attn/configurator.hpp"
 #include "attn/cost.hpp"
@@ -30,6 +34,8 @@
 #include "attn/kv_cache.hpp"
 #include "attn/layer.hpp"
 #include "attn/overflow.hpp"
+#include "attn/pretrained/checkpoint.hpp"
+#include "attn/pretrained/session.hpp"
 #include "attn/train/model_file.hpp"
 #include "attn/train/trainer.hpp"
 
@@ -156,9 +162,49 @@ int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
   return 0;
 }
 
+// A checkpoint: config text, NUL, safetensors bytes. Any attn::Error is fine; a loaded model runs a
+// few ids through forward and through a session (finite weights may still overflow float32 in the
+// activations: the binding refuses such results; the core must not crash).
+int fuzz_checkpoint(const uint8_t* data, size_t size) {
+  const uint8_t* nul = static_cast<const uint8_t*>(std::memchr(data, 0, size));
+  if (!nul) return 0;
+  const nlohmann::json config = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(data), nul - data), nullptr, false);
+  if (config.is_discarded()) return 0;
+  const std::vector<uint8_t> file(nul + 1, data + size);
+  using namespace attn::pretrained;
+  std::unique_ptr<PretrainedModel> model;
+  try {
+    const int64_t n = safetensors_header_length(file.data(), int64_t(file.size()), int64_t(file.size()), "weights");
+    const SafetensorsIndex index = parse_safetensors_header(
+        std::string(reinterpret_cast<const char*>(file.data()) + 8, std::size_t(n)), int64_t(file.size()), 0, "weights");
+    CheckpointLoader loader(config, {index});
+    for (std::size_t i = 0; i < loader.copies().size(); ++i) {
+      const auto& c = loader.copies()[i];
+      std::memcpy(loader.destination(i), file.data() + c.begin, std::size_t(c.end - c.begin));
+    }
+    model = loader.finish();
+  } catch (const attn::Error&) {
+    return 0;
+  }
+  const ModelConfig& c = model->config();
+  if (c.vocab < 1) __builtin_trap();
+  std::vector<int32_t> ids;
+  for (int32_t i = 0; i < 4; ++i) ids.push_back(int32_t((i * 7) % c.vocab));
+  if (c.n_positions > 0 && c.n_positions < 4) ids.resize(std::size_t(c.n_positions));
+  try {
+    if (model->forward(ids, true).logits.size() != ids.size() * std::size_t(c.vocab)) __builtin_trap();
+  } catch (const attn::Error&) {
+    return 0;
+  }
+  Session s(*model, int64_t(ids.size()));
+  for (int32_t id : ids) s.append({id}, false);
+  return 0;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size >= 1 && data[0] == 0xAB) return fuzz_checkpoint(data + 1, size - 1);
   if (size >= 1 && (data[0] == 0xA8 || data[0] == 0xA9)) {
     return fuzz_model_file(std::vector<uint8_t>(data + 1, data + size), data[0] == 0xA9);
   }

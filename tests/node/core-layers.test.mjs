@@ -1,4 +1,4 @@
-// The core's include graph runs downward only (issue 11): each file of core/ belongs to a layer
+// The core's include graph runs downward only: each file of core/ belongs to a layer
 // (README "Layout"), and may include files of its own layer or of layers below it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 // Lowest first. A file's concept is its name without extension (train/* is one concept).
 const LAYERS = [
   ['tensor', 'simd', 'errors', 'fields', 'overflow'],
-  ['kernels', 'attention', 'rope'],
+  ['kernels', 'attention', 'rope', 'rope_scaling'],
   ['shape', 'weights', 'accounting', 'cost'],
   ['spec'],
   ['block_steps'],
@@ -19,6 +19,7 @@ const LAYERS = [
   ['forward'],
   ['layer', 'kv_cache', 'intermediates'],
   ['train', 'configurator'],
+  ['pretrained'],
 ];
 
 function layerOf(concept) {
@@ -29,6 +30,7 @@ function layerOf(concept) {
 function conceptOf(file) {
   const rel = path.relative(REPO, file);
   if (rel.includes(`${path.sep}train${path.sep}`) || rel.startsWith('attn/train/') || rel.startsWith('train/')) return 'train';
+  if (rel.includes(`${path.sep}pretrained${path.sep}`)) return 'pretrained';
   return path.basename(file).replace(/\.(hpp|cpp)$/, '');
 }
 
@@ -51,7 +53,7 @@ function upwardIncludes(file, text) {
   const from = conceptOf(file);
   const found = [];
   for (const m of text.matchAll(/^#include "attn\/([\w/]+)\.hpp"/gm)) {
-    const to = m[1].startsWith('train/') ? 'train' : m[1];
+    const to = m[1].startsWith('train/') ? 'train' : m[1].startsWith('pretrained/') ? 'pretrained' : m[1];
     if (layerOf(to) > layerOf(from)) found.push(`${path.relative(REPO, file)} includes attn/${m[1]}.hpp`);
   }
   return found;

@@ -89,6 +89,7 @@ const createDecodeView = lazy(() => import('./views/decode.js'), 'createDecodeVi
 const createKvChartView = lazy(() => import('./views/kv-chart.js'), 'createKvChartView');
 const createParamsView = lazy(() => import('./views/params.js'), 'createParamsView');
 const createConfiguratorView = lazy(() => import('./views/configurator.js'), 'createConfiguratorView');
+const createModelView = lazy(() => import('./views/model.js'), 'createModelView');
 const createLabHeadsView = lazy(() => import('./views/lab-heads.js'), 'createLabHeadsView');
 const createLabInductionView = lazy(() => import('./views/lab-induction.js'), 'createLabInductionView');
 const createLabMqaView = lazy(() => import('./views/lab-mqa.js'), 'createLabMqaView');
@@ -99,6 +100,8 @@ export const REGISTRY = [
     intro: 'One sentence through every stage of the lesson, drawn from the core\'s own tensors. Step with the buttons or the arrow keys; hover a cell to see what it was made from.' },
   { id: 'heatmap', title: 'Attention maps, one per head', create: createHeatmapView, ownControls: false,
     intro: 'softmax(Q_h · K_gᵀ / √d_head) for every query head h; query heads that share a K/V head g are boxed together.' },
+  { id: 'model', title: 'A real model: open a Hugging Face checkpoint', create: createModelView, ownControls: false,
+    intro: '' },
   { id: 'compare', title: 'Variants side by side', create: createCompareView, ownControls: false,
     intro: 'The same sentence, seed and query/output projections through different variants.' },
   { id: 'decode', title: 'Decoding with a KV cache', create: createDecodeView, ownControls: false, intro: '' },

@@ -171,7 +171,9 @@ export const methods = {
 };
 
 /** Methods that take a `job` (progress and abort) after their arguments. */
-const JOB_METHODS = new Set(['trainerTrain', 'decodeBandwidth']);
+const JOB_METHODS = new Set(['trainerTrain', 'decodeBandwidth', 'pretrainedOpen']);
+/** An opened checkpoint's methods (worker-pretrained.js) join `methods` with the first call of one. */
+let pretrained = null;
 /** Methods that need the training module (a second WebAssembly module, loaded on demand). */
 const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad', 'decodeBandwidth']);  // the decode probe lives there too
 
@@ -201,6 +203,7 @@ export function serve(load) {
     try {
       if (!core) core = load(simd);
       const attn = await core;
+      if (method.startsWith('pretrained')) pretrained ??= Object.assign(methods, (await import('./worker-pretrained.js')).pretrainedMethods);
       if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
       // The worker loads the attention module only; the lab's training module comes on first use.
       if (NEEDS_TRAINING.has(method) && !attn.trainingLoaded) await attn.loadTraining();

@@ -4,7 +4,8 @@
 // the KV heads of a lesson row, its presets() for the real models, and kvCacheBytes for every cache figure.
 // "Load shape" loads the row's own H and G into the attention maps (parts/playground-shape.js says
 // what it scales and why).
-import { createLatest, el, variantName } from '../kit.js';
+import modelCss from '../styles/model.css?inline';
+import { createLatest, el, useStyles, variantName } from '../kit.js';
 import { fmtBinary, fmtInt } from '../format.js';
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
 import { scrollRegion } from '../render/scroll-region.js';
@@ -34,11 +35,22 @@ async function loadRows(client) {
   return all.map((r, k) => ({ ...r, kvBytes: bytes[k] }));
 }
 
+/** The opened checkpoint (sources/pretrained.js) as a row, its cache counted as the other rows' are. */
+async function modelRow(client, opened) {
+  const i = opened.info;
+  const r = { id: 'opened-model', name: `Opened: ${opened.name}`, opened: true, variant: i.variant, dModel: i.dModel, nHeads: i.nHeads,
+    dHead: i.dHead, nLayers: i.nLayers, nKvHeads: i.variant === 'mla' ? 0 : i.nKvHeads, latentRank: i.latentRank, ropeDim: i.ropeDim,
+    source: `${i.modelType}, the checkpoint open in this page (its file: ${opened.dtypeBytes * 8}-bit, ${fmtBinary(i.kvBytesPerToken)} per token)` };
+  const [kvBytes] = await client.call('kvCacheBytesMany', [{ variant: r.variant, nLayers: r.nLayers, nHeads: r.nHeads,
+    nKvHeads: r.variant === 'mla' ? r.nHeads : r.nKvHeads, dHead: r.dHead, latentRank: r.latentRank, ropeDim: r.ropeDim, seqLen: 1, bytesPerElement: BYTES }]);
+  return { ...r, kvBytes };
+}
+
 let uid = 0;
 
 export function createHeadsTableView(root, ctx) {
   const latest = createLatest(root);
-  let rows = null;
+  let rows = null, shownModel = null;
   const status = el('p', { className: 'note', dataset: { role: 'status' }, 'aria-live': 'polite' });
   const body = el('tbody', { dataset: { role: 'rows' } });
   // What the cache column counts: above the table, not its caption (a caption is as wide as the table and scrolls with it).
@@ -66,9 +78,9 @@ export function createHeadsTableView(root, ctx) {
 
   function row(r) {
     const kv = r.variant === 'mla' ? `latent ${fmtInt(r.latentRank)} + ${fmtInt(r.ropeDim)}` : fmtInt(r.nKvHeads);
-    const button = el('button', { type: 'button', dataset: { action: 'load-shape', row: r.id }, 'aria-label': `Load shape: ${r.name}`,
+    const button = r.opened ? 'open in this page' : el('button', { type: 'button', dataset: { action: 'load-shape', row: r.id }, 'aria-label': `Load shape: ${r.name}`,
       onclick: () => load(r) }, 'Load shape');
-    return el('tr', { className: r.lesson ? 'lesson-row' : null, dataset: { row: r.id } },
+    return el('tr', { className: r.lesson ? 'lesson-row' : r.opened ? 'opened-row' : null, dataset: { row: r.id } },
       el('th', { scope: 'row' }, r.name, el('small', null, r.lesson ? `rule of thumb · ${sizeWords(r.params ?? 0)}` : `${variantName(r.variant)} · ${r.source ?? ''}`)),
       el('td', null, fmtInt(r.dModel)), el('td', null, fmtInt(r.nHeads)), el('td', null, fmtInt(r.dHead)),
       el('td', null, `${kv}${r.lesson ? ` (${variantName(r.variant)})` : ''}`), el('td', null, fmtInt(r.nLayers)),
@@ -77,11 +89,14 @@ export function createHeadsTableView(root, ctx) {
 
   return {
     update() {
-      if (rows) return undefined;  // nothing here depends on the state
-      return latest.run(() => loadRows(ctx.client), (r) => {
+      const model = ctx.model?.()?.opened ?? null;
+      if (model) useStyles(root, 'model', modelCss);
+      if (rows && model === shownModel) return undefined;  // nothing else here depends on the state
+      shownModel = model;
+      return latest.run(() => Promise.all([rows ?? loadRows(ctx.client), model && modelRow(ctx.client, model)]), ([r, m]) => {
         rows = r;
-        body.replaceChildren(...rows.map(row));
-        return { rows: rows.length, lessonRows: rows.filter((x) => x.lesson).length };
+        body.replaceChildren(...(m ? [row(m)] : []), ...rows.map(row));
+        return { rows: rows.length, lessonRows: rows.filter((x) => x.lesson).length, opened: m?.name ?? null };
       }, (e) => { status.textContent = `Cannot load the table: ${e.message}`; });
     },
     destroy() { latest.cancel(); root.replaceChildren(); },

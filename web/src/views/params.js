@@ -4,7 +4,8 @@
 // ratio to MHA's. Every number comes from the core, every shape from its resolveShape; next to each
 // number, its formula with the values filled in (parts/params-rows.js, render/geometry.js).
 import { DTYPES, dtypeLabel, shapeSpec } from '../state.js';
-import { VARIANT_IDS, createLatest, el } from '../kit.js';
+import paramsCss from '../styles/params.css?inline';
+import { VARIANT_IDS, createLatest, el, useStyles } from '../kit.js';
 import { rebuildError } from '../core-errors.js';
 import { noBaselineRow, paramsRow, pendingRow, shapeNote } from '../parts/params-rows.js';
 import { scrollRegion } from '../render/scroll-region.js';
@@ -23,6 +24,7 @@ function kvRequest(shape, bytesPerElement) {
 }
 
 export function createParamsView(root, ctx) {
+  useStyles(root, 'params', paramsCss);
   const latest = createLatest(root);
   let lastKey = '';
   const shapeLine = el('p', { className: 'note', dataset: { role: 'shape' } });
