@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/cost.hpp"
 #include "attn/pretrained/checkpoint.hpp"
 #include "attn/pretrained/safetensors.hpp"
 #include "attn/pretrained/session.hpp"
@@ -51,8 +52,10 @@ std::vector<int32_t> read_ids(const pt::PretrainedModel& model, const val& ids) 
   return model.ids_from_numbers(emscripten::convertJSArrayToNumberVector<double>(ids));
 }
 
-// The caps of a synchronous call: working memory, and compute unless allowLongWork.
-void check_call(const pt::PretrainedModel& m, int64_t n, int64_t past, bool attentions, bool allow_long_work) {
+// The caps of a synchronous call: working memory, and its estimated time (the cost model,
+// PretrainedModel::call_cost) unless allowLongWork. `session`: an append rather than forward.
+void check_call(const pt::PretrainedModel& m, int64_t n, int64_t past, bool attentions, bool session,
+                bool allow_long_work) {
   const double bytes = m.work_bytes(n, past, attentions);
   if (bytes > attn::kMaxWorkBytes) {
     attn::throw_range("ids", std::string("running ") + attn::fmt(double(n)) + " tokens" + (attentions ? " with attentions" : "") +
@@ -60,12 +63,7 @@ void check_call(const pt::PretrainedModel& m, int64_t n, int64_t past, bool atte
                                  attn::fmt(attn::kMaxWorkBytes / 1048576.0) + " MiB: pass fewer ids" +
                                  (attentions ? " or do not ask for attentions" : ""));
   }
-  const double flops = m.flops(n, past);
-  if (!allow_long_work && flops > attn::kMaxSyncFlops) {
-    attn::throw_range("ids", "running " + attn::fmt(double(n)) + " tokens needs about " + attn::fmt(std::ceil(flops / 1e9)) +
-                                 " GFLOP, above the cap of " + attn::fmt(attn::kMaxSyncFlops / 1e9) +
-                                 " GFLOP for a synchronous call: pass fewer ids, or allowLongWork: true (in a Web Worker)");
-  }
+  attn::check_sync_time(m.call_cost(n, past, attentions, session), allow_long_work);
 }
 
 val output_to_js(const pt::ModelOutput& r) {
@@ -81,7 +79,8 @@ val output_to_js(const pt::ModelOutput& r) {
 
 class JsSession {
  public:
-  // Throws attn::Error (its caller is guarded) for a bad maxLen, before allocating the cache.
+  // Throws attn::Error (its caller, JsModel::create_session, is guarded) for a bad maxLen, before
+  // allocating the cache.
   JsSession(const std::shared_ptr<const pt::PretrainedModel>& model, double max_len) : model_(model) {
     pt::check_session_length(model->config(), max_len);
     session_ = std::make_unique<pt::Session>(*model, int64_t(max_len));
@@ -90,7 +89,7 @@ class JsSession {
   val append(val ids, bool attentions, bool allow_long_work) {
     return guarded([&] {
       const std::vector<int32_t> v = read_ids(*model_, ids);
-      check_call(*model_, int64_t(v.size()), session_->length(), attentions, allow_long_work);
+      check_call(*model_, int64_t(v.size()), session_->length(), attentions, true, allow_long_work);
       return output_to_js(session_->append(v, attentions));
     });
   }
@@ -136,15 +135,16 @@ class JsModel {
       const std::vector<int32_t> v = read_ids(*model_, ids);
       if (v.empty()) attn::throw_range("ids", "ids is empty: pass at least one token id");
       model_->check_ids(v, 0);
-      check_call(*model_, int64_t(v.size()), 0, attentions, allow_long_work);
+      check_call(*model_, int64_t(v.size()), 0, attentions, false, allow_long_work);
       return output_to_js(model_->forward(v, attentions));
     });
   }
 
-  JsSession* create_session(val max_len) {
+  // A RawPretrainedSession, or the error (guarded).
+  val create_session(val max_len) {
     return guarded([&] {
       if (!max_len.isNumber()) attn::throw_type("maxLen", "maxLen must be a number, got " + describe(max_len));
-      return new JsSession(model_, max_len.as<double>());
+      return JsSession(model_, max_len.as<double>());
     });
   }
 
@@ -152,11 +152,14 @@ class JsModel {
   std::shared_ptr<const pt::PretrainedModel> model_;
 };
 
-// The loader: planned and checked at construction (nothing allocated before the checks pass), then
+// The loader: planned and checked by create (nothing allocated before the checks pass), then
 // filled tensor by tensor by JS, then finished into a model.
 class JsLoader {
  public:
-  JsLoader(std::string config_text, val headers, val sizes) : loader_(guarded([&] { return make(config_text, headers, sizes); })) {}
+  // createPretrainedLoader(configText, headers, sizes): a RawPretrainedLoader, or the error (guarded).
+  static val create(std::string config_text, val headers, val sizes) {
+    return guarded([&] { return JsLoader(make(config_text, headers, sizes)); });
+  }
 
   double copy_count() const { return double(loader_->copies().size()); }
   val copy(double i) const {
@@ -165,8 +168,8 @@ class JsLoader {
     o.set("name", c.name); o.set("file", c.file); o.set("begin", double(c.begin)); o.set("end", double(c.end));
     return o;
   }
-  void write(double i, val bytes) {
-    guarded([&] {
+  val write(double i, val bytes) {
+    return guarded([&] {
       const auto& c = loader_->copies().at(std::size_t(i));
       const std::size_t n = std::size_t(c.end - c.begin);
       if (bytes["length"].as<double>() != double(n)) {
@@ -174,15 +177,16 @@ class JsLoader {
                                                    " bytes, expected " + attn::fmt(double(n)) + " (the file changed while loading?)");
       }
       val(emscripten::typed_memory_view(n, loader_->destination(std::size_t(i)))).call<void>("set", bytes);
-      return 0;
     });
   }
   double bytes() const { return loader_->bytes(); }
-  JsModel* finish() {
-    return guarded([&] { return new JsModel(loader_->finish()); });
+  // A RawPretrained, or the error (guarded).
+  val finish() {
+    return guarded([&] { return JsModel(loader_->finish()); });
   }
 
  private:
+  explicit JsLoader(std::unique_ptr<pt::CheckpointLoader> loader) : loader_(std::move(loader)) {}
   static std::unique_ptr<pt::CheckpointLoader> make(const std::string& config_text, const val& headers, const val& sizes) {
     const nlohmann::json config = nlohmann::json::parse(config_text, nullptr, false);
     if (config.is_discarded()) attn::throw_type("config", "config must be a JSON object (the parsed config.json)");
@@ -199,7 +203,7 @@ class JsLoader {
 };
 
 // The header length from a file's first bytes (at most 8), checked against its size.
-double header_length_js(val first, double file_size, std::string field) {
+val header_length_js(val first, double file_size, std::string field) {
   return guarded([&] {
     const std::string b = read_bytes(first, field, 8);
     return double(pt::safetensors_header_length(reinterpret_cast<const uint8_t*>(b.data()), int64_t(b.size()),
@@ -219,17 +223,17 @@ val limits_js() {
 EMSCRIPTEN_BINDINGS(attention_pretrained) {
   emscripten::function("headerLength", &header_length_js);
   emscripten::function("pretrainedLimits", &limits_js);
+  emscripten::function("createPretrainedLoader", &JsLoader::create);
   emscripten::class_<JsLoader>("RawPretrainedLoader")
-      .constructor<std::string, val, val>()
       .function("copyCount", &JsLoader::copy_count)
       .function("copy", &JsLoader::copy)
       .function("write", &JsLoader::write)
       .function("bytes", &JsLoader::bytes)
-      .function("finish", &JsLoader::finish, emscripten::allow_raw_pointers());
+      .function("finish", &JsLoader::finish);
   emscripten::class_<JsModel>("RawPretrained")
       .function("info", &JsModel::info)
       .function("forward", &JsModel::forward)
-      .function("createSession", &JsModel::create_session, emscripten::allow_raw_pointers());
+      .function("createSession", &JsModel::create_session);
   emscripten::class_<JsSession>("RawPretrainedSession")
       .function("append", &JsSession::append)
       .function("length", &JsSession::length)

@@ -140,7 +140,7 @@ export function makePretrained(P) {
       headers.push(await f.read(8, 8 + length));
     }
     signal?.throwIfAborted();
-    const loader = call(P, () => new P.RawPretrainedLoader(configText, headers, files.map((f) => f.size)));
+    const loader = call(P, () => P.createPretrainedLoader(configText, headers, files.map((f) => f.size)));
     try {
       const count = loader.copyCount();
       const total = loader.bytes();

@@ -76,6 +76,23 @@ for (const build of BUILDS) {
       }
     });
 
+    test('a call estimated above a second of work is refused, naming ids, unless allowLongWork', async () => {
+      const attn = await load(build.simd);
+      const model = await attn.loadPretrained({ config: config('qwen2'), weights: weights('qwen2') });
+      const ids = new Int32Array(6144).fill(1);  // the attention's n^2 terms: above a second on either build
+      const refused = (/** @type {any} */ e) => e.name === 'RangeError' && e.field === 'ids' && /s of work/.test(e.message) &&
+        /allowLongWork/.test(e.message);
+      assert.throws(() => model.forward(ids), refused);
+      const s = model.createSession({ maxLen: ids.length });
+      assert.throws(() => s.append(ids), refused);
+      assert.equal(s.length, 0, 'a refused append leaves the cache as it was');
+      assert.equal(s.append(ids, { allowLongWork: true }).logits.length, ids.length * 64);
+      assert.equal(s.length, ids.length);
+      s.dispose();
+      assert.equal(model.forward(ids.subarray(0, 16)).logits.length, 16 * 64, 'a short call is under the cap');
+      model.dispose();
+    });
+
     test('refusals name the config key or the tensor, before anything is allocated', async () => {
       const attn = await load(build.simd);
       const file = weights('qwen2')[0];

@@ -131,16 +131,71 @@ double PretrainedModel::work_bytes(int64_t n, int64_t past, bool attentions) con
   return 4.0 * floats + double(kBlockBytes);
 }
 
-double PretrainedModel::flops(int64_t n, int64_t past) const {
+Cost PretrainedModel::call_cost(int64_t n, int64_t past, bool attentions, bool session) const {
   const ModelConfig& c = config_;
-  // every weight takes part in a product once per row, but the tables that are only looked up: the
-  // embedding (unless it is also the head) and learned positions
-  const double lookups = (c.tied ? 0.0 : double(c.vocab) * double(c.d_model)) + double(c.n_positions) * double(c.d_model);
-  const double matmul_params = params_ - lookups;
-  const double total = double(past + n);
-  const double qk = c.mla ? double(c.kv_lora_rank + c.qk_rope) : double(c.head_dim);
-  const double vw = c.mla ? double(c.kv_lora_rank) : double(c.head_dim);
-  return 2.0 * double(n) * matmul_params + 2.0 * double(n) * total * double(c.n_heads) * double(c.n_layers) * (qk + vw);
+  // A product through linear.hpp: (m, k) by a stored (k, n) weight. Few rows stream the weight once at
+  // its dtype; more widen it into packed float blocks first (read, written, read back).
+  const double stored = params_ > 0 ? weight_bytes_ / params_ : 4.0;  // bytes per weight element
+  auto linear_work = [&](double m, double k, double n_out) {
+    Work w;
+    w.gemm = 2.0 * m * k * n_out;
+    w.bytes = k * n_out * (m < double(kDirectRows) ? stored : stored + 8.0) + 4.0 * m * (k + n_out);
+    return w;
+  };
+  const double N = double(n), L = double(c.n_layers), D = double(c.d_model), H = double(c.n_heads);
+  const int64_t total = past + n;
+  Cost cost;
+  cost.call = session ? "appending " + fmt(N) + " tokens to a cache of " + fmt(double(past))
+                      : "this forward pass over " + fmt(N) + " tokens";
+  cost.hint = "(fewer token ids per call)";
+  // Per layer: the norms (plain loops over the rows), the attention's projections, its kernel, the MLP.
+  Work proj, attend;
+  if (c.mla) {
+    const double r = double(c.kv_lora_rank), dr = double(c.qk_rope), dqk = double(c.head_dim);
+    const double nope = double(c.qk_nope), dv = double(c.v_head_dim);
+    if (c.q_lora_rank > 0) {
+      const double ql = double(c.q_lora_rank);
+      proj += linear_work(N, D, ql) + linear_work(N, ql, H * dqk);  // q_a, q_b
+      proj.loops += 4.0 * N * ql;                               // q_a_layernorm
+    } else {
+      proj += linear_work(N, D, H * dqk);                         // q
+    }
+    proj += linear_work(N, D, r + dr);                            // kv_a: [c | k_pe]
+    proj.loops += 4.0 * N * r;                                  // kv_a_layernorm
+    proj.elementwise += N * (H + 1.0) * dr;                     // RoPE
+    if (session) {  // absorbed: q~_h = q_nope_h W_uk_h (n, r), o_h = o~_h W_uv_h^T (n, dv)
+      proj += linear_work(N, nope, r) * H + linear_work(N, r, dv) * H;
+      attend = kernel_work(c.n_heads, 1, n, total, c.kv_lora_rank + c.qk_rope, c.kv_lora_rank, true, past);
+    } else {        // naive: k, v decompressed from the latent for every row
+      proj += linear_work(N, r, H * (nope + dv));
+      attend = kernel_work(c.n_heads, c.n_heads, n, total, c.head_dim, c.v_head_dim, true, past);
+    }
+    proj += linear_work(N, H * dv, D);                            // o
+  } else {
+    const double dh = double(c.head_dim), G = double(c.n_kv_heads);
+    proj += linear_work(N, D, (H + 2.0 * G) * dh) + linear_work(N, H * dh, D);  // q k v, o
+    if (c.qk_norm) proj.loops += 4.0 * N * (H + G) * dh;
+    if (c.rope) proj.elementwise += N * (H + G) * dh;
+    attend = kernel_work(c.n_heads, c.n_kv_heads, n, total, c.head_dim, c.head_dim, true, past);
+  }
+  proj.loops += 2.0 * 4.0 * N * D;                              // the two norms of the block
+  const double I = double(c.intermediate);
+  Work mlp = c.mlp == MlpKind::SwiGLU ? linear_work(N, D, I) * 2.0 + linear_work(N, I, D)  // gate, up, down
+                                      : linear_work(N, D, I) + linear_work(N, I, D);       // fc, proj
+  mlp.elementwise += N * I;                                     // SiLU / GELU
+  cost.add("the projections of every layer", "ids", proj * L);
+  cost.add("the attention of every layer", "ids", attend * L);
+  cost.add("the MLP of every layer", "ids", mlp * L);
+  Work head = linear_work(N, D, double(c.vocab));
+  head.bytes += 4.0 * N * double(c.vocab) * 2.0;                // the logits copied out
+  cost.add("the LM head (logits)", "ids", head);
+  if (attentions) {
+    Work maps;
+    maps.scores = L * H * N * double(total);                    // written, copied out
+    maps.bytes = 4.0 * L * H * N * double(total) * 2.0;
+    cost.add("the attention maps of every layer", "attentions", maps);
+  }
+  return cost;
 }
 
 Matrix PretrainedModel::embed(const std::vector<int32_t>& ids, int64_t pos0) const {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/cost.hpp"
 #include "attn/pretrained/config.hpp"
 #include "attn/pretrained/decoder_layer.hpp"
 #include "attn/pretrained/weights16.hpp"
@@ -54,8 +55,10 @@ class PretrainedModel {
   std::vector<int32_t> ids_from_numbers(const std::vector<double>& numbers) const;
   // Float32 working memory of one call over `n` new rows after `past` cached ones (maps when asked).
   double work_bytes(int64_t n, int64_t past, bool attentions) const;
-  // Floating-point operations of one call over `n` new rows after `past` cached ones.
-  double flops(int64_t n, int64_t past) const;
+  // The estimated work of one call over `n` new rows after `past` cached ones (cost.hpp's terms: the
+  // projections, the attention, the MLP, the LM head, the copies out). `session`: an append (MLA in its
+  // absorbed form) rather than forward (MLA naive). check_sync_time refuses it above the cap.
+  Cost call_cost(int64_t n, int64_t past, bool attentions, bool session) const;
 
   // The steps Session shares.
   Matrix embed(const std::vector<int32_t>& ids, int64_t pos0) const;   // (N, D)
