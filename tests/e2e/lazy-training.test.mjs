@@ -24,7 +24,7 @@ after(async () => { await b?.close(); });
 const isTraining = (u) => /attention-train/.test(new URL(u).pathname);
 /** What only an opened checkpoint needs: its module, its page code, the tokenizer library. */
 const isPretrained = (u) => /\/(attention-pretrained|pretrained|worker-pretrained|model|model-files|tokenizers?)[-.][^/]*$/.test(new URL(u).pathname);
-const isAttentionWasm = (u) => /\/attention-(simd|scalar)-[^/]*\.wasm$/.test(new URL(u).pathname);
+const isAttentionWasm = (u) => /\/attention-(fma|simd|scalar)-[^/]*\.wasm$/.test(new URL(u).pathname);
 
 test('the heatmap embed draws its maps without requesting the training module', async () => {
   requests = [];
