@@ -99,7 +99,7 @@ for (const [label, base, vary, lo, hi, step] of [
 }
 // ---- createLayer / createSession: the widest seeded weights, the longest cache ----------------------
 {
-  const v = largest(64, 131072, (d) => accepts(() => attn.resolveShape({ variant: 'mha', dModel: d, nHeads: 8 })), 64);
+  const v = largest(64, 131072, (d) => accepts(() => attn.createLayer({ variant: 'mha', dModel: d, nHeads: 8, seed: 3 }).dispose()), 64);
   const created = time(() => attn.createLayer({ variant: 'mha', dModel: v, nHeads: 8, seed: 3 }));
   created.r.dispose();
   row('createLayer', `dModel ${v}, 8 heads, seeded`, estimate('createLayer', { variant: 'mha', dModel: v, nHeads: 8 }), created);
