@@ -9,23 +9,14 @@
 // core accepts without allowLongWork is found by bisection over its refusals (resolveShape, the
 // internal _cost estimate, createTrainer, which refuse before running anything), then the call is
 // timed once at that size (after a warm-up call at a small size, so that V8 has compiled the code).
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const LIB = path.join(REPO, 'dist/lib');
+import { loadRawModules } from './raw-modules.mjs';
+
 const { values: opts } = parseArgs({ options: { build: { type: 'string', default: 'simd' } } });
 const build = opts.build;
 
-const raw = async (name) => (await import(pathToFileURL(path.join(LIB, `${name}.mjs`)).href)).default({
-  wasmBinary: fs.readFileSync(path.join(LIB, `${name}.wasm`)) });
-const { makeAttention } = await import(pathToFileURL(path.join(LIB, 'attention-api.mjs')).href);
-const M = await raw(`attention-${build}`);
-const T = await raw(`attention-train-${build}`);
-const attn = makeAttention(M, build, async () => T);
-await attn.loadTraining();
+const { M, T, attn } = await loadRawModules(build);
 
 const accepts = (fn) => {
   try {
