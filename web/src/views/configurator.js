@@ -7,7 +7,8 @@
 // The form lives in the shared state (the cfg* keys of state.js), so a permalink reproduces it.
 // Every number shown comes from the core; the parts only put it into words.
 import { DTYPES } from '../state.js';
-import { createLatest, el, inPageWords } from '../kit.js';
+import configuratorCss from '../styles/configurator.css?inline';
+import { createLatest, el, inPageWords, useStyles } from '../kit.js';
 import { DEBOUNCE_MS, createCfgForm } from '../parts/cfg-form.js';
 import { cfgAnswer } from '../parts/cfg-answer.js';
 import { createCfgChart } from '../parts/cfg-chart.js';
@@ -32,6 +33,7 @@ function queryOf(s) {
 }
 
 export function createConfiguratorView(root, ctx) {
+  useStyles(root, 'configurator', configuratorCss);
   const id = `cfg${++uid}`;
   const latest = createLatest(root, { busyDelay: DEBOUNCE_MS });
   let state = null, queryKey = '', rec = null, opening = null;
