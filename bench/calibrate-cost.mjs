@@ -11,24 +11,16 @@
 // relative error of the predicted times, all >= 0 (coordinate descent), and the script prints them
 // with each workload's predicted / measured ratio. Run it on an idle machine, one build at a time.
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const LIB = path.join(REPO, 'dist/lib');
+import { loadRawModules } from './raw-modules.mjs';
+
 const { values: opts } = parseArgs({ options: { build: { type: 'string', default: 'simd' }, rounds: { type: 'string', default: '5' } } });
 const build = opts.build;
 const rounds = Number(opts.rounds);
 const KINDS = ['gemm', 'attend', 'scores', 'loops', 'elementwise', 'bytes', 'checksum', 'seeded'];
 
-const raw = async (name) => (await import(pathToFileURL(path.join(LIB, `${name}.mjs`)).href)).default({
-  wasmBinary: fs.readFileSync(path.join(LIB, `${name}.wasm`)) });
-const { makeAttention } = await import(pathToFileURL(path.join(LIB, 'attention-api.mjs')).href);
-const M = await raw(`attention-${build}`);
-const T = await raw(`attention-train-${build}`);
-const attn = makeAttention(M, build, async () => T);
-await attn.loadTraining();
+const { M, T, attn } = await loadRawModules(build);
 
 /**
  * The median of `rounds` timed runs of fn, in seconds of this process's CPU time (user + system:

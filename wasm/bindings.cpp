@@ -362,15 +362,7 @@ val cost_js(std::string kind, val spec, double cached) {
       const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
       c = kind == "intermediates" ? attn::intermediates_cost(s, seeded) : attn::forward_cost(s, seeded, kind == "layer");
     }
-    const attn::Work w = c.total();
-    val o = val::object();
-    o.set("seconds", c.seconds());
-    for (const auto& [name, v] : std::vector<std::pair<const char*, double>>{
-             {"gemm", w.gemm}, {"attend", w.attend}, {"scores", w.scores}, {"loops", w.loops},
-             {"elementwise", w.elementwise}, {"bytes", w.bytes}, {"checksum", w.checksum}, {"seeded", w.seeded}}) {
-      o.set(name, v);
-    }
-    return o;
+    return cost_to_js(c);
   });
 }
 

@@ -66,18 +66,6 @@ class JsSource : public attn::train::ModelSource {
   double size_;
 };
 
-val cost_to_js(const attn::Cost& c) {
-  const attn::Work w = c.total();
-  val o = val::object();
-  o.set("seconds", c.seconds());
-  for (const auto& [name, v] : std::vector<std::pair<const char*, double>>{
-           {"gemm", w.gemm}, {"attend", w.attend}, {"scores", w.scores}, {"loops", w.loops},
-           {"elementwise", w.elementwise}, {"bytes", w.bytes}, {"checksum", w.checksum}, {"seeded", w.seeded}}) {
-    o.set(name, v);
-  }
-  return o;
-}
-
 class JsTrainer {
  public:
   explicit JsTrainer(std::unique_ptr<attn::train::Trainer> t) : t_(std::move(t)) {}

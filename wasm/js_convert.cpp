@@ -4,6 +4,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/stack.h>
 
+#include <utility>
+
 namespace attn_js {
 
 // The spec's own fields (attn::spec_number_fields, spec_flag_fields), plus the call's arrays.
@@ -166,6 +168,18 @@ val to_val(const std::vector<std::string>& v) {
 
 val to_js(const float* p, std::size_t n) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(n, p));  // a copy JS owns
+}
+
+val cost_to_js(const attn::Cost& c) {
+  const attn::Work w = c.total();
+  val o = val::object();
+  o.set("seconds", c.seconds());
+  for (const auto& [name, v] : std::vector<std::pair<const char*, double>>{
+           {"gemm", w.gemm}, {"attend", w.attend}, {"scores", w.scores}, {"loops", w.loops},
+           {"elementwise", w.elementwise}, {"bytes", w.bytes}, {"checksum", w.checksum}, {"seeded", w.seeded}}) {
+    o.set(name, v);
+  }
+  return o;
 }
 
 }  // namespace attn_js

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "attn/cost.hpp"
 #include "attn/errors.hpp"
 #include "attn/spec.hpp"
 
@@ -100,5 +101,9 @@ val object_of(Visit&& visit) {
   visit([&](const char* name, const auto& value) { o.set(name, to_val(value)); });
   return o;
 }
+
+// A cost estimate (cost.hpp) as { seconds, gemm, attend, ... }: its time and its work by kind, for the
+// internal estimates the benchmarks read (bench/calibrate-cost.mjs, bench/worst-cases.mjs).
+val cost_to_js(const attn::Cost& c);
 
 }  // namespace attn_js

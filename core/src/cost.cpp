@@ -14,18 +14,26 @@ namespace attn {
 
 namespace {
 
-// Seconds per unit of each kind of work. Measured by bench/calibrate-cost.mjs on the project's
-// machine (2 vCPU AMD EPYC, Node 20, each build in its own process, the fastest of three runs of
-// each workload, fitted per build); docs/reliability.md has the fit and its spread. The native
-// build (tests, the fuzzer) uses the SIMD rates.
+// Seconds per unit of each kind of work on the project's machine (2 vCPU AMD EPYC, Node 20), from
+// bench/calibrate-cost.mjs: the median CPU time of 5 runs of each of 63 calls on the SIMD build, the
+// rates fitted to them; the scalar build's are the SIMD rates times the scalar / SIMD ratio of the same
+// calls, by the kind that dominates them (gemm 4.4, attend 4.5, scores 3.5, loops 3, bytes 2, seeded and
+// checksum 1.2-1.3). docs/reliability.md has the fit and its spread. The native build (tests, the
+// fuzzer) uses the SIMD rates, which it outruns. `elementwise` is not separable from the other kinds in
+// these calls (its fit is 0): it keeps a floor of 1 ns an element (2 scalar), so no loop counts as free.
 struct Rates {
   double gemm, attend, scores, loops, elementwise, bytes, checksum, seeded;
 };
 #if defined(__wasm__) && !defined(__wasm_simd128__)
-constexpr Rates kRates = {1.0 / 4e9, 1.0 / 3e9, 6e-9, 1.0 / 1e9, 8e-9, 0.3e-9, 3e-9, 16e-9};  // wasm scalar
+constexpr Rates kRates = {2.45e-10, 2.24e-10, 1.85e-8, 1.81e-9, 2e-9, 3.9e-10, 7.8e-9, 3.1e-8};  // wasm scalar
 #else
-constexpr Rates kRates = {1.0 / 15e9, 1.0 / 10e9, 4e-9, 1.0 / 2e9, 5e-9, 0.2e-9, 2e-9, 14e-9};  // wasm SIMD
+constexpr Rates kRates = {5.564e-11, 4.967e-11, 5.274e-9, 6.044e-10, 1e-9, 1.962e-10, 5.970e-9, 2.585e-8};  // wasm SIMD
 #endif
+
+// The walkthrough's plain loops (intermediates_cost): the overhead of one score's short inner loop
+// and its share of the stages kept and copied out, in flops of the `loops` rate; fitted at the sizes
+// the cap admits (seqLen ~2000 at dModel 64: 130 ns a score), so small passes are overestimated ~2x.
+constexpr double kPairLoops = 160;
 
 std::string seconds_text(double s) {
   if (s >= 10) return fmt(std::round(s));
@@ -166,12 +174,13 @@ Work io_work(const Shape& s, double n, double n_k) {
   return w;
 }
 
-// Given weights: copied and checked; seeded ones: drawn (the last set is kept, see seeded_weights).
+// Given weights: read out of the caller's typed arrays, copied and checked (about ten bytes moved a
+// byte given, calibrated on createLayer); seeded ones: drawn (the last set is kept, see seeded_weights).
 Work read_weights_work(const Shape& s, bool seeded) {
   Work w;
   const double floats = weight_floats(s);
   if (seeded) w.seeded = floats;
-  else w.bytes = 4.0 * floats * 2.0;
+  else w.bytes = 4.0 * floats * 10.0;
   return w;
 }
 
@@ -196,11 +205,13 @@ Cost intermediates_cost(const Shape& s, bool seeded) {
   c.call = "this forward pass with returnIntermediates";
   const double n = double(s.n), H = double(s.h);
   Work naive;
-  naive.loops = 2.0 * H * n * n * double(s.dh + s.dr);  // the stage `scores`, q_h . k_g in plain loops
+  // The stage `scores`, q_h . k_g in plain loops: short inner loops, whose per-score overhead (the
+  // equivalent of kPairLoops flops, calibrated) outweighs the dot product at small dHead.
+  naive.loops = H * n * n * (2.0 * double(s.dh + s.dr) + kPairLoops);
   c.add("the stage scores, in plain loops", "seqLen", naive);
   if (s.variant == Variant::MLA) {
     Work absorbed;
-    absorbed.loops = 2.0 * H * n * double(s.r) * double(s.dh);  // qAbsorbed = q_h W_uk_h^T
+    absorbed.loops = H * n * double(s.r) * (2.0 * double(s.dh) + kPairLoops);  // qAbsorbed = q_h W_uk_h^T
     c.add("the stage qAbsorbed, in plain loops", "latentRank", absorbed);
   }
   Work stages;  // each stage kept, checked and copied out; the weights copied out

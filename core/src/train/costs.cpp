@@ -152,8 +152,12 @@ TrainerCosts trainer_costs(const ModelConfig& c, int64_t batch, double text_byte
   init.seeded = P;              // every matrix drawn from the seed (model.cpp)
   init.bytes = 16.0 * P;        // gradients and moments zeroed
   init.loops = 40.0 * kEvalSequences * double(n);  // the held-out set
-  init.checksum = 2.0 * text_bytes;                // the text decoded
   t.create.add("drawing and zeroing the parameters", "model.dModel", init);
+  if (text_bytes > 0) {
+    Work text;
+    text.checksum = 25.0 * text_bytes;  // read out of the JS string, decoded and tokenised (calibrated)
+    t.create.add("reading and tokenising the text", "text", text);
+  }
 
   t.step.call = "one training step";
   t.step.add("the forward pass", "model.dModel", model_forward_work(c, b, n, b));

@@ -7,7 +7,6 @@
 // (worker-methods.js); this part draws it (render/line-chart.js) and says where it is not settled.
 import { el, variantName } from '../kit.js';
 import { fmtBinary, fmtInt, fmtTokens } from '../format.js';
-import { createLineChart } from '../render/line-chart.js';
 import { scrollRegion } from '../render/scroll-region.js';
 
 /** Llama 3 8B's attention (one layer), and MLA at DeepSeek-V2's latent and RoPE sizes on it. */
@@ -75,7 +74,9 @@ export function createDecodeBandwidth(root, ctx) {
         signal: controller.signal,
         onProgress: (p) => { status.textContent = `Measuring ${variantName(p.variant)} at ${fmtTokens(p.context)} tokens of context (${p.done} of ${p.total})…`; },
       });
-      draw(result);
+      // uPlot comes with the chart, on the first measurement: the decode view's first load does not carry it
+      const { createLineChart } = await import('../render/line-chart.js');
+      draw(result, createLineChart);
       setState('ready');
     } catch (e) {
       status.textContent = controller.signal.aborted ? 'Stopped.' : `The measurement failed: ${e?.message ?? e}`;
@@ -89,7 +90,7 @@ export function createDecodeBandwidth(root, ctx) {
   button.addEventListener('click', measure);
   stop.addEventListener('click', () => controller?.abort());
 
-  function draw(result) {
+  function draw(result, createLineChart) {
     const rows = bandwidthTable(result);
     const variants = [...new Set(rows.map((r) => r.variant))];
     const contexts = [...new Set(rows.map((r) => r.context))].sort((a, b) => a - b);
