@@ -635,12 +635,15 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
     presets() {
       return call(M, () => M.presets());
     },
+    // The configurator's search lives in the on-demand module (16 KB of gzip the first map does not need).
     recommend(request) {
+      const raw = training('recommend');
       const s = own('recommend', request);
-      return call(M, () => M.recommend(s));
+      return call(raw, () => raw.recommend(s));
     },
     deploymentTargets() {
-      return call(M, () => M.deploymentTargets());
+      const raw = training('deploymentTargets');
+      return call(raw, () => raw.deploymentTargets());
     },
     sizeTable() {
       return call(M, () => M.sizeTable());

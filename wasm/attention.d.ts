@@ -58,7 +58,8 @@ export interface LoadOptions {
    * Whether to load the lab's training module (a second WebAssembly module of the same build) too.
    * `true` (default): `createTrainer` and `loadModel` work at once. `false`: a lighter load, the
    * attention module only; call `await attn.loadTraining()` before training (until then
-   * `createTrainer` and `loadModel` throw an Error with `field: 'training'` saying so).
+   * `createTrainer`, `loadModel`, `createDecodeProbe`, `copyBandwidth`, `recommend` and
+   * `deploymentTargets` throw an Error with `field: 'training'` saying so).
    */
   training?: boolean;
 }
@@ -428,9 +429,9 @@ export interface Attention {
   kvCacheBytes(cfg: KvCacheConfig): number;
   /** The models of reference/models.md. */
   presets(): Preset[];
-  /** The configurator: the attention geometry for a new model, and why (docs/configurator.md). */
+  /** The configurator: the attention geometry for a new model, and why (docs/configurator.md). Needs the training module (as createTrainer). */
   recommend(request: RecommendRequest): Recommendation;
-  /** The deployment targets `recommend` knows by id. */
+  /** The deployment targets `recommend` knows by id. Needs the training module. */
   deploymentTargets(): DeploymentTarget[];
   /** The configurator's size table (the heads table of the page shows it). */
   sizeTable(): SizeRow[];

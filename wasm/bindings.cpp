@@ -279,44 +279,10 @@ val presets_js() {
   return list;
 }
 
-val recommend_js(val cfg) {
-  return guarded([&] {
-    require_object(cfg, "recommend request");
-    std::set<std::string> known = {attn::kRecommendFlag};
-    for (const auto& f : attn::recommend_number_fields()) known.insert(f.name);
-    for (const auto& f : attn::recommend_string_fields()) known.insert(f.name);
-    check_keys(cfg, "recommend request", known);
-    attn::RecommendQuery q;
-    for (const auto& f : attn::recommend_number_fields()) q.*f.member = number_field(cfg, f.name);
-    for (const auto& f : attn::recommend_string_fields()) q.*f.member = string_field(cfg, f.name);
-    q.benchmark = bool_field(cfg, attn::kRecommendFlag).value_or(false);
-    const attn::Recommendation r = attn::recommend(q);
-    val o = val::object();
-    attn::visit_recommendation(r, [&](const char* name, const auto& value) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::vector<attn::Alternative>>) {
-        val alts = val::array();
-        for (const auto& a : value) {
-          alts.call<void>("push", object_of([&](auto&& out) { attn::visit_alternative(r, a, out); }));
-        }
-        o.set(name, alts);
-      } else {
-        o.set(name, to_val(value));
-      }
-    });
-    return o;
-  });
-}
-
 // The configurator's size table: the lesson's rule of thumb (rows marked lesson) and real models between.
 val size_table_js() {
   val list = val::array();
   for (const auto& r : attn::size_table()) list.call<void>("push", object_of([&](auto&& out) { attn::visit_size_row(r, out); }));
-  return list;
-}
-
-val deployment_targets_js() {
-  val list = val::array();
-  for (const auto& t : attn::deployment_targets()) list.call<void>("push", object_of([&](auto&& out) { attn::visit_target(t, out); }));
   return list;
 }
 
@@ -436,8 +402,6 @@ EMSCRIPTEN_BINDINGS(attention) {
   emscripten::function("paramCount", &param_count_js);
   emscripten::function("kvCacheBytes", &kv_cache_bytes_js);
   emscripten::function("presets", &presets_js);
-  emscripten::function("recommend", &recommend_js);
-  emscripten::function("deploymentTargets", &deployment_targets_js);
   emscripten::function("sizeTable", &size_table_js);
   emscripten::function("buildInfo", &build_info_js);
   emscripten::function("_cost", &cost_js);

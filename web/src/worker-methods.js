@@ -138,7 +138,8 @@ export const methods = {
     const total = variants.length * (rounds * contexts.length + 1);
     let done = 0;
     for (const v of variants) {
-      const probe = attn.createDecodeProbe({ ...shape, ...v, maxLen: Math.max(...contexts, uncachedContext) + 1 });
+      // A layer of a real model's width takes seconds to fill with seeded weights: long work, in a worker.
+      const probe = attn.createDecodeProbe({ ...shape, ...v, maxLen: Math.max(...contexts, uncachedContext) + 1, allowLongWork: true });
       try {
         const mine = contexts.map((context) => ({ variant: v.variant, context, weightBytes: 0, cacheBytes: 0, ms: [] }));
         for (let r = 0; r < rounds; r++) {
@@ -174,8 +175,9 @@ export const methods = {
 const JOB_METHODS = new Set(['trainerTrain', 'decodeBandwidth', 'pretrainedOpen']);
 /** An opened checkpoint's methods (worker-pretrained.js) join `methods` with the first call of one. */
 let pretrained = null;
-/** Methods that need the training module (a second WebAssembly module, loaded on demand). */
-const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad', 'decodeBandwidth']);  // the decode probe lives there too
+/** Methods that need the training module (a second WebAssembly module, loaded on demand), which
+ *  also carries the decode probe and the configurator's search. */
+const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad', 'decodeBandwidth', 'recommend', 'deploymentTargets']);
 
 const transferables = (result) =>
   result && typeof result === 'object'
