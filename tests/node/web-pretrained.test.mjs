@@ -4,10 +4,12 @@
 // (the cache's bytes per element from the core's own figures: the file's dtype).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { headRoles, probeLength, roleName, roleProbe } from '../../web/src/sources/head-roles.js';
 import { pretrainedMethods, topNext } from '../../web/src/worker-pretrained.js';
 import { load } from './helpers.mjs';
-import { CASES, config, weights } from './pretrained-kit.mjs';
+import { CASES, FIXTURES, config, weights } from './pretrained-kit.mjs';
 
 test('the probe: T distinct ids in the vocabulary, then the same T again; the same for the same seed', () => {
   const info = { vocabSize: 50, maxPositions: 40 };
@@ -72,4 +74,31 @@ test('the worker opens a fixture: the shape the views read, and the cache\'s byt
     assert.equal(roles.scores.length, r.info.nLayers * r.info.nHeads);
     pretrainedMethods.pretrainedDispose(attn, name);
   }
+});
+
+test('token labels: the text a token stands for, one-to-one with ids (web/src/sources/token-labels.js)', async () => {
+  const { tokenLabels } = await import('../../web/src/sources/token-labels.js');
+  const attn = await load(true);
+  const read = (f) => fs.readFileSync(path.join(FIXTURES, 'gpt2', f), 'utf8');
+  const tok = await attn.loadTokenizer(read('tokenizer.json'), read('tokenizer_config.json'));
+  const { label, idOf } = tokenLabels(tok);
+  const ids = [...tok.encode('the cat sat on the mat').ids];
+  const labels = ids.map(label);
+  assert.ok(ids.some((id) => tok.idToToken(id).startsWith('Ġ')), 'the fixture has byte-level BPE pieces (Ġ: a space)');
+  assert.deepEqual(labels, ids.map((id) => tok.decode([id])), 'each label is its token\'s text');
+  assert.ok(labels.every((l) => !l.includes('Ġ')), labels.join('|'));
+  const seen = new Set();
+  for (let id = 0; id < tok.vocabSize; id++) {
+    const l = label(id);
+    assert.ok(!seen.has(l), `label '${l}' of id ${id} is taken by another id`);
+    seen.add(l);
+    assert.equal(idOf(l), id, `idOf(label(${id}))`);
+  }
+  // A tokenizer whose two ids read alike, and one whose id is not text alone.
+  const fake = { idToToken: (id) => ['a', '<0x61>', '<0xE0>'][id], tokenToId: () => undefined,
+    decode: ([id]) => ['a', 'a', '\uFFFD'][id] };
+  const f = tokenLabels(fake);
+  assert.deepEqual([0, 1, 2].map(f.label), ['a', 'a (<0x61>)', '<0xE0>']);
+  assert.deepEqual(['a', 'a (<0x61>)', '<0xE0>'].map(f.idOf), [0, 1, 2]);
+  assert.deepEqual([tokenLabels(null).label(7), tokenLabels(null).idOf('7')], ['7', 7]);
 });

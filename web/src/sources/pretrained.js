@@ -6,6 +6,7 @@
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { el } from '../kit.js';
 import { checkpointFromFiles, checkpointFromUrl } from './model-files.js';
+import { tokenLabels } from './token-labels.js';
 
 /** The most tokens one pass takes here (the maps of 64 tokens are already 64 × 64 per head). */
 export const MAX_TOKENS = 64;
@@ -20,8 +21,8 @@ export function pretrainedSource(ctx, opened) {
   let encoded = null;  // { text, ids, tokens, note, error }
   let passed = null;   // { text, result: Promise<{ attentions (layers, H, N, N), next }> }
 
-  /** A label for an id: the vocabulary's spelling, or the id itself without a tokenizer. */
-  const label = (id) => (tokenizer ? tokenizer.idToToken(id) ?? `#${id}` : String(id));
+  /** A label for an id (the text it stands for, sources/token-labels.js; the id itself without a tokenizer) and back. */
+  const { label, idOf } = tokenLabels(tokenizer);
 
   /** The sentence as ids and labels: the tokenizer's pieces, or typed ids (checked against the vocabulary). */
   function encode(text) {
@@ -81,7 +82,6 @@ export function pretrainedSource(ctx, opened) {
     stages: null,
     /** A KV-cache session of the model: append(labels) → { weights (H, k, length) of state.layer, length, cacheBytes, next }. */
     decoder(state, { key, maxLen }) {
-      const idOf = (t) => (tokenizer ? tokenizer.tokenToId(t) : Number(t));
       return {
         maxLen: Math.min(maxLen, info.maxPositions || maxLen),
         model: { name: opened.name, layers: info.nLayers, layer: Math.min(state.layer | 0, info.nLayers - 1), dtypeBytes: opened.dtypeBytes,
