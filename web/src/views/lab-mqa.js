@@ -1,7 +1,7 @@
 // lab-mqa.js — Lab 2 (lesson exercise "medium"): MHA, GQA (2 K/V heads) and MQA at the same dModel
 // (64) and 8 heads. Immediately: attention weights and KV cache per token and at N = 2048, from the
-// core (labs/mqa-budget.js). On "Train all three": the same copy task for each, one after another (the
-// core's training loop: labs/runner.js), the loss curves live, then held-out loss and accuracy side by
+// core (labs/mqa-budget.js). On "Train all three": the same copy task for each, side by side (one per
+// trainer worker; the core's training loop: labs/runner.js), the loss curves live, then held-out loss and accuracy side by
 // side and a summary computed from the numbers (labs/verdicts.js).
 import labsCss from '../styles/labs.css?inline';
 import { el, useStyles } from '../kit.js';
@@ -36,6 +36,8 @@ export function createLabMqaView(root, ctx) {
   root.replaceChildren(budget.element, controls, chartBox, table.element, summary);
   const chart = createLineChart(chartBox, { yLabel: 'training loss (nats / token)', logY: true });
   let curves = [], results = new Map(), stepsRun = 0;  // results: variant -> trainer.evaluate()
+  /** The results in the variants' order (the models finish in any order). */
+  const inOrder = () => Object.fromEntries(VARIANTS.filter((v) => results.has(v.id)).map((v) => [v.id, results.get(v.id)]));
 
   function drawChart() {
     const { xs, ys, labels } = alignCurves(curves);
@@ -53,7 +55,7 @@ export function createLabMqaView(root, ctx) {
     }));
     const complete = results.size === VARIANTS.length && b.size === VARIANTS.length;
     const order = [...VARIANTS].sort((x, y) => results.get(x.id)?.loss - results.get(y.id)?.loss).map((v) => v.name);
-    summary.textContent = complete ? summariseMqa(Object.fromEntries(results), Object.fromEntries(b), order, stepsRun,
+    summary.textContent = complete ? summariseMqa(inOrder(), Object.fromEntries(b), order, stepsRun,
       { N, bytes: fmtBinary }) : '';
   }
 
@@ -63,22 +65,22 @@ export function createLabMqaView(root, ctx) {
     curves = VARIANTS.map((v) => ({ label: v.name, points: [] }));
     results = new Map();
     renderResults();
-    for (const [i, v] of VARIANTS.entries()) {
+    await api.each(VARIANTS, async (v, i) => {
       const key = await api.createModel(v.name, { ...TASK, totalSteps: steps, warmupSteps: Math.min(30, Math.floor(steps / 10)),
         model: { variant: v.id, dModel: D, nHeads: H, nKvHeads: v.nKvHeads } });
       const res = await api.train(key, { steps, onProgress: ({ step, loss }) => {
         curves[i].points.push([step, loss]);
-        api.progress(`Training ${v.name} (${i + 1} of ${VARIANTS.length}): step ${step} / ${steps}, loss ${loss.toFixed(3)} · `
+        api.progressOf(i, `Training ${v.name} (${i + 1} of ${VARIANTS.length}): step ${step} / ${steps}, loss ${loss.toFixed(3)} · `
           + `${api.seconds().toFixed(1)} s`, step);
         drawChart();
       } });
-      if (res.stopped) break;
+      if (res.stopped) return;
       results.set(v.id, await api.evaluate(key));
       renderResults();
-    }
+    });
     drawChart();
     api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${results.size} of ${VARIANTS.length} × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
-    return { results: Object.fromEntries(results), curves: seriesPoints(chart.data()) };
+    return { results: inOrder(), curves: seriesPoints(chart.data()) };
   }
 
   const runner = createLabRunner(controls, root, ctx, {
