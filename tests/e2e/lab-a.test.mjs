@@ -71,7 +71,7 @@ test('lab-heads on 1 and on 4 cores: the same losses, the models spread over 4 t
     const res = await viewResult(page, 'lab-heads');
     tables.push(await view.locator('.lab-table tbody tr').evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent))));
     assert.equal(page.workers().length, n, `${n} core(s): ${n} worker(s) (the first one holds trainers too)`);
-    console.log(`# lab-heads 5 x 20 steps with ${n} trainer worker(s): ${res.trainingSeconds.toFixed(2)} s`);
+    console.log(`lab-heads 5 x 20 steps with ${n} trainer worker(s): ${res.trainingSeconds.toFixed(2)} s`);
     assert.deepEqual(page.errors, []);
     await page.close();
   }
