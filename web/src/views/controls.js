@@ -33,6 +33,10 @@ export function createControlsView(root, ctx, { uid }) {
     form.append(f.box);
   }
   const general = el('p', { className: 'field-error form-error', role: 'alert', hidden: true });
+  // While a checkpoint is open: which sections draw it, and what the shape fields still shape.
+  const modelNote = el('p', { className: 'field-note model-note', role: 'status', dataset: { role: 'model-note' }, hidden: true });
+  form.prepend(modelNote);
+  let onlyModel = false;  // every section on the page draws the model: only the sentence applies
   // The sentence box stops taking characters at MAX_TEXT: say so when it does.
   const full = el('small', { className: 'field-note', role: 'status', dataset: { role: 'text-full' }, hidden: true },
     `The box holds at most ${MAX_TEXT.toLocaleString('en-US')} characters; typing more adds nothing.`);
@@ -92,6 +96,8 @@ export function createControlsView(root, ctx, { uid }) {
       }
       // Which fields apply to the variant: the others are hidden or disabled, with the value the variant implies.
       const v = state.variant;
+      for (const [f] of FIELDS) if (f !== 'text') fields.get(f).box.hidden = onlyModel;
+      if (onlyModel) return;
       fields.get('latentRank').box.hidden = v !== 'mla';
       fields.get('ropeDim').box.hidden = v !== 'mla';
       fields.get('rope').box.hidden = v === 'mla';
@@ -99,6 +105,24 @@ export function createControlsView(root, ctx, { uid }) {
       kv.disabled = v !== 'gqa';
       kv.placeholder = v === 'mla' ? 'n/a' : '';
       if (v !== 'gqa') kv.value = v !== 'mla' && shape?.variant === v ? String(shape.nKvHeads) : '';
+    },
+    /**
+     * An opened checkpoint (null: none) and whether every section shown draws it. The sections that do
+     * (attention maps, decode, the model view) take the model's own shape; the fields shape the lesson's
+     * block of the others, so with only model sections on the page just the sentence stays.
+     * @param {{ name: string, layers: number, shape: { dModel: number, nHeads: number, nKvHeads: number, dHead: number } } | null} model
+     * @param {boolean} only
+     */
+    showModel(model, only) {
+      onlyModel = Boolean(model) && only;
+      modelNote.hidden = !model;
+      if (!model) return;
+      const s = model.shape;
+      const facts = `${model.layers} layer${model.layers === 1 ? '' : 's'}, dModel ${s.dModel}, ${s.nHeads} query heads, ${s.nKvHeads} K/V heads, dHead ${s.dHead}`;
+      modelNote.textContent = onlyModel
+        ? `${model.name} (${facts}) has its own shape: only the sentence applies.`
+        : `The attention maps, the decode view and the model view show ${model.name} (${facts}); the fields below the sentence `
+          + 'shape the lesson\'s random-weight block of the other sections.';
     },
     /** @param {Error[]} errors the core's current errors; each goes next to error.field when the form has it */
     showErrors(errors) {
