@@ -34,7 +34,7 @@ export function createControlsView(root, ctx, { uid }) {
   }
   const general = el('p', { className: 'field-error form-error', role: 'alert', hidden: true });
   // While a checkpoint is open: which sections draw it, and what the shape fields still shape.
-  const modelNote = el('p', { className: 'field-note model-note', role: 'status', dataset: { role: 'model-note' }, hidden: true });
+  const modelNote = el('p', { className: 'landing-note model-note', role: 'status', dataset: { role: 'model-note' }, hidden: true });
   form.prepend(modelNote);
   let onlyModel = false;  // every section on the page draws the model: only the sentence applies
   // The sentence box stops taking characters at MAX_TEXT: say so when it does.
