@@ -45,7 +45,9 @@ test('spread: mean and sample sd, a difference with its standard error, the late
   // from the last evaluation at or before 80 % of the final step to the final one, averaged over runs
   assert.ok(Math.abs(spread.lateDrop([[[20, 3], [40, 2], [80, 1.5], [100, 1.4]], [[50, 1], [100, 0.8]]]) - (0.1 + 0.2) / 2) < 1e-12);
   assert.ok(Number.isNaN(spread.lateDrop([[[100, 1]]])));
-  assert.equal(spread.signedDiff({ diff: -0.0123, se: 0.004 }), '−0.012 ± 0.004');
+  assert.equal(spread.signedDiff({ diff: -0.0123, se: 0.004 }), '−0.0123 ± 0.0040');
+  assert.equal(spread.plusMinus({ mean: 0.00298, sd: 0.00006 }), '0.002980 ± 0.000060', 'small spreads keep two significant digits');
+  assert.equal(spread.plusMinus({ mean: 3.5701, sd: 0.349 }), '3.570 ± 0.349');
 });
 
 test('summariseMqa: differences in nats with their spread, never ratios; no verdict before the runs settle', () => {
@@ -53,8 +55,8 @@ test('summariseMqa: differences in nats with their spread, never ratios; no verd
   const o = { N: 2048, bytes: (n) => `${n} B`, drop: 0.001 };
   const r = (m, g, q) => ({ mha: { losses: m, accuracies: [1, 1, 1] }, gqa: { losses: g, accuracies: [1, 1, 1] }, mqa: { losses: q, accuracies: [1, 1, 1] } });
   const clear = summariseMqa(r([0.10, 0.11, 0.12], [0.11, 0.13, 0.12], [0.30, 0.32, 0.31]), budget, 150, o);
-  assert.match(clear, /^After 150 steps, 3 seeds per variant: MQA costs 0\.200 nats of held-out loss \(\+0\.200 ± 0\.008, beyond 2 standard errors\)/);
-  assert.match(clear, /GQA shows no measurable difference from MHA \(\+0\.010 ± 0\.008 nats, within 2 standard errors\)/);
+  assert.match(clear, /^After 150 steps, 3 seeds per variant: MQA costs 0\.2000 nats of held-out loss \(\+0\.2000 ± 0\.0082, beyond 2 standard errors\)/);
+  assert.match(clear, /GQA shows no measurable difference from MHA \(\+0\.0100 ± 0\.0082 nats, within 2 standard errors\)/);
   assert.match(clear, /43\.75 % fewer attention weights and a cache 8× smaller/);
   assert.doesNotMatch(clear, /\d×,|× MHA|loss against MHA's: /, 'no ratio of losses');
   const falling = summariseMqa(r([0.10, 0.11, 0.12], [0.11, 0.13, 0.12], [0.30, 0.32, 0.31]), budget, 150, { ...o, drop: 0.05 });

@@ -47,8 +47,11 @@ export function lateDrop(runs) {
   return drops.length ? drops.reduce((s, x) => s + x, 0) / drops.length : NaN;
 }
 
-/** `±` with the unit's digits: "0.046 ± 0.015". */
-export const plusMinus = ({ mean, sd }, digits = 3) => `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
+/** Decimals that show a spread of `x` with two significant digits: at least 3, at most 6. */
+export const digitsFor = (x) => (x > 0 && Number.isFinite(x) ? Math.min(6, Math.max(3, Math.ceil(-Math.log10(x)) + 1)) : 3);
+
+/** Mean ± sd with the decimals the sd needs: "0.046 ± 0.015", "0.002980 ± 0.000060". */
+export const plusMinus = ({ mean, sd }, digits = digitsFor(sd)) => `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
 
 /** A signed difference with its standard error: "+0.046 ± 0.015". */
-export const signedDiff = ({ diff, se }, digits = 3) => `${diff >= 0 ? '+' : '−'}${Math.abs(diff).toFixed(digits)} ± ${se.toFixed(digits)}`;
+export const signedDiff = ({ diff, se }, digits = digitsFor(se)) => `${diff >= 0 ? '+' : '−'}${Math.abs(diff).toFixed(digits)} ± ${se.toFixed(digits)}`;

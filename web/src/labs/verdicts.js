@@ -1,7 +1,7 @@
 // verdicts.js — the labs' computed sentences: what each lab concludes from its measured numbers, and
 // when it may conclude anything (pure: tests/node/web-lab-verdicts.test.mjs).
 
-import { MEASURABLE_SE, SETTLED_NATS, difference, meanSd, plusMinus, signedDiff } from './spread.js';
+import { MEASURABLE_SE, SETTLED_NATS, difference, digitsFor, meanSd, plusMinus, signedDiff } from './spread.js';
 
 const fmt = (v, d = 3) => (v == null || !Number.isFinite(v) ? '—' : v.toFixed(d));
 const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
@@ -81,8 +81,8 @@ export function summariseMqa(r, { mha: bm, mqa: bq }, stepsRun, { N, bytes, drop
   }
   const word = (name, d) => (!d.measurable
     ? `${name} shows no measurable difference from MHA (${signedDiff(d)} nats, within ${MEASURABLE_SE} standard errors)`
-    : d.diff > 0 ? `${name} costs ${d.diff.toFixed(3)} nats of held-out loss (${signedDiff(d)}, beyond ${MEASURABLE_SE} standard errors)`
-      : `${name}'s held-out loss is ${(-d.diff).toFixed(3)} nats below MHA's (${signedDiff(d)}, beyond ${MEASURABLE_SE} standard errors)`);
+    : d.diff > 0 ? `${name} costs ${d.diff.toFixed(digitsFor(d.se))} nats of held-out loss (${signedDiff(d)}, beyond ${MEASURABLE_SE} standard errors)`
+      : `${name}'s held-out loss is ${(-d.diff).toFixed(digitsFor(d.se))} nats below MHA's (${signedDiff(d)}, beyond ${MEASURABLE_SE} standard errors)`);
   return `After ${stepsRun} steps, ${seeds} seeds per variant: ${word('MQA', dq)}, `
     + `for ${((bm.params - bq.params) / bm.params * 100).toFixed(2)} % fewer attention weights and a cache ${Number((bm.atN / bq.atN).toFixed(2))}× smaller `
     + `(${bytes(bq.atN)} instead of ${bytes(bm.atN)} at N = ${N}); ${word('GQA', dg)}. In numbers: ${numbers}.`;

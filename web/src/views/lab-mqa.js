@@ -73,7 +73,7 @@ export function createLabMqaView(root, ctx) {
       const against = v.id === 'mha' ? '—' : m.mha.complete ? signedDiff(difference(m.mha.losses, r.losses)) : '…';
       return { dataset: { variant: v.id }, cells: [{ header: true, text: v.name }, bv ? fmtInt(bv.params) : '…',
         bv ? `${fmtInt(bv.perToken)} B` : '…', bv ? fmtBinary(bv.atN) : '…',
-        { text: plusMinus(loss, 4), dataset: { role: `loss-${v.id}`, mean: String(loss.mean) } },
+        { text: plusMinus(loss), dataset: { role: `loss-${v.id}`, mean: String(loss.mean) } },
         { text: against, dataset: { role: `diff-${v.id}` } }, `${(meanSd(r.accuracies).mean * 100).toFixed(1)} %`] };
     }));
     const complete = VARIANTS.every((v) => m[v.id].complete) && b.size === VARIANTS.length;
