@@ -26,9 +26,10 @@ const VARIANTS = [
 ];
 /** Seeds per variant: each a different initialisation and data order (the trainer's seed). */
 export const SEEDS = [0, 1, 2];
-// ~12 ms per step (wasm, Node), so the default 150 steps take ~2 s per model (9 models: 3 variants × 3 seeds).
+// ~12 ms per step (wasm, Node), so the default 300 steps take ~4 s per model (9 models: 3 variants × 3 seeds;
+// at 300 steps held-out loss has settled: no longer falling by 0.01 nats over the last fifth).
 export const STEPS = { label: 'Steps per variant', min: 1, max: 5000 };
-const stepsOf = (state) => parseIntegerField(state.labMSteps, STEPS).value ?? 150;
+const stepsOf = (state) => parseIntegerField(state.labMSteps, STEPS).value ?? 300;
 
 export function createLabMqaView(root, ctx) {
   useStyles(root, 'labs', labsCss);
