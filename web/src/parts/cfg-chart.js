@@ -63,7 +63,7 @@ export function createCfgChart(ctx, titleId) {
         + 'models, near their active parameters). The chart\'s settings change only this chart.';
       showError('');
       chart ??= createKvChartView(box, {
-        client: ctx.client, theme: ctx.theme, info: ctx.info, presets,
+        client: ctx.client, i18n: ctx.i18n, theme: ctx.theme, info: ctx.info, presets,
         setState: (patch) => { chartState = { ...chartState, ...patch }; chart.update(chartState); },
         reportError: (source, error) => showError(error ? `Chart: ${error.message}` : ''),
       });
