@@ -53,12 +53,13 @@ export function createI18n(lang) {
   /**
    * A core error as the page shows it: the catalog's sentence for its kind (RangeError: a value out of
    * what the core accepts; TypeError: a value of the wrong kind; otherwise: the core refused), naming
-   * the field as the form labels it, and the core's own English message as the detail.
+   * the field as the form labels it (`fieldLabel` where a form names its fields otherwise than the
+   * core's request does), and the core's own English message as the detail.
    */
-  const coreError = (error) => {
+  const coreError = (error, fieldLabel = '') => {
     const field = String(error?.field ?? '');
     const last = field.split('.').pop();
-    const label = last && catalog[`field.${last}`] ? t(`field.${last}`) : last;
+    const label = fieldLabel || (last && catalog[`field.${last}`] ? t(`field.${last}`) : last);
     const kind = error?.name === 'RangeError' ? 'range' : error?.name === 'TypeError' ? 'type' : 'other';
     const text = label ? t(`error.${kind}`, { field: label }) : t('error.plain');
     return { text, detail: String(error?.message ?? error ?? '') };
