@@ -10,8 +10,7 @@
 //        popup (a WebUI renderer of its own) during the page's load, which delays the first map by
 //        ~130-180 ms on these 2-core machines; a learner's open window has paid that long before.
 //        So the browser of the other loads runs with those window features off
-//        (scripts/chromium.mjs); this row keeps the stock cost visible (docs/performance.md,
-//        "Issue 10, fifth session");
+//        (scripts/chromium.mjs); this row keeps the stock cost visible (docs/performance.md);
 //      - cold browser: the first navigation of a new browser profile (the browser's own start-up
 //        work competes with the page's);
 //      - warm: a reload of the cold-cache load (files revalidated from the HTTP cache);
@@ -98,7 +97,7 @@ const OBSERVE = ([a, b]) => new PerformanceObserver((list) => {
 const server = await startServerProcess();
 const url = server.url;
 // Cold loads of each page: the single-view embed of the heatmap (what a course page shows first)
-// and the full page. Issue 10's targets: <= 300 ms and <= 120 KB gzip (embed), <= 400 ms (index).
+// and the full page. Targets: <= 300 ms and <= 120 KB gzip (embed), <= 400 ms (index).
 const PAGES = [
   { name: 'embed.html?view=heatmap', path: 'embed.html?view=heatmap' },
   { name: 'index.html', path: '' },

@@ -5,7 +5,7 @@
 // Why the window UI is off: every new context or page of a headless Chromium 15x is a new window, and
 // a new window starts its omnibox popup, a WebUI renderer of its own, while the page loads. On these
 // 2-core machines it takes the CPU the page needs and delays the first map by ~130-180 ms
-// (docs/performance.md, "Issue 10, fifth session"); a learner's open window has paid it long before
+// (docs/performance.md, page loads); a learner's open window has paid it long before
 // they visit the page.
 // The page itself is unchanged by these features. `stockWindow: true` keeps Chromium's defaults.
 

@@ -18,6 +18,9 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     assetsInlineLimit: 0,
+    // Every browser the page supports has <link rel="modulepreload"> (Chromium 66, Firefox 115,
+    // Safari 17); without it a page only loses the hint, not a module. Saves the first map 0.6 KB.
+    modulePreload: { polyfill: false },
     rollupOptions: {
       input: {
         index: here('index.html'),

@@ -1,4 +1,4 @@
-// Browser tests of the lesson views (issue 9): the walkthrough draws the core's own stage tensors and
+// Browser tests of the lesson views: the walkthrough draws the core's own stage tensors and
 // walks by buttons, keys and URL; the PyTorch twin's downloaded file and copied code reproduce the page's
 // output in python3-torch; the heads table's "Load shape" sets the playground's shape; the page opens
 // on the lesson's example while version 1 links keep their meaning.

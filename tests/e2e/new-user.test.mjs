@@ -1,4 +1,4 @@
-// Regression tests of what a new user met (issue 8, section 2) that are in the page: each fails
+// Regression tests of what a new user met that are in the page: each fails
 // on the page before its fix. (Lab fields: lab-b.test.mjs; pure parts: tests/node/web-*.test.mjs.)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import { DIST, REPO, app, startBrowser, viewReady, viewResult } from './browser.mjs';
 
@@ -90,5 +91,23 @@ test('"Save figure" writes a PNG and an SVG named after the variant, layer and h
   await el.locator('.view-tools .save-figure summary').click();
   const [all] = await Promise.all([page.waitForEvent('download'), el.locator('.view-tools button[data-save="svg"]').click()]);
   assert.equal(all.suggestedFilename(), 'attention-gqa-layer0-all-heads.svg');
+  await page.close();
+});
+
+test('the heatmap embed\'s first map transfers at most 120 KB gzip, without the training module or the figure export', async () => {
+  const files = new Map();
+  const page = await b.context.newPage();
+  page.on('response', async (res) => {
+    const body = await res.body().catch(() => null);
+    if (body) files.set(new URL(res.url()).pathname, zlib.gzipSync(body, { level: 9 }).length);
+  });
+  await page.goto(`${b.base}embed.html?view=heatmap`);
+  await viewReady(page, 'heatmap');
+  await page.waitForLoadState('networkidle');
+  const names = [...files.keys()].map((p) => path.basename(p));
+  const total = [...files.values()].reduce((s, n) => s + n, 0);
+  assert.ok(names.some((n) => /^attention-simd-.*\.wasm$/.test(n)), `the SIMD core is among ${names.join(', ')}`);
+  assert.ok(!names.some((n) => /train|export-/.test(n)), `neither the training module nor export.js: ${names.join(', ')}`);
+  assert.ok(total <= 120 * 1024, `first map: ${(total / 1024).toFixed(1)} KB gzip in ${names.length} files (${names.join(', ')}), budget 120 KB`);
   await page.close();
 });

@@ -43,14 +43,14 @@ test('trainerTrain stops when the page aborts: AbortError, and the trainer keeps
   methods.trainerDispose(attn, 't-stop');
 });
 
-test('a refused file leaves no trainer under its key; a loaded one says its spec', () => {
-  assert.throws(() => methods.trainerLoad(attn, 't-bad', new Uint8Array(64).fill(7)), (e) => e.field === 'bytes');
+test('a refused file leaves no trainer under its key; a loaded one says its spec', async () => {
+  await assert.rejects(methods.trainerLoad(attn, 't-bad', new Uint8Array(64).fill(7)), (e) => e.field === 'bytes');
   assert.throws(() => methods.trainerInfo(attn, 't-bad'), /no trainer 't-bad'/);
 
   methods.trainerCreate(attn, 't-src', { ...MQA_TASK, batchSize: 4, model: MQA_MODEL });
   methods.trainerStep(attn, 't-src', 2);
   const bytes = methods.trainerExport(attn, 't-src').bytes;
-  const loaded = methods.trainerLoad(attn, 't-copy', bytes);
+  const loaded = await methods.trainerLoad(attn, 't-copy', bytes);
   assert.equal(loaded.steps, 2);
   assert.equal(loaded.spec.task, 'copy');
   assert.equal(loaded.spec.seqLen, MQA_TASK.seqLen);

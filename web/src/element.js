@@ -6,14 +6,12 @@
 // with the state after every change, `view-ready` (from each view, bubbling) when a view finished drawing.
 // Several elements on one page are independent: each owns its state and shadow root and shares
 // only the worker that runs the core.
-// The stylesheets, inlined into each shadow root (styles/: base, the render layer, the views, the
-// configurator, the labs).
+// The shared stylesheets, inlined into each shadow root (styles/: base, the render layer, the views,
+// tables); the views that are chunks of their own bring theirs (kit.useStyles).
 import base from './styles/base.css?inline';
 import renderCss from './styles/render.css?inline';
 import viewsCss from './styles/views.css?inline';
-import configuratorCss from './styles/configurator.css?inline';
 import tablesCss from './styles/tables.css?inline';
-import labsCss from './styles/labs.css?inline';
 import { DEFAULTS, fromParams, shapeSpec, toParams } from './state.js';
 import { el, escapeHtml } from './kit.js';
 import { sharedClient } from './client.js';
@@ -21,9 +19,10 @@ import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 import { LANGS, LANG_IDS, createI18n, pickLang } from './i18n/index.js';
 import { seededSource } from './sources/seeded.js';
-import { trainedSource } from './sources/trained.js';
 
-const css = [base, renderCss, viewsCss, tablesCss, configuratorCss, labsCss].join('\n');
+const css = [base, renderCss, viewsCss, tablesCss].join('\n');
+/** sources/trained.js, imported when a lab first hands a model to "Inspect". */
+let trainedSource = null;
 
 let uidCounter = 0;
 /** The longest the other views wait for the first view's draw (ms). */
@@ -137,7 +136,8 @@ export class AttentionPlayground extends HTMLElement {
         return (this.seeded ??= seededSource(ctx));
       },
       canInspect: () => sections.includes('heatmap'),
-      inspectModel: (model) => {
+      inspectModel: async (model) => {
+        if (model) trainedSource ??= (await import('./sources/trained.js')).trainedSource;
         this.inspected = model;
         this.#render();
         if (model) this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth' });

@@ -6,6 +6,7 @@
 //   setViewState(root, state)   THE signal that a view finished drawing (data-state + view-ready)
 //   VARIANT_INFO / variantName / variantLabel    one table of variant names and labels
 //   announce(root, text)        a polite aria-live read-out
+//   useStyles(node, name, css)  a view's own stylesheet, added once to the root that shows it
 // Pure helpers (no DOM at import time), so Node tests can import this module.
 
 import { EN } from './i18n/index.js';
@@ -254,4 +255,21 @@ export function announce(root, text) {
     root.append(live);
   }
   live.textContent = text;
+}
+
+// ---- styles -------------------------------------------------------------------------------------
+/**
+ * Adds a view's own stylesheet (a `?inline` CSS import) to the shadow root, or the document, that
+ * holds `node`, once per `name`. The element's shared sheets (styles/base, render, views, tables) are
+ * in its bundle; the sheets of views that are chunks of their own (labs, configurator, KV chart)
+ * come with them, so the first map's bundle does not carry them.
+ */
+export function useStyles(node, name, css) {
+  const root = node.getRootNode();
+  const holder = root instanceof ShadowRoot ? root : document.head;
+  if (holder.querySelector(`style[data-styles="${name}"]`)) return;
+  const style = document.createElement('style');
+  style.dataset.styles = name;
+  style.textContent = css;
+  holder.append(style);
 }

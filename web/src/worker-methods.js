@@ -3,7 +3,6 @@
 // its arguments; a method may also take `job` ({ signal, progress(data) }) as its last argument, for
 // long work the page can follow and abort (trainerTrain). Protocol: serve() below.
 import { serializeError } from './core-errors.js';
-import { specFromModelFile } from './labs/model-file.js';
 import { embed } from './tokens.js';
 
 const sessions = new Map(); // key -> Session
@@ -91,10 +90,12 @@ export const methods = {
     trainers.set(key, { trainer: t, spec: t.spec ?? spec });
     return { steps: t.steps, vocabSize: t.vocabSize, spec: t.spec ?? spec };
   },
-  trainerLoad(attn, key, bytes) {
+  async trainerLoad(attn, key, bytes) {
     methods.trainerDispose(attn, key);
     const t = attn.loadModel(bytes);  // a refused file leaves nothing under key
-    const spec = t.spec ?? specFromModelFile(bytes);  // the file's own record while the core's Trainer has no spec
+    // the file's own record while the core's Trainer has no spec (imported here: the first map's
+    // worker does not carry it)
+    const spec = t.spec ?? (await import('./labs/model-file.js')).specFromModelFile(bytes);
     trainers.set(key, { trainer: t, spec });
     return { steps: t.steps, vocabSize: t.vocabSize, spec };
   },

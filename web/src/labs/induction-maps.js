@@ -3,7 +3,7 @@
 // read-out, Save figure) on one shared scale, with the head's role from its scores under it.
 import { el } from '../kit.js';
 import { legend } from '../render/colour.js';
-import { saveControl } from '../render/export.js';
+import { saveControl } from '../render/save-control.js';
 import { createHeatmap, createReadout, fileName, groupMaps } from '../render/heatmap.js';
 import { roleOf } from './verdicts.js';
 

@@ -3,7 +3,7 @@
 // the first, how it differs from column 1: cache ratio, parameters, output and per-head maps.
 import { el, variantName } from '../kit.js';
 import { fmtInt, fmtRatio } from '../format.js';
-import { saveControl } from '../render/export.js';
+import { saveControl } from '../render/save-control.js';
 import { cacheFormula, cacheWhat, headLabel, headShort, shapeLine } from '../render/geometry.js';
 import { createHeatmap, fileName, groupMaps } from '../render/heatmap.js';
 

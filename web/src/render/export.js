@@ -2,7 +2,7 @@
 // a white background with the titles, the tokens on both axes, band lines and the colour legend.
 // SVG cells are vector rectangles up to MAX_SVG_RECTS cells in all, a pixel-exact embedded image
 // above that (a 100-token map of 16 heads would otherwise be 160,000 elements).
-import { downloadBlob, el } from '../kit.js';
+import { downloadBlob } from '../kit.js';
 import { SCALES, legendNumber, level, stops } from './colour.js';
 
 const MAX_SVG_RECTS = 40000;
@@ -157,28 +157,4 @@ export async function saveFigure(format, figures, name, near, options = {}) {
   const canvas = toCanvas(figures, options);
   const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
   downloadBlob(blob, `${name}.png`, near);
-}
-
-/**
- * The small "Save figure" control: a disclosure with PNG and SVG buttons.
- * @param {() => object[]} figures  the figures at the time of the click
- * @param {() => string} name  the file name without extension
- * @param {{ label?: string, text?: string, what?: string }} [options]  label: the legend's; text: the
- *   control's own (default 'Save figure'); what: the figure's name for screen readers and the tooltip
- */
-export function saveControl(figures, name, options = {}) {
-  const text = options.text ?? 'Save figure';
-  const said = `${text}${options.what ? `: ${options.what}` : ''}, as a PNG or SVG file`;  // starts with the visible text
-  const box = el('details', { className: 'save-figure' }, el('summary', { title: said, 'aria-label': said }, text));
-  for (const format of ['png', 'svg']) {
-    box.append(el('button', {
-      type: 'button', dataset: { save: format },
-      onclick: async () => {
-        const list = figures().filter((f) => f && f.data);
-        if (list.length) await saveFigure(format, list, name(), box, options);
-        box.open = false;
-      },
-    }, format.toUpperCase()));
-  }
-  return box;
 }

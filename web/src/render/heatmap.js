@@ -13,7 +13,7 @@
 //   map.update({ data, offset: 2 * N * N, rows: N, cols: N, rowLabels: tokens, colLabels: tokens });
 import { el } from '../kit.js';
 import { SCALES, cssToRgb, level, rangeOf } from './colour.js';
-import { saveControl } from './export.js';
+import { saveControl } from './save-control.js';
 
 const MIN_LABEL_CELL = 11;  // px: row labels need a cell at least this tall
 

@@ -4,7 +4,7 @@
 // per-head maps (scores, weights) have tokens on both axes.
 import { el } from '../kit.js';
 import { legend, rangeOf } from './colour.js';
-import { saveControl } from './export.js';
+import { saveControl } from './save-control.js';
 import { createHeatmap, fileName, groupMaps } from './heatmap.js';
 
 /**

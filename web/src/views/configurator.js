@@ -7,7 +7,8 @@
 // The form lives in the shared state (the cfg* keys of state.js), so a permalink reproduces it.
 // Every number shown comes from the core; the parts only put it into words.
 import { DTYPES } from '../state.js';
-import { createLatest, el, showCoreError } from '../kit.js';
+import configuratorCss from '../styles/configurator.css?inline';
+import { createLatest, el, showCoreError, useStyles } from '../kit.js';
 import { DEBOUNCE_MS, createCfgForm } from '../parts/cfg-form.js';
 import { cfgAnswer } from '../parts/cfg-answer.js';
 import { createCfgChart } from '../parts/cfg-chart.js';
@@ -32,6 +33,7 @@ function queryOf(s) {
 }
 
 export function createConfiguratorView(root, ctx) {
+  useStyles(root, 'configurator', configuratorCss);
   const { i18n } = ctx;
   const { t } = i18n;
   const id = `cfg${++uid}`;

@@ -4,7 +4,7 @@
 // one layer at a time; every group and label is read off the core's shape (render/geometry.js).
 import { createLatest, el, inPageWords, setViewState } from '../kit.js';
 import { legend } from '../render/colour.js';
-import { saveControl } from '../render/export.js';
+import { saveControl } from '../render/save-control.js';
 import { kvGroups, groupLabel, headLabel } from '../render/geometry.js';
 import { createHeatmap, createReadout, fileName, groupMaps } from '../render/heatmap.js';
 import { queryRows } from '../render/query-rows.js';

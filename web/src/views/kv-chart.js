@@ -3,7 +3,8 @@
 // for the core's deployment targets. Every byte count comes from the core (kvCacheBytesMany: one round
 // trip for the whole chart), every shape from its resolveShapes. Parts: parts/kv-controls.js (the
 // settings), parts/kv-series.js (the data, caption and table), parts/kv-plot.js (the uPlot plot).
-import { coreDetail, createLatest, el, setViewState, variantName } from '../kit.js';
+import configuratorCss from '../styles/configurator.css?inline';
+import { coreDetail, createLatest, el, setViewState, useStyles, variantName } from '../kit.js';
 import { createKvControls } from '../parts/kv-controls.js';
 import { createKvPlot } from '../parts/kv-plot.js';
 import { captionText, measureSeries, valuesTable } from '../parts/kv-series.js';
@@ -16,6 +17,7 @@ const memoryLinesOf = (targets) => targets.map((t) => ({ bytes: t.memoryBytes, l
 let uid = 0;
 
 export function createKvChartView(root, ctx) {
+  useStyles(root, 'configurator', configuratorCss);
   const { i18n } = ctx;
   const { t } = i18n;
   const latest = createLatest(root);

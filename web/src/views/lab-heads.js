@@ -1,7 +1,8 @@
 // lab-heads.js — Lab 1, "heads sweep": one-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads,
 // trained one after another on the copy task (the core's training loop: labs/runner.js), then
 // evaluated; the summary sentence is computed from the measured final losses (labs/verdicts.js).
-import { el } from '../kit.js';
+import labsCss from '../styles/labs.css?inline';
+import { el, useStyles } from '../kit.js';
 import { parseIntegerField } from '../labs/fields.js';
 import { createLabRunner } from '../labs/runner.js';
 import { createLabTable } from '../labs/table.js';
@@ -19,6 +20,7 @@ const sub = (text) => el('sub', null, text);
 const below = (r) => r.points.find((p) => p[1] < FAST);
 
 export function createLabHeadsView(root, ctx) {
+  useStyles(root, 'labs', labsCss);
   root.classList.add('lab', 'lab-heads');
   const controls = el('div', 'lab-controls');
   const chartBox = el('div', 'lab-chart-slot');

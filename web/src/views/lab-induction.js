@@ -3,7 +3,8 @@
 // positions (the core evaluates every EVAL_EVERY steps), every head's four scores with a role once one
 // is clear, and the heads' attention maps on an example sequence (labs/induction-maps.js). Models can
 // be exported and imported as .safetensors files.
-import { el } from '../kit.js';
+import labsCss from '../styles/labs.css?inline';
+import { el, useStyles } from '../kit.js';
 import { parseIntegerField } from '../labs/fields.js';
 import { createInductionMaps } from '../labs/induction-maps.js';
 import { createLabRunner } from '../labs/runner.js';
@@ -20,6 +21,7 @@ const TARGET = 0.95;
 export const STEPS = { label: 'Steps', min: 1, max: 20000 };
 
 export function createLabInductionView(root, ctx) {
+  useStyles(root, 'labs', labsCss);
   root.classList.add('lab', 'lab-induction');
   const controls = el('div', 'lab-controls');
   const lossBox = el('div', 'lab-chart-loss'), accBox = el('div', 'lab-chart-acc');

@@ -3,7 +3,8 @@
 // core (labs/mqa-budget.js). On "Train all three": the same copy task for each, one after another (the
 // core's training loop: labs/runner.js), the loss curves live, then held-out loss and accuracy side by
 // side and a summary computed from the numbers (labs/verdicts.js).
-import { el } from '../kit.js';
+import labsCss from '../styles/labs.css?inline';
+import { el, useStyles } from '../kit.js';
 import { fmtBinary, fmtInt } from '../format.js';
 import { parseIntegerField } from '../labs/fields.js';
 import { createMqaBudget } from '../labs/mqa-budget.js';
@@ -24,6 +25,7 @@ export const STEPS = { label: 'Steps per variant', min: 1, max: 5000 };
 const stepsOf = (state) => parseIntegerField(state.labMSteps, STEPS).value ?? 150;
 
 export function createLabMqaView(root, ctx) {
+  useStyles(root, 'labs', labsCss);
   const budget = createMqaBudget(ctx, { D, H, N, BPE, variants: VARIANTS });
   const controls = el('div', { dataset: { role: 'controls' } });
   const chartBox = el('div', { dataset: { role: 'chart' } });

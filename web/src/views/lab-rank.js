@@ -4,7 +4,8 @@
 // training and validation curves in bits per character. Afterwards: a table (r, KV-cache bytes per
 // token per layer, validation bits/char) and a chart of bits/char against cache bytes (log x), both
 // labs/rank-results.js, and the answer (labs/verdicts.js).
-import { el } from '../kit.js';
+import labsCss from '../styles/labs.css?inline';
+import { el, useStyles } from '../kit.js';
 import { parseIntegerField, parseIntegerList } from '../labs/fields.js';
 import { createLabRunner } from '../labs/runner.js';
 import { createRankResults } from '../labs/rank-results.js';
@@ -31,6 +32,7 @@ const ranksOf = (state) => parseIntegerList(state.labRRanks, RANKS).value ?? [4,
 const runName = (r) => (r.variant === 'mha' ? 'MHA' : `MLA r = ${r.rank}`);
 
 export function createLabRankView(root, ctx) {
+  useStyles(root, 'labs', labsCss);
   let runs = [], stepsRun = 0;  // runs: { variant, rank, bytes, train: [[step, bits]], val: [[step, bits]], result }
   const controls = el('div', { dataset: { role: 'controls' } });
   const curvesBox = el('div', { dataset: { role: 'chart' } });
