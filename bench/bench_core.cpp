@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <iterator>
+#include <stdexcept>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -25,9 +27,18 @@ attn::RawSpec raw_from_json(const nlohmann::json& j) {
   return r;
 }
 
-attn::train::TrainerSpec trainer_from_json(const nlohmann::json& j) {
+// A training workload's spec; its text (task 'chars') is the file `textFile` names, relative to the
+// repository (the directory above bench/workloads.json).
+attn::train::TrainerSpec trainer_from_json(const nlohmann::json& wl) {
+  const nlohmann::json& j = wl.at("spec");
   attn::train::TrainerSpec t;
   t.task = j.at("task").get<std::string>();
+  if (wl.contains("textFile")) {
+    const std::string repo = std::string(ATTN_WORKLOADS).substr(0, std::string(ATTN_WORKLOADS).rfind("/bench/"));
+    std::ifstream in(repo + "/" + wl.at("textFile").get<std::string>(), std::ios::binary);
+    t.text = std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (t.text->empty()) throw std::runtime_error("bench: cannot read " + wl.at("textFile").get<std::string>());
+  }
   auto num = [](const nlohmann::json& o, const char* k, std::optional<double>& dst) {
     if (o.contains(k)) dst = o.at(k).get<double>();
   };
@@ -40,6 +51,7 @@ attn::train::TrainerSpec trainer_from_json(const nlohmann::json& j) {
   if (m.contains("rope")) t.model.rope.enabled = m.at("rope").get<bool>();
   if (m.contains("layerNorm")) t.layer_norm = m.at("layerNorm").get<bool>();
   if (m.contains("mlp")) t.mlp = m.at("mlp").get<bool>();
+  if (m.contains("tiedEmbeddings")) t.tied_embeddings = m.at("tiedEmbeddings").get<bool>();
   return t;
 }
 
@@ -82,7 +94,7 @@ int main(int argc, char** argv) {
   // Training: one optimiser step (forward + backward + AdamW) per iteration; tokens/s.
   for (const auto& wl : nlohmann::json::parse(std::ifstream(ATTN_WORKLOADS)).value("training", nlohmann::json::array())) {
     const std::string id = wl.at("id");
-    const attn::train::TrainerSpec spec = trainer_from_json(wl.at("spec"));
+    const attn::train::TrainerSpec spec = trainer_from_json(wl);
     const double tokens = wl.at("tokensPerStep").get<double>();
     benchmark::RegisterBenchmark(id.c_str(), [spec, tokens](benchmark::State& st) {
       attn::train::Trainer t(spec);

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// npm run bench:peers: our core against its peers on workloads A-E of bench/workloads.json, in one run.
+// npm run bench:peers: our core against its peers on workloads A-E and the baby-GPT training step (T3)
+// of bench/workloads.json, in one run.
 //
-//   node scripts/bench-peers.mjs [--only A,E8] [--rounds 3] [--skip ort,numpy,native,scalar] [--json out.json]
+//   node scripts/bench-peers.mjs [--only A,E8,T3] [--rounds 3] [--skip ort,numpy,native,scalar,torch] [--json out.json]
 //                                [--skip-pair D:scalar,...] [--before DIR]   DIR: a copy of an earlier dist/lib, timed as 'before' (SIMD)
 //
 // Peers, each one process at a time, one thread each, in interleaved rounds (round r runs every peer on
 // a workload once, in an order rotated by r, then the next workload):
-//   ours WASM SIMD and scalar  dist/lib (npm run build), through attention.forward / session calls
-//   ours SIMD through a layer  prefill: createLayer once, layer.forward(x) per call (weights packed once,
+//   ours WASM FMA, SIMD, scalar dist/lib (npm run build), through attention.forward / session calls; the FMA
+//                              build (relaxed SIMD) in Node with --experimental-wasm-relaxed-simd
+//   ours FMA through a layer   prefill: createLayer once, layer.forward(x) per call (weights packed once,
 //                              as ORT Web packs its graph's initializers once per session)
 //   ours native                build-bench/attn_bench (Google Benchmark, g++ -O3 -march=native)
 //   ONNX Runtime Web           onnxruntime-web (npm devDependency), wasm backend, 1 thread, in this Node,
@@ -18,6 +20,11 @@
 // Data: scripts/bench_peers.py writes each workload's seeded weights, x and (decode) KV cache, and the
 // ONNX graph, into .bench-cache/ (gitignored), made on demand. Before anything is timed, every peer's
 // output is compared with ours (WASM SIMD): max |diff| / max |ours| must stay below 1e-3.
+// Training (workloads with "peers" in bench/workloads.json): ours FMA and SIMD through createTrainer,
+// ours native (attn_bench), PyTorch on the CPU (Debian's python3-torch) with one thread and with all
+// cores, the same model, data and AdamW (scripts/bench_peers.py), each timing `steps` optimiser steps
+// after a warm-up. Before timing, PyTorch in float64 computes the loss and every gradient of our
+// first step on our step-0 weights; ours (both builds) must agree (see TRAIN_TOL).
 // PyTorch (only to export the ONNX graphs) is large: without it the ONNX column is skipped and the
 // script says how to install it (`apt-get install python3-torch`; `bash scripts/setup.sh --peers`).
 import { spawnSync } from 'node:child_process';
@@ -38,15 +45,27 @@ const { values: opts } = parseArgs({
     'skip-pair': { type: 'string' },  // D:scalar,...: one peer on one workload (a minute per call)
     before: { type: 'string' },       // a copy of an earlier dist/lib, timed as 'before' (SIMD)
     json: { type: 'string' },         // also write the results to this file
+    clock: { type: 'string', default: 'cpu' },  // cpu (default) | wall: see CLOCK
   },
 });
+// Which time counts. 'cpu': each single-threaded peer's own CPU time (user + system of its process):
+// on a shared machine its wall time includes the time its core ran other work, which swung 2-30x
+// here; CPU time does not (it still pays for caches and memory bandwidth shared with others).
+// 'wall': wall time, as a learner waits on an idle machine. Peers with several threads
+// (PyTorch on all cores) are always timed in wall time.
+if (!['cpu', 'wall'].includes(opts.clock)) throw new Error(`bench:peers: --clock (${opts.clock}) must be cpu or wall`);
+const CPU = opts.clock === 'cpu';
 const only = opts.only?.split(',');
 const skip = new Set(opts.skip?.split(',') ?? []);
 const rounds = Number(opts.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`bench:peers: --rounds (${opts.rounds}) must be an integer >= 1`);
 const skipPairs = new Set(opts['skip-pair']?.split(',') ?? []);
-const { workloads: all } = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8'));
+const { workloads: all, training: allTraining = [] } = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8'));
 const workloads = all.filter((w) => !only || only.includes(w.id));
+const trainings = allTraining.filter((w) => w.peers && (!only || only.includes(w.id)));
+// Node 20 runs the FMA build only with this flag; the worker processes get it ('before' does not: an
+// older dist/lib has no FMA build to choose).
+const RELAXED = '--experimental-wasm-relaxed-simd';
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const log = (s) => process.stderr.write(`${s}\n`);
 
@@ -105,16 +124,22 @@ function prepare(w) {
 
 // ---- one timed process per peer -------------------------------------------------------------------
 const before = opts.before;
-const PEERS = ['simd', 'layer', ...(before ? ['before'] : []), 'scalar', 'native', 'ort', 'ortf', 'numpy'].filter((p) => !skip.has(p) && !(p === 'ortf' && skip.has('ort')));
+const PEERS = ['fma', 'simd', 'layer', ...(before ? ['before'] : []), 'scalar', 'native', 'ort', 'ortf', 'numpy'].filter((p) => !skip.has(p) && !(p === 'ortf' && skip.has('ort')));
+const REF = PEERS.includes('fma') ? 'fma' : 'simd';  // the ratios' reference: our best build
 function timePeer(peer, w, dir) {
   if (peer === 'layer' && w.decode) return undefined;  // a layer is for prefill; decoding runs through a session
-  if (peer === 'numpy') return lastJson(run(PY, ['scripts/bench_peers.py', 'numpy', dir, '1', w.decode ? '20' : '5'], { env: numpyEnv })).ms[0];
+  if (peer === 'numpy') {
+    const r = lastJson(run(PY, ['scripts/bench_peers.py', 'numpy', dir, '1', w.decode ? '20' : '5'], { env: numpyEnv }));
+    return CPU ? r.cpuMs[0] : r.ms[0];
+  }
   if (peer === 'native') {
     const out = run(nativeBin, [`--benchmark_filter=^${w.id}/`, '--benchmark_format=json', '--benchmark_min_time=1']);
-    return JSON.parse(out).benchmarks[0].real_time;  // ms (Unit(kMillisecond))
+    const b = JSON.parse(out).benchmarks[0];
+    return CPU ? b.cpu_time : b.real_time;  // ms (Unit(kMillisecond))
   }
-  const r = lastJson(run('node', ['scripts/bench-peers-worker.mjs', peer, dir, '1500'], { env: { ...process.env, ATTN_BEFORE_LIB: before && path.resolve(before) } }));
-  return r.skipped ? undefined : r.ms;
+  const flags = peer === 'before' ? [] : [RELAXED];
+  const r = lastJson(run('node', [...flags, 'scripts/bench-peers-worker.mjs', peer, dir, '1500'], { env: { ...process.env, ATTN_BEFORE_LIB: before && path.resolve(before) } }));
+  return r.skipped ? undefined : CPU ? r.cpuMs : r.ms;
 }
 
 // Output check before timing: every peer's output (written by its first run) against ours.
@@ -123,7 +148,7 @@ function check(w, dir) {
   const ours = rd('simd');
   const res = {};
   const big = ours.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-  for (const p of ['layer', 'before', 'scalar', 'ort', 'ortf', 'numpy']) {
+  for (const p of ['fma', 'layer', 'before', 'scalar', 'ort', 'ortf', 'numpy']) {
     const o = rd(p);
     if (!o) continue;
     if (o.length !== ours.length) throw new Error(`bench:peers: ${w.id}: ${p} output has ${o.length} values, ours ${ours.length}`);
@@ -140,7 +165,7 @@ const copyGbs = [];
 const t0 = Date.now();
 for (const w of workloads) {
   const dir = prepare(w);
-  for (const p of ['simd', 'layer', 'before', 'scalar', 'ort', 'ortf', 'numpy']) fs.rmSync(path.join(dir, `out-${p}.bin`), { force: true });
+  for (const p of ['fma', 'simd', 'layer', 'before', 'scalar', 'ort', 'ortf', 'numpy']) fs.rmSync(path.join(dir, `out-${p}.bin`), { force: true });
   results[w.id] = { ms: Object.fromEntries(PEERS.map((p) => [p, []])), check: null };
   for (let r = 0; r < rounds; r++) {
     const order = PEERS.map((_, i) => PEERS[(i + r) % PEERS.length]);
@@ -154,8 +179,8 @@ for (const w of workloads) {
     if (r === 0) results[w.id].check = check(w, dir);
     if (w.decode) {
       const c = lastJson(run('node', ['scripts/bench-peers-worker.mjs', 'copy', dir, '800']));
-      copyGbs.push(c.gbs);
-      log(`  copy bandwidth: ${c.gbs.toFixed(1)} GB/s`);
+      copyGbs.push(CPU ? c.gbsCpu : c.gbs);
+      log(`  copy bandwidth: ${copyGbs.at(-1).toFixed(1)} GB/s`);
     }
   }
 }
@@ -164,7 +189,7 @@ for (const w of workloads) {
 const fmt = (x) => (x === undefined ? '-' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const spread = (xs) => (xs.length ? `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}` : '-');
 const copy = copyGbs.length ? median(copyGbs) : undefined;
-const label = { simd: 'ours WASM SIMD', layer: 'ours SIMD, createLayer', before: 'ours SIMD before', scalar: 'ours WASM scalar', native: 'ours native', ort: 'ORT Web plain graph', ortf: 'ORT Web fused MHA op', numpy: 'NumPy+OpenBLAS (1T)' };
+const label = { fma: 'ours WASM FMA', simd: 'ours WASM SIMD', layer: 'ours FMA, createLayer', before: 'ours SIMD before', scalar: 'ours WASM scalar', native: 'ours native', ort: 'ORT Web plain graph', ortf: 'ORT Web fused MHA op', numpy: 'NumPy+OpenBLAS (1T)' };
 function streamedBytes(w) {  // decode: every weight once + the K/V cache once, float32
   const s = w.spec, d = s.dModel, h = s.nHeads, g = s.variant === 'mha' ? h : s.variant === 'mqa' ? 1 : s.nKvHeads;
   const dh = s.dHead ?? d / h;
@@ -172,29 +197,103 @@ function streamedBytes(w) {  // decode: every weight once + the K/V cache once, 
 }
 const lines = [];
 const say = (s) => { lines.push(s); console.log(s); };
-say(`\nbench:peers ${new Date().toISOString().slice(0, 16)}Z: ${os.cpus()[0]?.model}, ${os.cpus().length} cores, node ${process.version}, ${rounds} rounds, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-say('median over rounds of each round\'s median ms (min-max over rounds); ratio = peer ms / ours SIMD ms (> 1: ours faster)\n');
-const head = ['workload', ...PEERS.map((p) => label[p]), ...PEERS.filter((p) => p !== 'simd').map((p) => `${p} / SIMD`), 'check (max rel diff)'];
-if (copy) head.push('SIMD / floor (copy = bytes read / read+written)');
-say(`| ${head.join(' | ')} |`);
-say(`|${head.map((_, i) => (i === 0 ? '---' : '--:')).join('|')}|`);
+say(`\nbench:peers ${new Date().toISOString().slice(0, 16)}Z: ${os.cpus()[0]?.model}, ${os.cpus().length} cores, node ${process.version}, ${rounds} rounds, ${((Date.now() - t0) / 1000).toFixed(0)} s, ${CPU ? 'CPU time of each peer\'s process' : 'wall time'}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`);
+say(`median over rounds of each round's median ms (min-max over rounds); ratio = peer ms / ours ${REF.toUpperCase()} ms (> 1: ours faster)\n`);
+const head = ['workload', ...PEERS.map((p) => label[p]), ...PEERS.filter((p) => p !== REF).map((p) => `${p} / ${REF.toUpperCase()}`), 'check (max rel diff)'];
+if (copy) head.push(`${REF.toUpperCase()} / floor (copy = bytes read / read+written)`);
+if (workloads.length) {
+  say(`| ${head.join(' | ')} |`);
+  say(`|${head.map((_, i) => (i === 0 ? '---' : '--:')).join('|')}|`);
+}
 for (const w of workloads) {
   const r = results[w.id];
   const med = Object.fromEntries(PEERS.map((p) => [p, r.ms[p].length ? median(r.ms[p]) : undefined]));
   const cells = [`${w.id} ${w.label}`, ...PEERS.map((p) => `${fmt(med[p])} (${spread(r.ms[p])})`)];
-  for (const p of PEERS.filter((q) => q !== 'simd')) {
-    const ratios = r.ms[p].map((ms, i) => ms / r.ms.simd[i]).filter(Number.isFinite);
-    cells.push(med[p] && med.simd ? `${(med[p] / med.simd).toFixed(2)}x (${ratios.length ? `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}` : '-'})` : '-');
+  for (const p of PEERS.filter((q) => q !== REF)) {
+    const ratios = r.ms[p].map((ms, i) => ms / r.ms[REF][i]).filter(Number.isFinite);
+    cells.push(med[p] && med[REF] ? `${(med[p] / med[REF]).toFixed(2)}x (${ratios.length ? `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}` : '-'})` : '-');
   }
   cells.push(Object.entries(r.check ?? {}).map(([p, d]) => `${p} ${d.toExponential(0)}`).join(', ') || '-');
   if (copy) {
     if (w.decode) {
       const floorMs = streamedBytes(w) / (copy * 1e6);
       // Two conventions: a copy of n bytes in t counted as n / t (bytes read) or 2n / t (read + written).
-      cells.push(`${(med.simd / floorMs).toFixed(2)}x / ${(med.simd / (floorMs / 2)).toFixed(2)}x (floor ${fmt(floorMs)} / ${fmt(floorMs / 2)} ms = ${(streamedBytes(w) / 1e6).toFixed(0)} MB at ${copy.toFixed(1)} / ${(2 * copy).toFixed(1)} GB/s)`);
+      cells.push(`${(med[REF] / floorMs).toFixed(2)}x / ${(med[REF] / (floorMs / 2)).toFixed(2)}x (floor ${fmt(floorMs)} / ${fmt(floorMs / 2)} ms = ${(streamedBytes(w) / 1e6).toFixed(0)} MB at ${copy.toFixed(1)} / ${(2 * copy).toFixed(1)} GB/s)`);
     } else cells.push('');
   }
   say(`| ${cells.join(' | ')} |`);
 }
 if (copy) say(`\ncopy bandwidth (wasm memory.copy, 64 MiB, bytes read per s): median ${copy.toFixed(1)} GB/s, ${Math.min(...copyGbs).toFixed(1)}-${Math.max(...copyGbs).toFixed(1)} over ${copyGbs.length} runs`);
-if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ results, copyGbs, lines }, null, 2));
+
+// ---- training: the baby-GPT step against PyTorch on the CPU ----------------------------------------
+// Tolerances of the check, |ours - PyTorch float64| / |PyTorch float64| for the loss, max over the
+// elements / max |PyTorch float64| for the worst gradient tensor. Measured: loss 1e-9, gradients
+// 1.4e-6 for both builds, as PyTorch's own float32 run (printed beside ours).
+const TRAIN_TOL = { loss: 1e-6, grad: 1e-4 };
+const cores = os.cpus().length;
+const TRAIN_PEERS = ['train:fma', 'train:simd', 'native', 'torch1', 'torchall']
+  .filter((p) => !(skip.has('native') && p === 'native') && !(skip.has('torch') && p.startsWith('torch')));
+const trainLabel = { 'train:fma': 'ours WASM FMA', 'train:simd': 'ours WASM SIMD', native: 'ours native',
+  torch1: 'PyTorch CPU, 1 thread', torchall: `PyTorch CPU, ${cores} threads` };
+const torchDefault = hasTorch ? Number(run(PY, ['-c', 'import torch; print(torch.get_num_threads())']).trim()) : undefined;
+const trainResults = {};
+function timeTrainPeer(peer, w, dir) {
+  const steps = String(w.peers.steps);
+  if (peer.startsWith('train:')) {
+    const r = lastJson(run('node', [RELAXED, 'scripts/bench-peers-worker.mjs', peer, dir, steps]));
+    return CPU ? r.cpuMsPerStep : r.msPerStep;
+  }
+  if (peer === 'native') {
+    const out = run(nativeBin, [`--benchmark_filter=^${w.id}/`, '--benchmark_format=json', '--benchmark_min_time=5']);
+    const b = JSON.parse(out).benchmarks[0];
+    return CPU ? b.cpu_time : b.real_time;  // ms per optimiser step
+  }
+  const threads = peer === 'torch1' ? '1' : String(cores);
+  const r = lastJson(run(PY, ['scripts/bench_peers.py', 'train', dir, threads, steps], { env: numpyEnv }));
+  return CPU && peer === 'torch1' ? r.cpuMsPerStep : r.msPerStep;  // several threads: wall time
+}
+for (const w of trainings) {
+  if (!hasTorch) { log(`bench:peers: ${w.id}: PyTorch is missing, skipped (apt-get install python3-torch)`); continue; }
+  const dir = path.join(CACHE, w.id);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(w));
+  // The check: our first step (weights at step 0, the first batch) against PyTorch in float64.
+  for (const build of ['fma', 'simd']) run('node', [RELAXED, 'scripts/bench-peers-worker.mjs', `export:${build}`, dir]);
+  const check = lastJson(run(PY, ['scripts/bench_peers.py', 'train-check', dir], { env: numpyEnv }));
+  for (const build of ['fma', 'simd']) {
+    const c = check[build];
+    if (!(c.lossRel <= TRAIN_TOL.loss) || !(c.gradRel <= TRAIN_TOL.grad)) {
+      throw new Error(`bench:peers: ${w.id}: ${build} differs from PyTorch (float64): loss ${c.loss} vs ${check.torch64.loss} (rel ${c.lossRel}), worst gradient ${c.gradWorst} rel ${c.gradRel}`);
+    }
+  }
+  log(`  ${w.id} check: loss ${check.torch64.loss.toFixed(6)} (PyTorch float64); rel diff loss / worst gradient: ${['fma', 'simd', 'torch32'].map((b) => `${b} ${check[b].lossRel.toExponential(1)} / ${check[b].gradRel.toExponential(1)}`).join(', ')}`);
+  const ms = Object.fromEntries(TRAIN_PEERS.map((p) => [p, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < TRAIN_PEERS.length; i++) {
+      const p = TRAIN_PEERS[(i + r) % TRAIN_PEERS.length];
+      ms[p].push(timeTrainPeer(p, w, dir));
+      log(`  ${w.id} round ${r + 1}: ${p} ${ms[p].at(-1).toFixed(1)} ms per step`);
+    }
+  }
+  trainResults[w.id] = { ms, check };
+}
+if (Object.keys(trainResults).length) {
+  say(`\nTraining: optimiser steps per second (forward + backward + AdamW; ${trainings.map((w) => `${w.id}: ${w.peers.steps} steps after a warm-up`).join('; ')}); median over ${rounds} rounds (min-max); ratio = ours FMA steps/s / peer steps/s. PyTorch's default here: ${torchDefault} thread(s).\n`);
+  const th = ['workload', ...TRAIN_PEERS.map((p) => trainLabel[p]), ...TRAIN_PEERS.filter((p) => p !== 'train:fma').map((p) => `FMA / ${p.replace('train:', '')}`), 'check vs PyTorch float64 (loss / worst gradient)'];
+  say(`| ${th.join(' | ')} |`);
+  say(`|${th.map((_, i) => (i === 0 ? '---' : '--:')).join('|')}|`);
+  for (const w of trainings) {
+    const t = trainResults[w.id];
+    if (!t) continue;
+    const sps = (x) => 1000 / x;
+    const cells = [`${w.id} ${w.label}`, ...TRAIN_PEERS.map((p) => `${fmt(sps(median(t.ms[p])))} (${fmt(sps(Math.max(...t.ms[p])))}-${fmt(sps(Math.min(...t.ms[p])))})`)];
+    for (const p of TRAIN_PEERS.filter((q) => q !== 'train:fma')) {
+      const ratios = t.ms[p].map((m, i) => m / t.ms['train:fma'][i]);
+      cells.push(`${(median(t.ms[p]) / median(t.ms['train:fma'])).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`);
+    }
+    cells.push(['fma', 'simd', 'torch32'].map((b) => `${b} ${t.check[b].lossRel.toExponential(0)} / ${t.check[b].gradRel.toExponential(0)}`).join(', '));
+    say(`| ${cells.join(' | ')} |`);
+  }
+}
+if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ results, copyGbs, trainResults, lines }, null, 2));

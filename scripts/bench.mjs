@@ -1,9 +1,16 @@
 #!/usr/bin/env node
 // npm run bench: the core's speed on the workloads of bench/workloads.json, natively (Google
-// Benchmark, g++ -O3 -march=native) and as WebAssembly in this Node (SIMD and scalar builds),
-// printed as one table: median milliseconds and GFLOP/s per row, plus the ratios that matter.
+// Benchmark, g++ -O3 -march=native) and as WebAssembly in this Node (FMA, SIMD and scalar builds),
+// printed as tables: median milliseconds and GFLOP/s per row, plus the ratios that matter; then the
+// kernels alone (the packed gemm at the shapes of prefill and training, and each build's
+// multiply-add peak).
 //
-//   node scripts/bench.mjs [--only A,B] [--skip-native] [--skip-wasm] [--json out.json]
+//   node scripts/bench.mjs [--only A,B,T3] [--skip-native] [--skip-wasm] [--skip-kernels] [--skip-pretrained] [--json out.json]
+//
+// The FMA build needs relaxed SIMD, which Node 20 runs only with --experimental-wasm-relaxed-simd:
+// the script runs itself again with that flag when it is missing.
+// Last, a pretrained checkpoint's row (scripts/bench-pretrained.mjs): a SmolLM2-135M-shaped model with
+// random BF16 weights, prefill and decode through attn.loadPretrained, beside its bandwidth floor.
 //
 // WASM timings are taken inside wasm (emscripten_get_now around the core's forward / decode step),
 // after warm-up calls, because V8 compiles wasm lazily (Liftoff first, TurboFan later).
@@ -14,14 +21,23 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
+const RELAXED = '--experimental-wasm-relaxed-simd';
+if (!process.execArgv.includes(RELAXED)) {
+  const r = spawnSync(process.execPath, [...process.execArgv, RELAXED, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+const BUILDS = ['fma', 'simd', 'scalar'];
+
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
   options: {
     only: { type: 'string' },         // A,E8,...: these workloads only
     'skip-native': { type: 'boolean' },
     'skip-wasm': { type: 'boolean' },
+    'skip-kernels': { type: 'boolean' },
     json: { type: 'string' },         // also write the results to this file
-    'train-one': { type: 'string' },  // internal: simd:T1 times one training workload and prints JSON
+    'train-one': { type: 'string' },  // internal: fma:T1 times one training workload and prints JSON
+    'skip-pretrained': { type: 'boolean' },
   },
 });
 const only = opts.only?.split(',');
@@ -81,11 +97,20 @@ function timeWasm(M, w) {
   return { ms, gflops: flops / (ms * 1e6), iters };
 }
 
+/** The options of loadAttention that load one build. */
+const buildOptions = (build) => ({ simd: build !== 'scalar', fma: build === 'fma' });
+
+/** A training workload's spec, with its text read from `textFile` (relative to the repository). */
+function trainerSpec(w) {
+  return w.textFile ? { ...w.spec, text: fs.readFileSync(path.join(REPO, w.textFile), 'utf8') } : w.spec;
+}
+
 // Training: optimiser steps through the JS API (createTrainer), n steps per call timed in JS.
 async function timeTraining(build, w) {
   const { loadAttention } = await import(pathToFileURL(path.join(REPO, 'dist/lib/attention.mjs')).href);
-  const attn = await loadAttention({ simd: build === 'simd' });
-  const t = attn.createTrainer(w.spec);
+  const attn = await loadAttention(buildOptions(build));
+  if (attn.info.build !== build) throw new Error(`bench: asked for the ${build} build, loaded ${attn.info.build}`);
+  const t = attn.createTrainer(trainerSpec(w));
   // Warm-up: V8 compiles a hot wasm function with TurboFan in the background, and a call already
   // running keeps its baseline (Liftoff) code (wasm has no on-stack replacement). So: short calls,
   // for 1.5 s (the training functions' optimised code took 0.5-1.5 s to arrive here), and the timed
@@ -132,25 +157,25 @@ function nativeTraining(w) {
 }
 /** One build's training tokens/s of one workload, in a fresh Node process (--train-one). */
 function wasmTraining(build, w) {
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--train-one', `${build}:${w.id}`],
+  const r = spawnSync(process.execPath, [RELAXED, fileURLToPath(import.meta.url), '--train-one', `${build}:${w.id}`],
     { cwd: REPO, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`training ${build}:${w.id} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)).tokensPerS;
 }
 /**
- * Training, native and wasm alternated: three rounds of (native, SIMD, scalar), one process each,
+ * Training, native and wasm alternated: three rounds of (native, FMA, SIMD, scalar), one process each,
  * medians. Timed one after the other (all native first, then wasm in one process), the same wasm
  * build came out at ~145K or ~205K tokens/s on T1 from run to run, while alternated fresh processes
  * gave ~200K every time: on this shared machine only alternated rounds give a fair native / SIMD
  * ratio.
  */
 function benchTraining() {
-  const out = { native: {}, simd: {}, scalar: {} };
+  const out = { native: {}, fma: {}, simd: {}, scalar: {} };
   for (const w of training) {
-    const runs = { native: [], simd: [], scalar: [] };
+    const runs = { native: [], fma: [], simd: [], scalar: [] };
     for (let round = 0; round < 3; round++) {
       if (!opts['skip-native']) runs.native.push(nativeTraining(w));
-      if (!opts['skip-wasm']) for (const build of ['simd', 'scalar']) runs[build].push(wasmTraining(build, w));
+      if (!opts['skip-wasm']) for (const build of BUILDS) runs[build].push(wasmTraining(build, w));
     }
     for (const k of Object.keys(runs)) {
       if (runs[k].length) out[k][w.id] = { tokensPerS: median(runs[k]), runs: runs[k] };
@@ -161,52 +186,128 @@ function benchTraining() {
 }
 
 const native = opts['skip-native'] ? {} : benchNative();
-const wasm = { simd: {}, scalar: {} };
+// Per workload, three rounds over the builds in a rotated order (the machine is shared: a ratio of
+// builds timed side by side is what can be compared); each build's median over the rounds.
+const wasm = { fma: {}, simd: {}, scalar: {} };
+const raw = {};
+if (!opts['skip-wasm'] || !opts['skip-kernels']) for (const build of BUILDS) raw[build] = await loadRaw(build);
 if (!opts['skip-wasm']) {
-  for (const build of ['simd', 'scalar']) {
-    const M = await loadRaw(build);
-    for (const w of workloads) {
-      wasm[build][w.id] = timeWasm(M, w);
-      process.stderr.write(`  wasm ${build} ${w.id}: ${fmtMs(wasm[build][w.id].ms)} ms\n`);
+  for (const w of workloads) {
+    const runs = Object.fromEntries(BUILDS.map((b) => [b, []]));
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < BUILDS.length; i++) {
+        const build = BUILDS[(i + round) % BUILDS.length];
+        runs[build].push(timeWasm(raw[build], w));
+      }
     }
+    for (const build of BUILDS) {
+      const r = runs[build];
+      wasm[build][w.id] = { ms: median(r.map((x) => x.ms)), gflops: median(r.map((x) => x.gflops)), rounds: r.map((x) => x.ms) };
+    }
+    process.stderr.write(`  wasm ${w.id}: ${BUILDS.map((b) => `${b} ${runs[b].map((x) => fmtMs(x.ms)).join('/')} ms`).join(', ')}\n`);
+  }
+}
+
+// --- kernels alone (bench/kernel_bench.cpp) -------------------------------------------------------
+// The packed gemm C (m, n) = A (m, k) @ B (k, n), B packed once, at the shapes that dominate the
+// prefill workloads and the baby-GPT training step (T3: 12 x 64 = 768 rows, D 128, MLP 512), and
+// one decoding gemv; against each build's multiply-add peak (registers only).
+const KERNELS = JSON.parse(fs.readFileSync(path.join(REPO, 'bench/workloads.json'), 'utf8')).kernels;
+const kernels = { peak: {}, gemm: {} };
+if (!opts['skip-kernels']) {
+  const gflops = (ms, flops) => flops / (median(ms) * 1e6);
+  const warm = (M) => { const t0 = performance.now(); while (performance.now() - t0 < 1000) { M.benchmarkPeak(7, 1e5, 0, 1); M.benchmarkPeak(8, 1e5, 0, 1); for (const g of KERNELS) M.benchmarkGemm(g.m, g.n, g.k, 0, 1); } };
+  for (const build of BUILDS) warm(raw[build]);
+  const runs = Object.fromEntries(BUILDS.map((b) => [b, { peak: [], gemm: KERNELS.map(() => []) }]));
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < BUILDS.length; i++) {
+      const build = BUILDS[(i + round) % BUILDS.length];
+      const M = raw[build];
+      const p7 = M.benchmarkPeak(7, 1e6, 1, 5), p8 = M.benchmarkPeak(8, 1e6, 1, 5);
+      runs[build].peak.push(Math.max(gflops(p7, p7.flops), gflops(p8, p8.flops)));
+      KERNELS.forEach((g, j) => {
+        const flops = 2 * g.m * g.n * g.k;
+        const iters = Math.max(3, Math.min(50, Math.round(2e9 / flops)));
+        runs[build].gemm[j].push(gflops(M.benchmarkGemm(g.m, g.n, g.k, 2, iters), flops));
+      });
+    }
+  }
+  for (const build of BUILDS) {
+    kernels.peak[build] = { gflops: median(runs[build].peak), rounds: runs[build].peak };
+    kernels.gemm[build] = runs[build].gemm.map((r) => ({ gflops: median(r), rounds: r }));
   }
 }
 if (training.length) {
   if (!opts['skip-native']) run('cmake', ['--build', path.join(REPO, 'build-bench'), '-j', process.env.BUILD_JOBS || '2', '--target', 'attn_bench']);
   const t = benchTraining();
   Object.assign(native, t.native);
-  Object.assign(wasm.simd, t.simd);
-  Object.assign(wasm.scalar, t.scalar);
+  for (const build of BUILDS) Object.assign(wasm[build], t[build]);
 }
 
-const header = ['workload', '', 'native ms', 'GFLOP/s', 'wasm SIMD ms', 'GFLOP/s', 'wasm scalar ms', 'GFLOP/s',
-  'SIMD / scalar', 'SIMD vs native'];
+/** A markdown table: the first two columns left-aligned, the others right-aligned. */
+function printTable(head, body) {
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const row = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(w[i]) : c.padStart(w[i]))).join(' | ')} |`;
+  console.log(row(head));
+  console.log(`|${w.map((n, i) => (i < 2 ? '-'.repeat(n + 2) : `${'-'.repeat(n + 1)}:`)).join('|')}|`);
+  for (const r of body) console.log(row(r));
+}
+
+const header = ['workload', '', 'native ms', 'GFLOP/s', 'wasm FMA ms', 'GFLOP/s', 'wasm SIMD ms', 'GFLOP/s', 'wasm scalar ms', 'GFLOP/s',
+  'FMA / SIMD', 'SIMD / scalar', 'FMA vs native'];
 const rows = workloads.map((w) => {
-  const n = native[w.id], s = wasm.simd[w.id], c = wasm.scalar[w.id];
-  return [w.id, w.label, fmtMs(n?.ms), fmtG(n?.gflops), fmtMs(s?.ms), fmtG(s?.gflops), fmtMs(c?.ms), fmtG(c?.gflops),
-    fmtR(c && s ? c.ms / s.ms : undefined), fmtR(n && s ? s.ms / n.ms : undefined)];
+  const n = native[w.id], f = wasm.fma[w.id], s = wasm.simd[w.id], c = wasm.scalar[w.id];
+  return [w.id, w.label, fmtMs(n?.ms), fmtG(n?.gflops), fmtMs(f?.ms), fmtG(f?.gflops), fmtMs(s?.ms), fmtG(s?.gflops),
+    fmtMs(c?.ms), fmtG(c?.gflops), fmtR(f && s ? s.ms / f.ms : undefined), fmtR(c && s ? c.ms / s.ms : undefined),
+    fmtR(n && f ? f.ms / n.ms : undefined)];
 });
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const line = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 console.log(`\nAttention core benchmark, ${new Date().toISOString().slice(0, 10)}: ${machine()}`);
-console.log('median of repeated runs; "SIMD / scalar" = scalar ms / SIMD ms (speed-up); "SIMD vs native" = SIMD ms / native ms (slow-down)\n');
+console.log('median of repeated runs; "FMA / SIMD" = SIMD ms / FMA ms and "SIMD / scalar" = scalar ms / SIMD ms (speed-ups); "FMA vs native" = FMA ms / native ms (slow-down)\n');
 if (rows.length) {
   console.log(line(header));
   console.log(`|${widths.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const r of rows) console.log(line(r));
 }
 if (training.length) {
-  const th = ['training', '', 'native tokens/s', 'wasm SIMD tokens/s', 'wasm scalar tokens/s', 'SIMD / scalar', 'native / SIMD'];
+  const th = ['training', '', 'native tokens/s', 'wasm FMA tokens/s', 'wasm SIMD tokens/s', 'wasm scalar tokens/s',
+    'FMA steps/s', 'FMA / SIMD', 'SIMD / scalar', 'native / FMA'];
   const k = (x) => (x === undefined ? '-' : `${(x / 1000).toFixed(1)}K`);
   const trows = training.map((w) => {
-    const n = native[w.id]?.tokensPerS, si = wasm.simd[w.id]?.tokensPerS, sc = wasm.scalar[w.id]?.tokensPerS;
-    return [w.id, w.label, k(n), k(si), k(sc), fmtR(si && sc ? si / sc : undefined), fmtR(n && si ? n / si : undefined)];
+    const n = native[w.id]?.tokensPerS, fm = wasm.fma[w.id]?.tokensPerS, si = wasm.simd[w.id]?.tokensPerS, sc = wasm.scalar[w.id]?.tokensPerS;
+    return [w.id, w.label, k(n), k(fm), k(si), k(sc), fm ? (fm / w.tokensPerStep).toFixed(1) : '-',
+      fmtR(fm && si ? fm / si : undefined), fmtR(si && sc ? si / sc : undefined), fmtR(n && fm ? n / fm : undefined)];
   });
-  const tw = th.map((h, i) => Math.max(h.length, ...trows.map((r) => r[i].length)));
-  const tline = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(tw[i]) : c.padStart(tw[i]))).join(' | ')} |`;
   console.log('\nTraining (forward + backward + AdamW, batch x seqLen tokens per step; median of 3 alternated rounds, each a median of 5 timed runs):\n');
-  console.log(tline(th));
-  console.log(`|${tw.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-  for (const r of trows) console.log(tline(r));
+  printTable(th, trows);
 }
-if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ machine: machine(), native, wasm }, null, 2));
+if (!opts['skip-kernels']) {
+  const kh = ['kernel', 'm x n x k', ...BUILDS.map((b) => `${b} GFLOP/s`), 'FMA / SIMD', 'FMA % of its peak', 'SIMD % of its peak'];
+  const spread = (r) => `${fmtG(Math.min(...r))}-${fmtG(Math.max(...r))}`;
+  const krows = [['multiply-add peak (registers)', '-', ...BUILDS.map((b) => `${fmtG(kernels.peak[b].gflops)} (${spread(kernels.peak[b].rounds)})`),
+    fmtR(kernels.peak.fma.gflops / kernels.peak.simd.gflops), '100 %', '100 %']];
+  KERNELS.forEach((g, j) => {
+    const at = (b) => kernels.gemm[b][j].gflops;
+    krows.push([g.label, `${g.m} x ${g.n} x ${g.k}`, ...BUILDS.map((b) => `${fmtG(at(b))} (${spread(kernels.gemm[b][j].rounds)})`),
+      fmtR(at('fma') / at('simd')), `${Math.round((100 * at('fma')) / kernels.peak.fma.gflops)} %`,
+      `${Math.round((100 * at('simd')) / kernels.peak.simd.gflops)} %`]);
+  });
+  const kw = kh.map((h, i) => Math.max(h.length, ...krows.map((r) => r[i].length)));
+  const kline = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(kw[i]) : c.padStart(kw[i]))).join(' | ')} |`;
+  console.log('\nKernels alone in wasm (bench/kernel_bench.cpp): median GFLOP/s of 5 interleaved rounds (min-max); peak = the faster of two register-only multiply-add loops:\n');
+  console.log(kline(kh));
+  console.log(`|${kw.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+  for (const r of krows) console.log(kline(r));
+}
+
+// --- pretrained checkpoint (scripts/bench-pretrained.mjs): a SmolLM2-135M-shaped model, random BF16 ---
+let pretrained = [];
+if (!opts['skip-wasm'] && !opts['skip-pretrained'] && !only) {
+  const { benchPretrained, pretrainedRows } = await import('./bench-pretrained.mjs');
+  for (const build of BUILDS) pretrained.push(await benchPretrained(build));
+  const { header: ph, rows: prows } = pretrainedRows(pretrained);
+  console.log('\nPretrained checkpoint through attn.loadPretrained (median (min-max); the floor: bytes one decode step streams at the copy bandwidth of a wasm memory.copy):\n');
+  printTable(ph, prows);
+}
+if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ machine: machine(), native, wasm, kernels, pretrained }, null, 2));

@@ -4,7 +4,9 @@
 //   1. emcmake cmake --preset wasm ...   (CMakePresets.json; only when build-wasm is not configured yet)
 //      cmake --build build-wasm -j2
 //   2. dist/      <- web/
-//      dist/lib/  <- build-wasm/attention{,-train}-{simd,scalar}.{mjs,wasm}, wasm/attention.mjs, wasm/attention.d.ts
+//      dist/lib/  <- build-wasm/attention{,-train,-pretrained}-{fma,simd,scalar}.{mjs,wasm}, wasm/*.mjs,
+//                    wasm/attention.d.ts, @huggingface/tokenizers' build (tokenizers.mjs, tokenizers.LICENSE)
+//      (the fma modules were rewritten after linking by scripts/wasm-relaxed-fix.mjs, a step of the cmake build)
 //   3. prints dist/ with raw and gzip -9 sizes.
 //
 // Env: BUILD_JOBS (default 2). Delete build-wasm/ to force a fresh configure.
@@ -12,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,22 +24,36 @@ const jobs = process.env.BUILD_JOBS || '2';
 
 // The single-file classic builds are staged for standalone.html only (not published in dist/lib).
 const SINGLE_FILES = [
-  'build-wasm/attention-simd-single.js', 'build-wasm/attention-scalar-single.js',
-  'build-wasm/attention-train-simd-single.js', 'build-wasm/attention-train-scalar-single.js',
+  'build-wasm/attention-fma-single.js', 'build-wasm/attention-simd-single.js', 'build-wasm/attention-scalar-single.js',
+  'build-wasm/attention-train-fma-single.js', 'build-wasm/attention-train-simd-single.js',
+  'build-wasm/attention-train-scalar-single.js',
 ];
 // Two modules per build: attention (forward, sessions, accounting) and attention-train (the lab's
 // trainer), which attention.mjs loads only when asked (loadAttention() or attn.loadTraining()).
 const LIB_FILES = [
+  'build-wasm/attention-fma.mjs',
+  'build-wasm/attention-fma.wasm',
   'build-wasm/attention-simd.mjs',
   'build-wasm/attention-simd.wasm',
   'build-wasm/attention-scalar.mjs',
   'build-wasm/attention-scalar.wasm',
+  'build-wasm/attention-train-fma.mjs',
+  'build-wasm/attention-train-fma.wasm',
   'build-wasm/attention-train-simd.mjs',
   'build-wasm/attention-train-simd.wasm',
   'build-wasm/attention-train-scalar.mjs',
   'build-wasm/attention-train-scalar.wasm',
+  'build-wasm/attention-pretrained-fma.mjs',
+  'build-wasm/attention-pretrained-fma.wasm',
+  'build-wasm/attention-pretrained-simd.mjs',
+  'build-wasm/attention-pretrained-simd.wasm',
+  'build-wasm/attention-pretrained-scalar.mjs',
+  'build-wasm/attention-pretrained-scalar.wasm',
   'wasm/attention.mjs',
+  'wasm/pretrained-api.mjs',
+  'wasm/tokenizer.mjs',
   'wasm/attention-api.mjs',
+  'wasm/engine-features.mjs',
   'wasm/attention.d.ts',
 ];
 
@@ -82,6 +99,17 @@ fs.rmSync(STAGE, { recursive: true, force: true });
 fs.mkdirSync(STAGE, { recursive: true });
 for (const f of LIB_FILES) fs.copyFileSync(path.join(REPO, f), path.join(STAGE, path.basename(f)));
 for (const f of SINGLE_FILES) fs.copyFileSync(path.join(REPO, f), path.join(STAGE, path.basename(f)));
+// The tokenizer library (tokenizer.mjs imports it): @huggingface/tokenizers' own ES build and licence,
+// beside the library, so that dist/lib keeps no runtime dependency.
+const tokenizersDir = (() => {
+  try {
+    return path.dirname(path.dirname(createRequire(import.meta.url).resolve('@huggingface/tokenizers')));  // <pkg>/dist/x.cjs
+  } catch {
+    return fail('@huggingface/tokenizers is not installed: run `npm ci` (or `bash scripts/setup.sh`)');
+  }
+})();
+fs.copyFileSync(path.join(tokenizersDir, 'dist/tokenizers.min.mjs'), path.join(STAGE, 'tokenizers.mjs'));
+fs.copyFileSync(path.join(tokenizersDir, 'LICENSE'), path.join(STAGE, 'tokenizers.LICENSE'));
 // TypeScript looks for attention.d.mts beside attention.mjs (NodeNext resolution); ship both names.
 fs.copyFileSync(path.join(REPO, 'wasm/attention.d.ts'), path.join(STAGE, 'attention.d.mts'));
 

@@ -112,6 +112,14 @@ lock_packages="$(node -e '
   console.log(keys.length);')"
 if [ "$lock_packages" -eq 0 ]; then
   say "npm: no dependencies in package-lock.json, nothing to install"
+elif [ -L node_modules ]; then
+  # A worktree sharing another checkout's packages: npm ci here would empty that checkout's
+  # node_modules through the link. Never install through it; say when it is behind this lockfile.
+  if [ ! -f node_modules/.package-lock.json ] || [ node_modules/.package-lock.json -ot package-lock.json ]; then
+    say "npm: node_modules is a link to $(readlink node_modules), older than this package-lock.json: not installing through it (run npm ci where it points)"
+  else
+    say "npm: node_modules (a link to $(readlink node_modules)) up to date ($lock_packages package(s))"
+  fi
 elif [ ! -f node_modules/.package-lock.json ] || [ node_modules/.package-lock.json -ot package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error >/dev/null || die "npm ci failed"
   say "npm: installed $lock_packages package(s) (npm ci)"

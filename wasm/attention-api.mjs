@@ -19,19 +19,47 @@ export function engineHasSimd() {
 }
 
 /**
- * Calls into the raw module and rethrows whatever it throws as a clean `Error` of the same class
- * (`TypeError`, `RangeError` or `Error`) with the same message and `field`, created here: uncaught
- * in Node, the error then points at this readable module, not at a line of the minified glue.
+ * Calls into a raw module (`mod`: the attention or the training module) and returns what `fn`
+ * returns. The binding *returns* its errors (`{ $attnError: 'TypeError' | 'RangeError' | 'Error',
+ * message, field? }`, see wasm/js_convert.hpp: thrown from inside wasm, they would leave the wasm
+ * stack pointer where the throw happened); they are thrown here as errors of that class, with that
+ * message and `field`, created here: uncaught in Node, the error then points at this readable module, not at a
+ * line of the minified glue. A JS exception raised inside wasm (a caller's Proxy whose trap throws,
+ * an Embind conversion error) cannot be caught in wasm: the stack pointer saved before the call is
+ * restored before it is rethrown the same way.
  * @template T
+ * @param {any} mod
  * @param {() => T} fn
  * @returns {T}
  */
-function call(fn) {
+export function call(mod, fn) {
+  const sp = mod.stackSave();
+  let r;
   try {
-    return fn();
+    r = fn();
   } catch (e) {
+    mod.stackRestore(sp);
     throw cleanError(e, call);
   }
+  if (r !== null && typeof r === 'object' && typeof (/** @type {any} */ (r).$attnError) === 'string') {
+    throw refusal(/** @type {any} */ (r), call);
+  }
+  return r;
+}
+
+/**
+ * The Error a refusal of the binding stands for: `{ $attnError: class, message, field? }`.
+ * @param {{ $attnError: string, message: string, field?: string }} r
+ * @param {Function} above  frames above this function are dropped from the stack
+ * @returns {Error & { field?: string }}
+ */
+function refusal(r, above) {
+  /** @type {Error & { field?: string }} */
+  const err = r.$attnError === 'TypeError' ? new TypeError(r.message)
+    : r.$attnError === 'RangeError' ? new RangeError(r.message) : new Error(r.message);
+  if (typeof r.field === 'string') err.field = r.field;
+  if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, above);
+  return err;
 }
 
 /**
@@ -68,14 +96,33 @@ function requireObject(where, spec) {
  * @param {string} field
  * @param {string} message
  */
-function fieldTypeError(field, message) {
+export function fieldTypeError(field, message) {
   const err = /** @type {TypeError & { field?: string }} */ (new TypeError(message));
   err.field = field;
   return err;
 }
 
+/**
+ * A number argument of a method (not a spec field), or a TypeError naming it.
+ * @param {string} field @param {unknown} v
+ * @returns {number}
+ */
+function numberArg(field, v) {
+  if (typeof v !== 'number') throw fieldTypeError(field, `${field} must be a number, got ${v === null ? 'null' : typeof v}`);
+  return v;
+}
+
 /** @param {unknown} e */
 const reason = (e) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * A resolved shape as results carry it: frozen (sessions and layers share one between results).
+ * @param {any} shape
+ */
+function frozenShape(shape) {
+  Object.freeze(shape.kvHeadOf);
+  return Object.freeze(shape);
+}
 
 /** @param {ArrayBufferLike} buffer */
 function isDetached(buffer) {
@@ -89,34 +136,82 @@ function isDetached(buffer) {
   }
 }
 
+// The typed arrays' own accessors (%TypedArray%.prototype), which a subclass or a Proxy cannot
+// replace: `tagOf(v)` is 'Float32Array' etc. for a real typed array and undefined for anything else
+// (a DataView, a Proxy of a typed array, an object with a typed array's constructor).
+const TYPED_ARRAY_PROTO = Object.getPrototypeOf(Uint8Array.prototype);
+const accessor = (/** @type {PropertyKey} */ key) => /** @type {(this: any) => any} */ (
+  /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(TYPED_ARRAY_PROTO, key)).get);
+const taTag = accessor(Symbol.toStringTag);
+const taBuffer = accessor('buffer');
+const taByteOffset = accessor('byteOffset');
+const taLength = accessor('length');
+/** @param {unknown} v */
+const tagOf = (v) => /** @type {string | undefined} */ (taTag.call(v));
+const TYPED_ARRAY_NAME = /^(Float(32|64)|(Big)?(Ui|I)nt(8|16|32|64)|Uint8Clamped)Array$/;
+
+/**
+ * A typed array of the intrinsic class over the same memory as `v` (no copy): what reaches wasm has
+ * no overridden `length`, `subarray` or `set` of a subclass.
+ * @param {ArrayBufferView} v  a real typed array (tagOf(v) defined)
+ */
+function plainView(v) {
+  const Ctor = /** @type {any} */ (globalThis)[/** @type {string} */ (tagOf(v))];
+  return Object.getPrototypeOf(v) === Ctor.prototype ? v : new Ctor(taBuffer.call(v), taByteOffset.call(v), taLength.call(v));
+}
+
+/** The fields of trainer.train's options. */
+const TRAIN_OPTIONS = ['steps', 'signal', 'onProgress', 'evalEvery', 'chunk'];
+/** Seconds of work per chunk of trainer.train: an abort waits for at most one chunk. */
+const CHUNK_SECONDS = 0.05;
+
 /** Objects whose own fields are read as nested specs (their fields are named `key.field`). */
 const NESTED = new Set(['weights', 'rope', 'model']);
 
 /**
  * Checks one value of a spec (or an argument) before it reaches the core: a typed array must not be
- * detached; an Array of numbers becomes a Float32Array (a BigInt or any other non-number element is
- * a TypeError naming `field[i]`), provided it is not longer than `maxElements`.
+ * detached, and reaches the core as a plain one of its class (plainView); an Array of numbers
+ * becomes a Float32Array (a BigInt or any other non-number element is a TypeError naming
+ * `field[i]`), provided it is not longer than `maxElements`; an object that imitates a typed array
+ * (a Proxy of one) is a TypeError saying so; an object whose constructor cannot be read, or a
+ * revoked Proxy, is a TypeError naming the field. So no caller's value can throw inside wasm.
  * @param {unknown} v
  * @param {string} field
  * @param {number} maxElements
  */
 function checkValue(v, field, maxElements) {
-  if (ArrayBuffer.isView(v)) {
-    if (isDetached(v.buffer)) {
-      throw fieldTypeError(field, `${field} is a view of a detached ArrayBuffer (transferred to a worker or freed): pass a live array`);
-    }
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) {
+    if (typeof v === 'bigint') throw fieldTypeError(field, `${field} must be a number, got a bigint (${String(v)}n)`);
     return v;
   }
-  if (Array.isArray(v)) {
-    if (v.length > maxElements) {
+  if (tagOf(v) !== undefined) {
+    if (isDetached(taBuffer.call(v))) {
+      throw fieldTypeError(field, `${field} is a view of a detached ArrayBuffer (transferred to a worker or freed): pass a live array`);
+    }
+    return plainView(/** @type {ArrayBufferView} */ (v));
+  }
+  let isArray, ctorName;
+  try {
+    isArray = Array.isArray(v);
+    ctorName = isArray || ArrayBuffer.isView(v) ? undefined : /** @type {any} */ (v).constructor?.name;
+  } catch (e) {
+    throw fieldTypeError(field, `${field} could not be read (${reason(e)})`);
+  }
+  if (typeof ctorName === 'string' && TYPED_ARRAY_NAME.test(ctorName)) {
+    throw fieldTypeError(field, `${field} must be a ${ctorName} itself, got an object imitating one (a Proxy of it?): ` +
+      'pass the typed array, or a copy of it');
+  }
+  if (isArray) {
+    const a = /** @type {unknown[]} */ (v);
+    if (a.length > maxElements) {
       const err = /** @type {RangeError & { field?: string }} */ (
-        new RangeError(`${field} has ${v.length} elements, above the size cap (${maxElements})`));
+        new RangeError(`${field} has ${a.length} elements, above the size cap (${maxElements})`));
       err.field = field;
       throw err;
     }
-    const out = new Float32Array(v.length);
-    for (let i = 0; i < v.length; i++) {
-      const e = v[i];
+    const out = new Float32Array(a.length);
+    for (let i = 0; i < a.length; i++) {
+      const e = a[i];
       if (typeof e !== 'number') {
         throw fieldTypeError(field, `${field}[${i}] must be a number, got ${typeof e}${typeof e === 'bigint' ? ` (${String(e)}n)` : ''}`);
       }
@@ -124,7 +219,6 @@ function checkValue(v, field, maxElements) {
     }
     return out;
   }
-  if (typeof v === 'bigint') throw fieldTypeError(field, `${field} must be a number, got a bigint (${String(v)}n)`);
   return v;
 }
 
@@ -161,19 +255,67 @@ function ownFields(spec, prefix, maxElements) {
   return out;
 }
 
+// Frees the wasm side of sessions that were dropped without dispose().
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((raw) => {
+        try {
+          raw.delete();
+        } catch {
+          /* already gone */
+        }
+      })
+    : null;
+
+/** Owns one raw Embind object (a session, a layer or a trainer): frees it on dispose() or when dropped. */
+export class Handle {
+  /** @type {any} the raw Embind object, null once disposed */
+  #raw;
+  #what;
+
+  /** @param {any} raw  @param {string} what  e.g. 'session', for messages */
+  constructor(raw, what) {
+    this.#raw = raw;
+    this.#what = what;
+    finalizer?.register(this, raw, this);
+  }
+
+  /** The raw object; throws once disposed. (For the subclasses.) */
+  live() {
+    if (!this.#raw) throw new Error(`${this.#what} is disposed`);
+    return this.#raw;
+  }
+
+  /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
+  dispose() {
+    if (!this.#raw) return;
+    finalizer?.unregister(this);
+    const raw = this.#raw;
+    this.#raw = null;
+    raw.delete();
+  }
+}
+
 /**
  * Wraps the raw Embind modules: the attention module `M` now, the training module (the lab's
  * trainer, a second Emscripten module of the same build) when `loadTraining()` is called.
  * @param {any} M the instantiated Emscripten attention module
- * @param {'simd' | 'scalar'} build
+ * @param {'fma' | 'simd' | 'scalar'} build
  * @param {() => Promise<any>} [loadTrainingModule] instantiates the training module of this build
+ * @param {{ pretrained?: () => Promise<any>, tokenizer?: (json: unknown, config?: unknown) => Promise<any> }} [lazy]
+ *   what loads on demand: `pretrained` instantiates the pretrained module of this build and resolves to
+ *   its API (pretrained-api.mjs); `tokenizer` imports tokenizer.mjs and makes a tokenizer
  * @returns {Attention}
  */
-export function makeAttention(M, build, loadTrainingModule) {
+export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
   /** @type {any} the instantiated training module, null until loadTraining() resolves */
   let T = null;
   /** @type {Promise<Attention> | null} */
   let trainingLoad = null;
+  /** @type {any} the pretrained module's API, null until loadPretrained first resolves it */
+  let pretrained = null;
+  /** @type {Promise<any> | null} */
+  let pretrainedLoad = null;
   /**
    * The training module, or an Error saying how to load it (field 'training': the load option).
    * @param {string} where e.g. 'createTrainer'
@@ -189,67 +331,36 @@ export function makeAttention(M, build, loadTrainingModule) {
     throw err;
   };
 
-  // Frees the wasm side of sessions that were dropped without dispose().
-  const finalizer =
-    typeof FinalizationRegistry === 'function'
-      ? new FinalizationRegistry((raw) => {
-          try {
-            raw.delete();
-          } catch {
-            /* already gone */
-          }
-        })
-      : null;
-
-  /** Owns one raw Embind object (a session, a layer or a trainer): frees it on dispose() or when dropped. */
-  class Handle {
-    /** @type {any} the raw Embind object, null once disposed */
-    #raw;
-    #what;
-
-    /** @param {any} raw  @param {string} what  e.g. 'session', for messages */
-    constructor(raw, what) {
-      this.#raw = raw;
-      this.#what = what;
-      finalizer?.register(this, raw, this);
-    }
-
-    /** The raw object; throws once disposed. (For the subclasses.) */
-    live() {
-      if (!this.#raw) throw new Error(`${this.#what} is disposed`);
-      return this.#raw;
-    }
-
-    /** Frees the wasm memory. Later calls throw; calling dispose() again does nothing. */
-    dispose() {
-      if (!this.#raw) return;
-      finalizer?.unregister(this);
-      const raw = this.#raw;
-      this.#raw = null;
-      raw.delete();
-    }
-  }
-
   /** A decoding session: the weights and a KV cache in wasm memory (see `Attention.createSession`). */
   class Session extends Handle {
+    /** @type {any} */
+    #shape;
+
     /** @param {any} raw */
     constructor(raw) {
       super(raw, 'session');
+      this.#shape = frozenShape(call(M, () => raw.shape()));
+    }
+
+    /** The resolved geometry (as `forward`'s `shape`). */
+    get shape() {
+      this.live();
+      return this.#shape;
     }
 
     /** Tokens in the cache. */
     get length() {
-      return call(() => this.live().length());
+      return call(M, () => this.live().length());
     }
 
     /** Bytes the cache holds now, at float32. */
     get cacheBytes() {
-      return call(() => this.live().cacheBytes());
+      return call(M, () => this.live().cacheBytes());
     }
 
     /** The most tokens the cache can hold. */
     get maxLen() {
-      return call(() => this.live().maxLen());
+      return call(M, () => this.live().maxLen());
     }
 
     /**
@@ -259,12 +370,14 @@ export function makeAttention(M, build, loadTrainingModule) {
     append(x) {
       const raw = this.live();
       const checked = checkValue(x, 'x', maxElements);
-      return call(() => raw.append(checked)); // the binding returns copies JS owns
+      const r = call(M, () => raw.append(checked)); // the binding returns copies JS owns
+      r.shape = this.#shape;
+      return r;
     }
 
     /** Empties the cache; positions count from 0 again. */
     reset() {
-      call(() => this.live().reset());
+      call(M, () => this.live().reset());
     }
 
     /**
@@ -272,20 +385,30 @@ export function makeAttention(M, build, loadTrainingModule) {
      * @param {number} n
      */
     truncate(n) {
-      call(() => this.live().truncate(n));
+      call(M, () => this.live().truncate(n));
     }
   }
 
   /** A block with its weights packed once in wasm memory (see `Attention.createLayer`). */
   class Layer extends Handle {
+    /** @type {any} */
+    #shape;
+
     /** @param {any} raw */
     constructor(raw) {
       super(raw, 'layer');
+      this.#shape = frozenShape(call(M, () => raw.shape()));
+    }
+
+    /** The resolved geometry (as `forward`'s `shape`). */
+    get shape() {
+      this.live();
+      return this.#shape;
     }
 
     /** The layer's dModel: x holds a whole number of rows of this many floats. */
     get dModel() {
-      return call(() => this.live().dModel());
+      return call(M, () => this.live().dModel());
     }
 
     /**
@@ -296,7 +419,35 @@ export function makeAttention(M, build, loadTrainingModule) {
     forward(x) {
       const raw = this.live();
       const checked = checkValue(x, 'x', maxElements);
-      return call(() => raw.forward(checked));
+      const r = call(M, () => raw.forward(checked));
+      r.shape = this.#shape;
+      return r;
+    }
+  }
+
+  /** One layer and a KV cache, for timing one generated token (see `Attention.createDecodeProbe`). */
+  class DecodeProbe extends Handle {
+    /** @param {any} raw */
+    constructor(raw) {
+      super(raw, 'decode probe');
+    }
+
+    /**
+     * One token against `context` cached tokens, timed for about budgetMs.
+     * @param {number} context @param {number} budgetMs
+     */
+    cachedStep(context, budgetMs) {
+      const raw = this.live();
+      return call(T, () => raw.cachedStep(numberArg('context', context), numberArg('budgetMs', budgetMs)));
+    }
+
+    /**
+     * The step without a cache (every earlier key and value recomputed), in calls of about budgetMs.
+     * @param {number} context @param {number} budgetMs
+     */
+    uncachedStep(context, budgetMs) {
+      const raw = this.live();
+      return call(T, () => raw.uncachedStep(numberArg('context', context), numberArg('budgetMs', budgetMs)));
     }
   }
 
@@ -309,121 +460,126 @@ export function makeAttention(M, build, loadTrainingModule) {
 
     /** Optimiser steps taken so far. */
     get steps() {
-      return call(() => this.live().steps());
+      return call(T, () => this.live().steps());
     }
 
     /** Tokens of the task's vocabulary. */
     get vocabSize() {
-      return call(() => this.live().vocabSize());
+      return call(T, () => this.live().vocabSize());
     }
 
     /**
      * Runs n optimiser steps; `loss` is the last step's mean training cross-entropy (nats per token).
-     * n is an integer >= 1 and at most `maxStepsPerCall` (kMaxStepTokens training tokens per call).
+     * n is an integer >= 1 and at most `maxStepsPerCall` (about a second of work).
      */
     step(n = 1) {
       const raw = this.live();
       if (typeof n !== 'number') {
         throw fieldTypeError('n', `n must be a number, got ${n === null ? 'null' : Array.isArray(n) ? 'an Array' : typeof n}`);
       }
-      return call(() => raw.step(n));
+      return call(T, () => raw.step(n));
     }
 
-    /** The most steps one synchronous step(n) call may run: floor(maxStepTokens / (batchSize * seqLen)), >= 1. */
+    /** The most steps one synchronous step(n) call may run: about a second of work (the core's cost model), >= 1. */
     get maxStepsPerCall() {
-      return call(() => this.live().maxStepsPerCall());
+      return call(T, () => this.live().maxStepsPerCall());
     }
 
     /**
-     * Runs `steps` optimiser steps in chunks of at most `maxStepsPerCall`, yielding to the event loop
-     * between chunks, so that the page (or worker) stays responsive. Stops when `signal` aborts: the
-     * promise rejects with `signal.reason` (an AbortError DOMException by default) and the trainer
-     * keeps the steps already taken. `onProgress({ step, loss, done, steps, evaluation? })` is called after
-     * each chunk; with `evalEvery`, chunks end at every multiple of `evalEvery` steps and the progress of
-     * those carries `evaluation` (the result of `evaluate()`). Resolves to the last chunk's `{ step, loss }`.
-     * @param {{ steps: number, signal?: AbortSignal, onProgress?: (p: { step: number, loss: number, done: number, steps: number, evaluation?: { loss: number, bitsPerToken: number, accuracy: number } }) => void, chunk?: number, evalEvery?: number }} options
+     * Runs `steps` optimiser steps in chunks sized by time (about CHUNK_SECONDS of work each, from the
+     * core's estimate of a step and then from the chunks measured, at most `maxStepsPerCall`),
+     * yielding to the event loop between chunks, so that the page (or worker) stays responsive and an
+     * abort lands within about 100 ms. With `evalEvery`, `evaluate()` runs after every `evalEvery`
+     * steps (chunks end there) and its result is passed to onProgress as `evaluation`.
+     * `signal`: an AbortSignal, or any object with a boolean `aborted` (a worker may pass its own);
+     * when it is aborted before a chunk, the promise rejects with `signal.reason` (an AbortError
+     * DOMException when it has none) and the trainer keeps the steps already taken. An abort after
+     * the last chunk changes nothing: every step ran, the promise resolves.
+     * `onProgress({ step, loss, done, steps, evaluation? })` is called after each chunk.
+     * Resolves to the last chunk's `{ step, loss }`.
+     * @param {import('./attention.d.ts').TrainOptions} options
      */
     async train(options) {
       if (options === null || typeof options !== 'object') {
-        throw new TypeError(`train: options must be an object { steps, signal?, onProgress?, chunk?, evalEvery? }, got ${options === null ? 'null' : typeof options}`);
+        throw new TypeError(`train: options must be an object { steps, signal?, onProgress?, evalEvery?, chunk? }, got ${options === null ? 'null' : typeof options}`);
       }
-      const o = ownFields(options, '', 0);
+      const o = /** @type {any} */ (ownFields(options, '', 0));
       for (const k of Object.keys(o)) {
-        if (!['steps', 'signal', 'onProgress', 'chunk', 'evalEvery'].includes(k)) {
-          throw fieldTypeError(k, `train options have an unknown field '${k}'; known fields: chunk, evalEvery, onProgress, signal, steps`);
+        if (!TRAIN_OPTIONS.includes(k)) {
+          throw fieldTypeError(k, `train options have an unknown field '${k}'; known fields: ${TRAIN_OPTIONS.join(', ')}`);
         }
       }
-      const { steps, signal, onProgress } = /** @type {any} */ (o);
-      if (typeof steps !== 'number') throw fieldTypeError('steps', `steps must be a number, got ${typeof steps}`);
-      if (!Number.isInteger(steps) || steps < 1 || steps > 1e9) {
-        const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`steps (${steps}) must be an integer between 1 and 1000000000`));
-        err.field = 'steps';
-        throw err;
-      }
+      const { steps, signal, onProgress, evalEvery } = o;
+      const integer = (/** @type {string} */ field, /** @type {unknown} */ v, /** @type {number} */ max) => {
+        if (typeof v !== 'number') throw fieldTypeError(field, `${field} must be a number, got ${typeof v}`);
+        if (!Number.isInteger(v) || v < 1 || v > max) {
+          const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`${field} (${v}) must be an integer between 1 and ${max}`));
+          err.field = field;
+          throw err;
+        }
+        return v;
+      };
+      integer('steps', steps, 1e9);
       if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean')) {
-        throw fieldTypeError('signal', 'signal must be an AbortSignal');
+        throw fieldTypeError('signal', 'signal must be an AbortSignal (or an object with a boolean `aborted`)');
       }
       if (onProgress !== undefined && typeof onProgress !== 'function') {
         throw fieldTypeError('onProgress', `onProgress must be a function, got ${typeof onProgress}`);
       }
+      if (evalEvery !== undefined) integer('evalEvery', evalEvery, 1e9);
       const cap = this.maxStepsPerCall;
-      let chunk = cap;
-      if (o.chunk !== undefined) {
-        if (typeof o.chunk !== 'number' || !Number.isInteger(o.chunk) || o.chunk < 1 || o.chunk > cap) {
-          const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`chunk (${String(o.chunk)}) must be an integer between 1 and maxStepsPerCall (${cap})`));
-          err.field = 'chunk';
-          throw err;
-        }
-        chunk = o.chunk;
-      }
-      const evalEvery = o.evalEvery;
-      if (evalEvery !== undefined && (typeof evalEvery !== 'number' || !Number.isInteger(evalEvery) || evalEvery < 1 || evalEvery > 1e9)) {
-        const err = /** @type {RangeError & { field?: string }} */ (new RangeError(`evalEvery (${String(evalEvery)}) must be an integer between 1 and 1000000000`));
-        err.field = 'evalEvery';
-        throw err;
-      }
+      if (o.chunk !== undefined) integer('chunk', o.chunk, cap);
+      // Steps per chunk: from the core's estimate at first, then from the time the chunks took.
+      let perStep = call(T, () => this.live().stepSeconds());
       let done = 0;
       let last = { step: this.steps, loss: NaN };
       while (done < steps) {
-        signal?.throwIfAborted();
+        if (signal?.aborted) {
+          throw signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+        }
+        const sized = o.chunk ?? Math.max(1, Math.min(cap, Math.floor(CHUNK_SECONDS / Math.max(perStep, 1e-9))));
         const toEval = evalEvery === undefined ? Infinity : evalEvery - (done % evalEvery);
-        const n = Math.min(chunk, steps - done, toEval);
+        const n = Math.min(sized, steps - done, toEval);
+        const t0 = performance.now();
         last = this.step(n);
+        perStep = Math.max(1e-9, (performance.now() - t0) / 1000 / n);
         done += n;
         /** @type {{ step: number, loss: number, done: number, steps: number, evaluation?: any }} */
         const progress = { step: last.step, loss: last.loss, done, steps };
         if (evalEvery !== undefined && done % evalEvery === 0) progress.evaluation = this.evaluate();
         onProgress?.(progress);
-        await new Promise((resolve) => setTimeout(resolve, 0)); // let events (and aborts) in
+        if (done < steps) await new Promise((resolve) => setTimeout(resolve, 0)); // let events (and aborts) in
       }
-      signal?.throwIfAborted();
       return last;
     }
 
     /** Loss, bits per token and accuracy on held-out data. */
     evaluate() {
-      return call(() => this.live().evaluate());
+      return call(T, () => this.live().evaluate());
     }
 
     /** Per layer and head: previousToken, induction, firstToken and diagonal scores in [0, 1]. */
     headScores() {
-      return call(() => this.live().headScores());
+      return call(T, () => this.live().headScores());
     }
 
     /** Attention weights for a token sequence: `weights` is (layers, H, N, N). */
     attention(tokens) {
       const raw = this.live();
       const checked = checkValue(tokens, 'tokens', maxElements);
-      return call(() => raw.attention(checked));
+      return call(T, () => raw.attention(checked));
     }
 
     /** The model as bytes (spec, step, weights): `attn.loadModel(bytes)` restores it. */
     exportModel() {
-      return call(() => this.live().exportModel());
+      return call(T, () => this.live().exportModel());
     }
   }
 
   const buildInfo = M.buildInfo();
+  if (buildInfo.build !== build) {
+    throw new Error(`makeAttention: the module is the ${buildInfo.build} build, not the ${build} build it was loaded as`);
+  }
   const maxElements = Math.floor(buildInfo.maxWorkBytes / 4);
   /** The spec's own fields, checked (see ownFields), after the object check. */
   const own = (/** @type {string} */ where, /** @type {unknown} */ spec) => {
@@ -437,67 +593,94 @@ export function makeAttention(M, build, loadTrainingModule) {
       build,
       version: buildInfo.version,
       maxWorkBytes: buildInfo.maxWorkBytes,
-      maxSyncFlops: buildInfo.maxSyncFlops,
-      maxStepTokens: buildInfo.maxStepTokens,
+      maxSyncSeconds: buildInfo.maxSyncSeconds,
     }),
     forward(spec) {
       const s = own('forward', spec);  // a prototype-free copy: keep it so (no spread)
       const { returnIntermediates } = s;
       delete s.returnIntermediates;
-      if (returnIntermediates === undefined || returnIntermediates === false) return call(() => M.forward(s));
+      if (returnIntermediates === undefined || returnIntermediates === false) {
+        const r = call(M, () => M.forward(s));
+        frozenShape(r.shape);
+        return r;
+      }
       if (returnIntermediates !== true) {
         throw fieldTypeError('returnIntermediates', `returnIntermediates must be a boolean, got ${typeof returnIntermediates}`);
       }
-      const r = call(() => M.forwardIntermediates(s));
+      const r = call(M, () => M.forwardIntermediates(s));
       if (s.returnWeights === true) r.weights = r.intermediates.attention.data.slice();
+      frozenShape(r.shape);
       return r;
     },
     resolveShape(spec) {
       const s = own('resolveShape', spec);
-      return call(() => M.resolveShape(s));
+      return frozenShape(call(M, () => M.resolveShape(s)));
     },
     createSession(spec) {
       const s = own('createSession', spec);
-      return new Session(call(() => M.createSession(s)));
+      return new Session(call(M, () => M.createSession(s)));
     },
     createLayer(spec) {
       const s = own('createLayer', spec);
-      return new Layer(call(() => M.createLayer(s)));
+      return new Layer(call(M, () => M.createLayer(s)));
     },
     paramCount(cfg) {
       const s = own('paramCount', cfg);
-      return call(() => M.paramCount(s));
+      return call(M, () => M.paramCount(s));
     },
     kvCacheBytes(cfg) {
       const s = own('kvCacheBytes', cfg);
-      return call(() => M.kvCacheBytes(s));
+      return call(M, () => M.kvCacheBytes(s));
     },
     presets() {
-      return call(() => M.presets());
+      return call(M, () => M.presets());
     },
+    // The configurator's search lives in the on-demand module (16 KB of gzip the first map does not need).
     recommend(request) {
+      const raw = training('recommend');
       const s = own('recommend', request);
-      return call(() => M.recommend(s));
+      return call(raw, () => raw.recommend(s));
     },
     deploymentTargets() {
-      return call(() => M.deploymentTargets());
+      const raw = training('deploymentTargets');
+      return call(raw, () => raw.deploymentTargets());
     },
     sizeTable() {
-      return call(() => M.sizeTable());
+      return call(M, () => M.sizeTable());
     },
     createTrainer(spec) {
       const raw = training('createTrainer');
       const s = own('createTrainer', spec);
-      return new Trainer(call(() => new raw.RawTrainer(s)));
+      return new Trainer(call(raw, () => raw.createTrainer(s)));
     },
-    loadModel(bytes) {
+    loadModel(bytes, options) {
       const raw = training('loadModel');
-      if (!(bytes instanceof Uint8Array)) {
-        const got = bytes === null ? 'null' : ArrayBuffer.isView(bytes) ? `a ${bytes.constructor.name}` : typeof bytes;
+      let allowLongWork = false;
+      if (options !== undefined) {
+        const o = own('loadModel options', options);
+        for (const k of Object.keys(o)) {
+          if (k !== 'allowLongWork') throw fieldTypeError(k, `loadModel options have an unknown field '${k}'; known fields: allowLongWork`);
+        }
+        if (o.allowLongWork !== undefined && typeof o.allowLongWork !== 'boolean') {
+          throw fieldTypeError('allowLongWork', `allowLongWork must be a boolean, got ${typeof o.allowLongWork}`);
+        }
+        allowLongWork = o.allowLongWork === true;
+      }
+      const checked = checkValue(bytes, 'bytes', Infinity); // a plain view; detached, an imitation: refused
+      if (tagOf(checked) !== 'Uint8Array') {
+        const got = bytes === null ? 'null' : tagOf(bytes) ? `a ${tagOf(bytes)}` : typeof bytes;
         throw fieldTypeError('bytes', `loadModel needs a Uint8Array, got ${got}`);
       }
-      checkValue(bytes, 'bytes', Infinity); // detached?
-      return new Trainer(call(() => raw.loadModel(bytes))); // size and magic are checked before copying
+      return new Trainer(call(raw, () => raw.loadModel(checked, allowLongWork))); // read from bytes range by range
+    },
+    createDecodeProbe(spec) {
+      const raw = training('createDecodeProbe');
+      const s = own('createDecodeProbe', spec);
+      return new DecodeProbe(call(raw, () => raw.createDecodeProbe(s)));
+    },
+    copyBandwidth(budgetMs) {
+      const raw = training('copyBandwidth');
+      return call(raw, () => raw.decodeCopyBandwidth(numberArg('budgetMs', budgetMs)));
     },
     /** Whether the training module is loaded (createTrainer and loadModel work). */
     get trainingLoaded() {
@@ -518,9 +701,33 @@ export function makeAttention(M, build, loadTrainingModule) {
       }
       return trainingLoad;
     },
-    /** Bytes of wasm memory the core holds now: the attention module's heap plus the training module's. */
+    /**
+     * Opens a Hugging Face checkpoint (docs/api.md, "Pretrained checkpoints"); the first call loads the
+     * pretrained module of this build.
+     */
+    async loadPretrained(options) {
+      if (!pretrainedLoad) {
+        if (!lazy.pretrained) throw new Error('loadPretrained: this Attention object was made without the pretrained module');
+        pretrainedLoad = lazy.pretrained().then((p) => (pretrained = p));
+        pretrainedLoad.catch(() => { pretrainedLoad = null; });
+      }
+      return (await pretrainedLoad).loadPretrained(options);
+    },
+    /**
+     * A checkpoint's tokenizer (tokenizer.json, and tokenizer_config.json when there is one) through the
+     * Hugging Face tokenizers port for JavaScript, which loads on the first call (docs/api.md, "Tokenizers").
+     */
+    async loadTokenizer(tokenizerJson, tokenizerConfig) {
+      if (!lazy.tokenizer) throw new Error('loadTokenizer: this Attention object was made without the tokenizer');
+      return lazy.tokenizer(tokenizerJson, tokenizerConfig);
+    },
+    /** Whether the pretrained module is loaded. */
+    get pretrainedLoaded() {
+      return pretrained !== null;
+    },
+    /** Bytes of wasm memory the core holds now: the attention module's heap plus the training and pretrained modules'. */
     heapBytes() {
-      return M.HEAPU8.buffer.byteLength + (T ? T.HEAPU8.buffer.byteLength : 0);
+      return M.HEAPU8.buffer.byteLength + (T ? T.HEAPU8.buffer.byteLength : 0) + (pretrained ? pretrained.heapBytes() : 0);
     },
   });
   return api;

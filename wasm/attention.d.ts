@@ -46,10 +46,20 @@ export interface LoadOptions {
    */
   simd?: 'auto' | boolean;
   /**
+   * Among the SIMD builds, whether to load the FMA build (WebAssembly relaxed SIMD: products added
+   * with `f32x4.relaxed_madd`, fused where the CPU has FMA; the same results within rounding).
+   * `'auto'` (default): the FMA build where the engine validates relaxed SIMD (Chromium, Firefox;
+   * Node 20 with `--experimental-wasm-relaxed-simd`), the SIMD build otherwise. `true`: the FMA build
+   * (the promise rejects where the engine lacks relaxed SIMD; a TypeError with `simd: false`).
+   * `false`: the plain SIMD build.
+   */
+  fma?: 'auto' | boolean;
+  /**
    * Whether to load the lab's training module (a second WebAssembly module of the same build) too.
    * `true` (default): `createTrainer` and `loadModel` work at once. `false`: a lighter load, the
    * attention module only; call `await attn.loadTraining()` before training (until then
-   * `createTrainer` and `loadModel` throw an Error with `field: 'training'` saying so).
+   * `createTrainer`, `loadModel`, `createDecodeProbe`, `copyBandwidth`, `recommend` and
+   * `deploymentTargets` throw an Error with `field: 'training'` saying so).
    */
   training?: boolean;
 }
@@ -116,9 +126,10 @@ export interface AttentionShape {
   /** Integer seed of the deterministic weights. Default 0. */
   seed?: number;
   /**
-   * Lifts the compute cap of synchronous calls (`info.maxSyncFlops`, 2e11 floating-point operations:
-   * several seconds to tens of seconds of blocking work): forward passes, and for a session spec every
-   * append. Only `true` opts in; default false. Use it in a Web Worker, where blocking is harmless.
+   * Lifts the time cap of synchronous calls (`info.maxSyncSeconds`: about a second of work, by the
+   * core's estimate before the call runs): forward passes, a layer's or session's creation, and for a
+   * session spec every append, for a layer spec every forward. Only `true` opts in; default false. Use it
+   * in a Web Worker, where blocking is harmless.
    */
   allowLongWork?: boolean;
 }
@@ -164,7 +175,8 @@ export interface Intermediates {
 }
 
 /**
- * A block's geometry as the core resolved it: every result's `shape`, and {@link Attention.resolveShape}.
+ * A block's geometry as the core resolved it: every result's `shape`, `session.shape`, `layer.shape`
+ * and {@link Attention.resolveShape}. Frozen (a session's results share its shape, a layer's too).
  */
 export interface BlockShape {
   variant: Variant;
@@ -242,10 +254,12 @@ export interface Session {
   readonly cacheBytes: number;
   /** The most tokens the cache can hold; appending beyond it throws a RangeError. */
   readonly maxLen: number;
+  /** The session's resolved geometry (the `shape` of every append result). */
+  readonly shape: BlockShape;
   /**
    * Appends k >= 1 tokens, `x` of (k, dModel), and returns their outputs. More tokens than the room
-   * left (maxLen - length) is a RangeError before anything is copied; work above `info.maxSyncFlops`
-   * is refused unless the session spec had `allowLongWork: true`; a result that would overflow float32
+   * left (maxLen - length) is a RangeError before anything is copied; work estimated above
+   * `info.maxSyncSeconds` is refused unless the session spec had `allowLongWork: true`; a result that would overflow float32
    * is refused (field 'x') and leaves the cache as it was.
    */
   append(x: Float32Array): AttentionResult;
@@ -272,10 +286,12 @@ export interface LayerSpec extends AttentionShape {
 export interface Layer {
   /** x holds a whole number of rows of this many floats. */
   readonly dModel: number;
+  /** The layer's resolved geometry (the `shape` of every forward result). */
+  readonly shape: BlockShape;
   /**
    * x `(N, dModel)`, any N >= 1 (N = x.length / dModel). Returns what `attn.forward` returns for the
-   * layer's spec with `seqLen: N` and this x, bit for bit. The same caps as forward: work above
-   * `info.maxSyncFlops` is refused unless the layer spec had `allowLongWork: true`.
+   * layer's spec with `seqLen: N` and this x, bit for bit. The same caps as forward: work estimated
+   * above `info.maxSyncSeconds` is refused unless the layer spec had `allowLongWork: true`.
    */
   forward(x: Float32Array): AttentionResult;
   /** Frees the wasm memory. Calling it again does nothing. */
@@ -341,23 +357,59 @@ export interface Preset {
 
 /** What was loaded. */
 export interface AttentionInfo {
-  /** Whether the loaded build uses WebAssembly SIMD. */
+  /** Whether the loaded build uses WebAssembly SIMD (the FMA build does). */
   simd: boolean;
-  build: 'simd' | 'scalar';
+  build: 'fma' | 'simd' | 'scalar';
   /** Version of the core. */
   version: string;
   /** Work above this many bytes is refused with an Error before any allocation. */
   maxWorkBytes: number;
   /**
-   * The compute cap of a synchronous forward or append, in floating-point operations (2e11) unless the
-   * spec says `allowLongWork: true`. Admits the benchmark workload N=4096 D=1024 H=16 G=4 (9e10).
+   * The cap of one synchronous call, in seconds of work as the core's cost model estimates it before the
+   * call runs (1: about a second on the project's machine, docs/reliability.md); `allowLongWork: true`
+   * lifts it.
    */
-  maxSyncFlops: number;
-  /** The cap of one `trainer.step(n)` call in training tokens, n * batchSize * seqLen (32768). */
-  maxStepTokens: number;
+  maxSyncSeconds: number;
 }
 
 /** The attention core. */
+/** What {@link DecodeProbe.cachedStep} measured: one generated token against `context` cached tokens. */
+export interface DecodeStepTiming {
+  context: number;
+  /** Median time of the timed steps, in milliseconds. */
+  msPerToken: number;
+  /** How many steps were timed (after one untimed step). */
+  steps: number;
+  /** Bytes the step reads: every weight once, plus the cache rows of `context` tokens. */
+  weightBytes: number;
+  cacheBytes: number;
+}
+
+/** Progress of {@link DecodeProbe.uncachedStep}: call again until `done`. */
+export interface RecomputeProgress {
+  context: number;
+  /** Earlier tokens whose keys and values are recomputed so far (0 .. context). */
+  rows: number;
+  /** Their time so far, in milliseconds; once done, plus the step itself. */
+  ms: number;
+  done: boolean;
+  /** Floating-point operations of the recompute. */
+  flops: number;
+}
+
+/**
+ * One layer with its packed weights and a KV cache of maxLen tokens (a deterministic pattern), for
+ * timing one generated token on this machine (see {@link Attention.createDecodeProbe}).
+ */
+export interface DecodeProbe {
+  /** One token against `context` cached tokens (integer, 0 <= context < maxLen), timed for about budgetMs (0 to 10000). */
+  cachedStep(context: number, budgetMs: number): DecodeStepTiming;
+  /** The same step without a cache, every earlier key and value recomputed, in calls of about budgetMs. */
+  uncachedStep(context: number, budgetMs: number): RecomputeProgress;
+  /** Frees the wasm memory; later calls throw. */
+  dispose(): void;
+}
+
 export interface Attention {
   readonly info: AttentionInfo;
   /** One attention block over a whole sequence. */
@@ -377,9 +429,9 @@ export interface Attention {
   kvCacheBytes(cfg: KvCacheConfig): number;
   /** The models of reference/models.md. */
   presets(): Preset[];
-  /** The configurator: the attention geometry for a new model, and why (docs/configurator.md). */
+  /** The configurator: the attention geometry for a new model, and why (docs/configurator.md). Needs the training module (as createTrainer). */
   recommend(request: RecommendRequest): Recommendation;
-  /** The deployment targets `recommend` knows by id. */
+  /** The deployment targets `recommend` knows by id. Needs the training module. */
   deploymentTargets(): DeploymentTarget[];
   /** The configurator's size table (the heads table of the page shows it). */
   sizeTable(): SizeRow[];
@@ -398,6 +450,13 @@ export interface Attention {
    * message says what is wrong ("model file is not valid: ...").
    */
   loadModel(bytes: Uint8Array): Trainer;
+  /**
+   * A decode probe for a session spec (maxLen = the largest context + 1): what one generated token
+   * costs at this layer, with and without a KV cache. Needs the training module (as createTrainer).
+   */
+  createDecodeProbe(spec: SessionSpec): DecodeProbe;
+  /** Bytes read per second by the best 64 MiB copy in about budgetMs: the bandwidth floor of a decode step. Needs the training module. */
+  copyBandwidth(budgetMs: number): number;
   /** Whether the training module is loaded (`createTrainer` and `loadModel` work). */
   readonly trainingLoaded: boolean;
   /**
@@ -406,10 +465,123 @@ export interface Attention {
    */
   loadTraining(): Promise<Attention>;
   /**
+   * Opens a decoder-only Hugging Face checkpoint (docs/api.md "Pretrained checkpoints"). The first call
+   * loads the pretrained module of this build (its wasm memory may grow to 4 GiB). Everything is
+   * checked from the config and the files' headers before anything is allocated; errors name the
+   * config key (`'config.num_key_value_heads'`) or the tensor (`'weights.model.layers.0.self_attn.q_proj.weight'`).
+   */
+  loadPretrained(options: LoadPretrainedOptions): Promise<Pretrained>;
+  /** Whether the pretrained module is loaded (after the first `loadPretrained`). */
+  readonly pretrainedLoaded: boolean;
+  /**
+   * A checkpoint's own tokenizer: `tokenizer.json` and, when the folder has one, `tokenizer_config.json`
+   * (each parsed, or as text), through the Hugging Face tokenizers port for JavaScript
+   * (@huggingface/tokenizers, shipped as dist/lib/tokenizers.mjs), loaded on the first call. Works
+   * offline and under a CSP without 'unsafe-eval'. Bad files: a TypeError with `field` 'tokenizer',
+   * 'tokenizer.model' or 'config'.
+   */
+  loadTokenizer(tokenizerJson: object | string, tokenizerConfig?: object | string): Promise<PretrainedTokenizer>;
+  /**
    * The current size of the wasm heap in bytes (it grows on demand and never shrinks): the attention
-   * module's heap plus, once loaded, the training module's.
+   * module's heap plus, once loaded, the training module's and the pretrained module's.
    */
   heapBytes(): number;
+}
+
+/** A checkpoint's tokenizer (see {@link Attention.loadTokenizer}). */
+export interface PretrainedTokenizer {
+  /** One past the largest token id (added tokens included). */
+  readonly vocabSize: number;
+  /** The model's tokens of `text`; `addSpecialTokens` (default false) adds the tokenizer's own (e.g. BOS). */
+  encode(text: string, options?: { addSpecialTokens?: boolean }): { ids: Int32Array; tokens: string[] };
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  idToToken(id: number): string | undefined;
+  tokenToId(token: string): number | undefined;
+}
+
+/** A `.safetensors` file: its bytes, or a Blob / File read by slices. */
+export type SafetensorsSource = Uint8Array | ArrayBuffer | Blob;
+
+/** Input of {@link Attention.loadPretrained}. */
+export interface LoadPretrainedOptions {
+  /** The parsed `config.json`; `model_type` one of gpt2, gpt_bigcode, llama, mistral, qwen2, qwen3, deepseek_v2. */
+  config: Record<string, unknown>;
+  /** The checkpoint's `.safetensors` file, or all its shards (tensor names are looked up across them). */
+  weights: SafetensorsSource | SafetensorsSource[];
+  /** Called after each tensor is copied into the wasm heap. */
+  onProgress?: (progress: { loaded: number; total: number }) => void;
+  /** Aborts the load between tensors (the promise rejects with `signal.reason`). */
+  signal?: AbortSignal;
+}
+
+/** What a checkpoint is, as loaded. */
+export interface PretrainedInfo {
+  modelType: string;
+  variant: Variant;
+  nLayers: number;
+  dModel: number;
+  nHeads: number;
+  /** K/V heads (MLA: nHeads, the heads K and V decompress to). */
+  nKvHeads: number;
+  /** Width of a query/key head (MLA: qk_nope_head_dim + qk_rope_head_dim). */
+  dHead: number;
+  vocabSize: number;
+  intermediateSize: number;
+  /** Elements of every tensor the model holds. */
+  params: number;
+  /** Bytes of those tensors, at their dtypes (as the files store them). */
+  weightBytes: number;
+  /** Bytes one token adds to the KV cache of all layers at the checkpoint's dtype (HF's cache; MLA: latent + RoPE key). */
+  kvBytesPerToken: number;
+  tiedEmbeddings: boolean;
+  /** Learned positions (gpt2, gpt_bigcode), else null. */
+  maxPositions: number | null;
+  /** Mistral's sliding window, else null. */
+  slidingWindow: number | null;
+  /** The K/V head each query head reads (MLA: 0). */
+  kvHeadOf: number[];
+  /** MLA only: kv_lora_rank, qk_rope_head_dim, v_head_dim, q_lora_rank (0: no query compression). */
+  latentRank?: number;
+  ropeDim?: number;
+  vHeadDim?: number;
+  queryRank?: number;
+}
+
+/** Options of {@link Pretrained.forward} and {@link PretrainedSession.append}. */
+export interface PretrainedCallOptions {
+  /** Return every layer's attention maps. Default false. */
+  attentions?: boolean;
+  /** Lift the compute cap of a synchronous call (`info.maxSyncFlops`); use in a Web Worker. */
+  allowLongWork?: boolean;
+}
+
+export interface PretrainedOutput {
+  /** (N, vocabSize), row-major. */
+  logits: Float32Array;
+  /** When asked: per layer (H, N, S), head-major (forward: S = N; append: S = the session's length). */
+  attentions?: Float32Array[];
+}
+
+/** A checkpoint in wasm memory, its weights at the file's dtype. */
+export interface Pretrained {
+  readonly info: PretrainedInfo;
+  /** Token ids (an Int32Array or an Array), positions from 0, causal. */
+  forward(ids: ArrayLike<number>, options?: PretrainedCallOptions): PretrainedOutput;
+  /** A decoding session with a KV cache of `maxLen` tokens (float32). */
+  createSession(options: { maxLen: number }): PretrainedSession;
+  /** Frees the model's memory; later calls throw. */
+  dispose(): void;
+}
+
+export interface PretrainedSession {
+  /** Appends k >= 1 ids: their logits (k, vocabSize), the rows forward() gives them. */
+  append(ids: ArrayLike<number>, options?: PretrainedCallOptions): PretrainedOutput;
+  readonly length: number;
+  readonly maxLen: number;
+  /** Bytes the cache holds now: float32, every layer. */
+  readonly cacheBytes: number;
+  reset(): void;
+  dispose(): void;
 }
 
 /** Input of {@link Attention.createTrainer}. */
@@ -451,29 +623,43 @@ export interface TrainerSpec {
 }
 
 /** Options of {@link Trainer.train}. */
+/** What `train`'s onProgress receives after each chunk. */
+export interface TrainProgress {
+  step: number;
+  loss: number;
+  done: number;
+  steps: number;
+  evaluation?: { loss: number; bitsPerToken: number; accuracy: number };
+}
+
 export interface TrainOptions {
   /** Optimiser steps to run, an integer from 1 to 1e9. */
   steps: number;
-  /** Stops between chunks: the promise rejects with `signal.reason` (an AbortError by default). */
-  signal?: AbortSignal;
-  /** Called after each chunk. `done` of `steps` run by this call; `step` is the trainer's total;
-   *  `evaluation` (the result of `evaluate()`) after every `evalEvery` steps. */
-  onProgress?: (p: { step: number; loss: number; done: number; steps: number; evaluation?: { loss: number; bitsPerToken: number; accuracy: number } }) => void;
-  /** Steps per synchronous chunk, 1 to maxStepsPerCall. Default maxStepsPerCall. */
-  chunk?: number;
-  /** Evaluate on held-out data after every `evalEvery` steps of this call (chunks end there). */
+  /**
+   * Stops between chunks: the promise rejects with `signal.reason` (an AbortError by default); an
+   * AbortSignal or any object with a boolean `aborted`. An abort after the last chunk changes nothing.
+   */
+  signal?: AbortSignal | { readonly aborted: boolean; readonly reason?: unknown };
+  /**
+   * Called after each chunk. `done` of `steps` run by this call; `step` is the trainer's total;
+   * `evaluation`: `evaluate()`'s result, after every `evalEvery` steps of this call.
+   */
+  onProgress?: (p: TrainProgress) => void;
+  /** Runs `evaluate()` after every `evalEvery` steps (chunks end there), 1 to 1e9. */
   evalEvery?: number;
+  /** Steps per synchronous chunk, 1 to maxStepsPerCall. Default: sized by time (about 50 ms of work a chunk). */
+  chunk?: number;
 }
 
 export interface Trainer {
   readonly steps: number;
   readonly vocabSize: number;
-  /** The most steps one `step(n)` may run: max(1, floor(info.maxStepTokens / (batchSize * seqLen))). */
+  /** The most steps one `step(n)` may run: about a second of work, max(1, floor(1 s / the core's estimate of a step)). */
   readonly maxStepsPerCall: number;
   /**
    * n optimiser steps; loss: the last step's mean training cross-entropy, nats per token. n must be a
    * number (a TypeError otherwise: '5', true and [2] are refused), an integer from 1 to
-   * `maxStepsPerCall` (about a second at the lab's sizes; a RangeError naming the cap beyond it).
+   * `maxStepsPerCall` (about a second of work; a RangeError naming the cap beyond it).
    */
   step(n?: number): { step: number; loss: number };
   /**

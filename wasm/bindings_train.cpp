@@ -1,9 +1,9 @@
-// bindings_train.cpp — Embind verbs of the training lab (docs/api.md, "Training"): read the
-// trainer spec, call attn::train::Trainer, copy results out. Value checks live in the core.
+// bindings_train.cpp — Embind verbs of the training lab (docs/api.md, "Training"): read the trainer
+// spec, call attn::train::Trainer, copy results out. Every check and cap is the core's
+// (train/trainer.cpp, train/costs.cpp, train/model_file.cpp), run before anything is copied.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -17,17 +17,12 @@ using namespace attn_js;
 
 namespace {
 
-std::optional<bool> opt_bool(const val& obj, const char* name) {
-  if (obj[name].isUndefined()) return std::nullopt;
-  return bool_field(obj, name, "model");
-}
-
 // Walks the field tables (attn::spec_number_fields, attn::train::trainer_number_fields, trainer_flag_fields).
 attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   using attn::train::trainer_flag_fields;
   using attn::train::trainer_number_fields;
   require_object(spec, "trainer spec");
-  std::set<std::string> keys = {"task", "text", "model"};
+  std::set<std::string> keys = {"task", "text", "model", "allowLongWork"};
   std::set<std::string> model_keys = {"variant", "rope", "activation"};
   for (const auto& f : trainer_number_fields()) (f.in_model ? model_keys : keys).insert(f.name);
   for (const auto& f : trainer_flag_fields()) model_keys.insert(f.name);
@@ -35,7 +30,10 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   check_keys(spec, "trainer spec", keys);
   attn::train::TrainerSpec s;
   s.task = string_field(spec, "task");
+  const val text = spec["text"];
+  if (text.isString()) attn::train::Trainer::check_text_length(text["length"].as<double>());  // before copying it
   s.text = string_field(spec, "text");
+  s.allow_long_work = bool_field(spec, "allowLongWork");
   for (const auto& f : trainer_number_fields()) if (!f.in_model) s.*f.member = number_field(spec, f.name);
   const val model = spec["model"];
   if (model.isUndefined()) attn::throw_type("model", "model is required: { variant, dModel, nHeads, nLayers, ... }");
@@ -45,19 +43,39 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   for (const auto& f : attn::spec_number_fields()) {
     if (f.geometry) s.model.*f.member = number_field(model, f.name, "model");
   }
-  s.model.rope.enabled = bool_field(model, "rope", "model");
+  s.model.rope.enabled = bool_field(model, "rope", "model").value_or(false);
   for (const auto& f : trainer_number_fields()) if (f.in_model) s.*f.member = number_field(model, f.name, "model");
-  for (const auto& f : trainer_flag_fields()) s.*f.member = opt_bool(model, f.name);
+  for (const auto& f : trainer_flag_fields()) s.*f.member = bool_field(model, f.name, "model");
   s.activation = string_field(model, "activation", "model");
   return s;
 }
 
+// The caller's Uint8Array as the loader reads it (train/model_file.hpp): ranges copied straight from
+// it, so that a file refused on its header is never copied whole into the wasm heap.
+class JsSource : public attn::train::ModelSource {
+ public:
+  explicit JsSource(val bytes) : bytes_(std::move(bytes)), size_(bytes_["length"].as<double>()) {}
+  uint64_t size() const override { return uint64_t(size_); }
+  void read(uint64_t offset, uint64_t n, uint8_t* dst) const override {
+    val(emscripten::typed_memory_view(std::size_t(n), dst))
+        .call<void>("set", bytes_.call<val>("subarray", double(offset), double(offset + n)));
+  }
+
+ private:
+  val bytes_;
+  double size_;
+};
+
 class JsTrainer {
  public:
-  explicit JsTrainer(val spec) : t_(guarded([&] { return std::make_unique<attn::train::Trainer>(read_trainer_spec(spec)); })) {}
   explicit JsTrainer(std::unique_ptr<attn::train::Trainer> t) : t_(std::move(t)) {}
 
-  // n: an integer >= 1, and at most kMaxStepTokens training tokens (n * batchSize * seqLen) per call.
+  // createTrainer(spec): a RawTrainer, or the error (guarded).
+  static val create(val spec) {
+    return guarded([&] { return JsTrainer(std::make_unique<attn::train::Trainer>(read_trainer_spec(spec))); });
+  }
+
+  // n: an integer from 1 to maxStepsPerCall (the core's cap).
   val step(val n_val) {
     return guarded([&] {
       if (!n_val.isNumber()) attn::throw_type("n", "n must be a number, got " + describe(n_val));
@@ -65,27 +83,15 @@ class JsTrainer {
       if (!std::isfinite(n) || n != std::floor(n) || n < 1) {
         attn::throw_range("n", "n (" + attn::fmt(n) + ") must be an integer >= 1");
       }
-      const double tokens = double(t_->batch_size() * t_->task().seq_len());
-      const double max_steps = std::max(1.0, std::floor(attn::kMaxStepTokens / tokens));
-      if (n > max_steps) {
-        attn::throw_range("n", "n (" + attn::fmt(n) + ") is above the cap of a synchronous step(n): " +
-                                   attn::fmt(max_steps) + " steps here (" + attn::fmt(attn::kMaxStepTokens) +
-                                   " training tokens per call, batchSize * seqLen = " + attn::fmt(tokens) +
-                                   " per step; about a second at the lab's sizes): call step in a loop, or "
-                                   "use trainer.train({ steps, signal, onProgress })");
-      }
-      const auto r = t_->step(static_cast<int64_t>(n));
+      const auto r = t_->step(n > 1e15 ? int64_t(1e15) : static_cast<int64_t>(n));
       val o = val::object();
       o.set("step", double(r.step));
       o.set("loss", r.loss);
       return o;
     });
   }
-  // The most steps one step(n) call may run (the cap above).
-  double max_steps_per_call() const {
-    const double tokens = double(t_->batch_size() * t_->task().seq_len());
-    return std::max(1.0, std::floor(attn::kMaxStepTokens / tokens));
-  }
+  double max_steps_per_call() const { return double(t_->max_steps_per_call()); }
+  double step_seconds() const { return t_->costs().step.seconds(); }
   val evaluate() {
     return guarded([&] {
       const auto r = t_->evaluate();
@@ -114,7 +120,10 @@ class JsTrainer {
   }
   val attention(val tokens) {
     return guarded([&] {
-      const std::vector<float> f = read_floats(tokens, "tokens");
+      const std::size_t n = check_floats(tokens, "tokens");
+      t_->check_attention_length(double(n));  // before copying
+      std::vector<float> f(n);
+      copy_floats(tokens, f.data(), n);
       std::vector<int32_t> ids;
       for (std::size_t i = 0; i < f.size(); ++i) {
         if (f[i] != static_cast<float>(static_cast<int32_t>(f[i]))) {
@@ -139,32 +148,48 @@ class JsTrainer {
   }
   double steps() const { return double(t_->steps()); }
   double vocab_size() const { return double(t_->task().vocab()); }
+  // Internal (bench/calibrate-cost.mjs): the cost model's estimates of this trainer's calls.
+  val costs() const {
+    const auto& c = t_->costs();
+    val o = val::object();
+    o.set("create", cost_to_js(c.create));
+    o.set("step", cost_to_js(c.step));
+    o.set("evaluate", cost_to_js(c.evaluate));
+    o.set("headScores", cost_to_js(c.head_scores));
+    o.set("attention", cost_to_js(c.attention));
+    o.set("exportModel", cost_to_js(c.export_model));
+    o.set("loadModel", cost_to_js(c.load_model));
+    return o;
+  }
 
  private:
   std::unique_ptr<attn::train::Trainer> t_;
 };
 
-JsTrainer* load_model_js(val bytes) {
-  return guarded([&] {
-    if (!bytes.instanceof(val::global("Uint8Array"))) attn::throw_type("bytes", "loadModel needs a Uint8Array, got " + describe(bytes));
-    // Size and magic before copying anything into the wasm heap.
-    const double n = bytes["length"].as<double>();
-    attn::train::Trainer::check_model_prefix(bytes.call<val>("subarray", 0, 8)["length"].as<double>() < 8
-                                                 ? std::vector<uint8_t>{}
-                                                 : emscripten::convertJSArrayToNumberVector<uint8_t>(
-                                                       bytes.call<val>("subarray", 0, 8)),
-                                             n);
-    std::vector<uint8_t> data(static_cast<std::size_t>(n));
-    val(emscripten::typed_memory_view(data.size(), data.data())).call<void>("set", bytes);  // one bulk copy
-    return new JsTrainer(attn::train::Trainer::load_model(data));
-  });
+// Internal (tests/node/field-ranges.test.mjs): the ranges of the trainer's number fields.
+val field_ranges_js() {
+  val list = val::array();
+  for (const auto& f : attn::train::trainer_number_fields()) {
+    val o = val::object();
+    o.set("name", std::string(f.name));
+    o.set("lo", f.lo);
+    o.set("hi", f.hi);
+    o.set("integer", f.integer);
+    o.set("loOpen", f.lo_open);
+    list.call<void>("push", o);
+  }
+  return list;
+}
+
+// loadModel(bytes, allowLongWork): attention-api.mjs has checked that bytes is a live, plain Uint8Array.
+val load_model_js(val bytes, bool allow_long_work) {
+  return guarded([&] { return JsTrainer(attn::train::Trainer::load_model(JsSource(bytes), allow_long_work)); });
 }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(training) {
   emscripten::class_<JsTrainer>("RawTrainer")
-      .constructor<val>()
       .function("step", &JsTrainer::step)
       .function("evaluate", &JsTrainer::evaluate)
       .function("headScores", &JsTrainer::head_scores)
@@ -172,6 +197,10 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("exportModel", &JsTrainer::export_model)
       .function("steps", &JsTrainer::steps)
       .function("maxStepsPerCall", &JsTrainer::max_steps_per_call)
-      .function("vocabSize", &JsTrainer::vocab_size);
-  emscripten::function("loadModel", &load_model_js, emscripten::allow_raw_pointers());
+      .function("stepSeconds", &JsTrainer::step_seconds)
+      .function("vocabSize", &JsTrainer::vocab_size)
+      .function("_costs", &JsTrainer::costs);
+  emscripten::function("createTrainer", &JsTrainer::create);
+  emscripten::function("loadModel", &load_model_js);
+  emscripten::function("_fieldRanges", &field_ranges_js);
 }

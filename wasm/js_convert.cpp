@@ -2,6 +2,9 @@
 #include "js_convert.hpp"
 
 #include <emscripten/bind.h>
+#include <emscripten/stack.h>
+
+#include <utility>
 
 namespace attn_js {
 
@@ -13,10 +16,14 @@ const std::set<std::string> kSpecFields = [] {
   return names;
 }();
 
-void throw_js(const std::string& cls, const std::string& message, const std::string& field) {
-  val error = val::global(cls.c_str()).new_(message);
+val js_error(attn::Error::Kind kind, const std::string& message, const std::string& field) {
+  // A plain object, not an Error: attention-api.mjs makes the one Error the caller sees (an Error
+  // made here would capture a stack of wasm frames, which costs more than the refusal itself).
+  val error = val::object();
+  error.set("$attnError", kind == attn::Error::Kind::Type ? "TypeError" : kind == attn::Error::Kind::Range ? "RangeError" : "Error");
+  error.set("message", message);
   if (!field.empty()) error.set("field", field);
-  error.throw_();
+  return error;
 }
 
 namespace {
@@ -28,13 +35,13 @@ std::string path(const std::string& prefix, const char* name) {
 std::string describe(const val& v) {
   const std::string t = v.typeOf().as<std::string>();
   if (v.isNull()) return "null";
-  if (t == "string") return "string ('" + v.as<std::string>().substr(0, 40) + "')";
+  if (t == "string") return "string (" + attn::quoted(v.as<std::string>()) + ")";
   if (t == "number") return "number (" + attn::fmt(v.as<double>()) + ")";
   if (t == "boolean") return std::string("boolean (") + (v.as<bool>() ? "true" : "false") + ")";
   if (t == "object" && val::global("Array").call<bool>("isArray", v)) return "an Array";
   if (t == "object") {
     const val ctor = v["constructor"];
-    if (!ctor.isUndefined() && !ctor.isNull()) return "a " + ctor["name"].as<std::string>();
+    if (!ctor.isUndefined() && !ctor.isNull() && ctor["name"].isString()) return "a " + ctor["name"].as<std::string>();
   }
   return t;
 }
@@ -63,9 +70,9 @@ std::optional<double> number_field(const val& obj, const char* name, const std::
   return v.as<double>();
 }
 
-bool bool_field(const val& obj, const char* name, const std::string& prefix) {
+std::optional<bool> bool_field(const val& obj, const char* name, const std::string& prefix) {
   const val v = obj[name];
-  if (v.isUndefined()) return false;
+  if (v.isUndefined()) return std::nullopt;
   if (v.typeOf().as<std::string>() != "boolean") {
     attn::throw_type(path(prefix, name), path(prefix, name) + " must be a boolean, got " + describe(v));
   }
@@ -77,10 +84,17 @@ void require_object(const val& v, const char* what, const std::string& field) {
 }
 
 
-attn::RawSpec read_spec(const val& spec, const char* what) {
+attn::RawSpec read_spec(const val& spec, const char* what, const std::set<std::string>& extra) {
   require_object(spec, what);
-  check_keys(spec, what, kSpecFields);
+  if (extra.empty()) {
+    check_keys(spec, what, kSpecFields);
+  } else {
+    std::set<std::string> known = kSpecFields;
+    known.insert(extra.begin(), extra.end());
+    check_keys(spec, what, known);
+  }
   attn::RawSpec r;
+  r.has_weights = !spec["weights"].isUndefined();
   const val variant = spec["variant"];
   if (!variant.isUndefined()) {
     if (!variant.isString()) attn::throw_type("variant", "variant must be a string ('mha', 'mqa', 'gqa' or 'mla'), got " + describe(variant));
@@ -146,8 +160,34 @@ std::optional<std::string> string_field(const val& obj, const char* name, const 
   return v.as<std::string>();
 }
 
+val to_val(const std::vector<std::string>& v) {
+  val a = val::array();
+  for (const auto& s : v) a.call<void>("push", s);
+  return a;
+}
+
 val to_js(const float* p, std::size_t n) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(n, p));  // a copy JS owns
 }
 
+val cost_to_js(const attn::Cost& c) {
+  const attn::Work w = c.total();
+  val o = val::object();
+  o.set("seconds", c.seconds());
+  for (const auto& [name, v] : std::vector<std::pair<const char*, double>>{
+           {"gemm", w.gemm}, {"attend", w.attend}, {"scores", w.scores}, {"loops", w.loops},
+           {"elementwise", w.elementwise}, {"bytes", w.bytes}, {"checksum", w.checksum}, {"seeded", w.seeded}}) {
+    o.set(name, v);
+  }
+  return o;
+}
+
 }  // namespace attn_js
+
+// Internal, for tests (tests/node/wear.test.mjs): bytes of the wasm stack in use, read inside a call,
+// so it is the same on every call while nothing leaks. Not part of the API.
+EMSCRIPTEN_BINDINGS(attn_internal) {
+  emscripten::function("_stackBytesUsed", emscripten::optional_override([] {
+                         return double(emscripten_stack_get_base() - emscripten_stack_get_current());
+                       }));
+}

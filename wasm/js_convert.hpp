@@ -6,12 +6,13 @@
 #include <emscripten/val.h>
 
 #include <new>
-
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "attn/cost.hpp"
 #include "attn/errors.hpp"
 #include "attn/spec.hpp"
 
@@ -20,27 +21,39 @@ namespace attn_js {
 using emscripten::val;
 
 // ---------------------------------------------------------------------------------------------
-// Errors: run f; on failure throw a JS Error / TypeError / RangeError carrying the message, with
-// `field` set to the path of the field the error is about ("seqLen", "weights.wq", "model.nHeads")
-// when the core named one (attn::Error::field()).
-[[noreturn]] void throw_js(const std::string& cls, const std::string& message, const std::string& field);
+// Errors. Every verb runs its work through guarded(): f's result comes back as a val; when f throws,
+// guarded *returns* the error: its class (TypeError, RangeError or Error), message and `field` (the path of
+// the field the error is about, attn::Error::field(): "seqLen", "weights.wq", "model.nHeads"), as
+// a plain object { $attnError: 'TypeError' | 'RangeError' | 'Error', message, field? }, and
+// attention-api.mjs throws the matching Error on the JS side.
+//
+// Why returned, not thrown from here: a JS exception thrown inside wasm (val::throw_()) unwinds the
+// wasm frames between Embind's invoker and the throw without running their epilogues, and those
+// restore the wasm stack pointer (__stack_pointer). So every refused call left the frames' bytes of
+// the 5 MiB stack allocated, for good: after ~330,000 refusals every call failed ("memory access out
+// of bounds"). A returned error lets every frame return normally (tests/node/wear.test.mjs makes a
+// million refused calls). JS exceptions raised *inside* wasm by a caller's value (a Proxy whose
+// trap throws) cannot be caught here (clang 14's catch (...) does not catch foreign exceptions):
+// attention-api.mjs restores the stack pointer for those (stackSave / stackRestore).
+val js_error(attn::Error::Kind kind, const std::string& message, const std::string& field);
 
 template <class F>
-auto guarded(F&& f) -> decltype(f()) {
-  std::string message, cls = "Error", field;
+val guarded(F&& f) {
   try {
-    return f();
+    if constexpr (std::is_void_v<decltype(f())>) {
+      f();
+      return val::undefined();
+    } else {
+      return val(f());
+    }
   } catch (const attn::Error& e) {
-    message = e.what();
-    field = e.field();
-    cls = e.kind() == attn::Error::Kind::Type ? "TypeError" : e.kind() == attn::Error::Kind::Range ? "RangeError" : "Error";
+    return js_error(e.kind(), e.message(), e.field());
   } catch (const std::bad_alloc&) {
-    message = "out of memory: the request needs more memory than the WebAssembly heap can grow to";
-    cls = "RangeError";
+    return js_error(attn::Error::Kind::Range,
+                    "out of memory: the request needs more memory than the WebAssembly heap can grow to", "");
   } catch (const std::exception& e) {
-    message = e.what();
+    return js_error(attn::Error::Kind::State, e.what(), "");
   }
-  throw_js(cls, message, field);
 }
 
 // A short description of a JS value for messages: "string ('4')", "number (3)", "an Array", ...
@@ -51,13 +64,14 @@ bool is_plain_object(const val& v);
 void check_keys(const val& obj, const char* what, const std::set<std::string>& known, const std::string& prefix = "");
 std::optional<double> number_field(const val& obj, const char* name, const std::string& prefix = "");
 std::optional<std::string> string_field(const val& obj, const char* name, const std::string& prefix = "");
-bool bool_field(const val& obj, const char* name, const std::string& prefix = "");
+std::optional<bool> bool_field(const val& obj, const char* name, const std::string& prefix = "");
 // `field`: the path the error names (empty for a whole argument, e.g. the spec itself).
 void require_object(const val& v, const char* what, const std::string& field = "");
 
 extern const std::set<std::string> kSpecFields;
-// A forward / session / shape spec; `what` names it in messages ("forward spec").
-attn::RawSpec read_spec(const val& spec, const char* what);
+// A forward / session / shape spec; `what` names it in messages ("forward spec"). `extra`: further
+// fields the call reads itself (paramCount's nLayers). Sets has_weights when `weights` is given.
+attn::RawSpec read_spec(const val& spec, const char* what, const std::set<std::string>& extra = {});
 // A numeric array (Float32Array, another typed array or an Array of numbers) -> float32 values.
 // The length is checked before anything is copied: exactly `expected` elements when given, else at
 // most `at_most`, else at most kMaxWorkBytes / 4; a refused call leaves the wasm heap as it was.
@@ -70,5 +84,26 @@ std::size_t check_floats(const val& v, const std::string& field, std::optional<d
 void copy_floats(const val& v, float* dst, std::size_t n);
 // A Float32Array copy of n floats, owned by JS.
 val to_js(const float* p, std::size_t n);
+
+// Core values as JS values: what the core's field visitors (accounting.hpp, configurator.hpp) hand out.
+inline val to_val(double v) { return val(v); }
+inline val to_val(bool v) { return val(v); }
+inline val to_val(const std::string& v) { return val(v); }
+val to_val(const std::vector<std::string>& v);
+template <class T>
+val to_val(const std::optional<T>& v) {
+  return v ? to_val(*v) : val::null();
+}
+// The object a core visitor describes: visit(out) calls out(name, value) for each field.
+template <class Visit>
+val object_of(Visit&& visit) {
+  val o = val::object();
+  visit([&](const char* name, const auto& value) { o.set(name, to_val(value)); });
+  return o;
+}
+
+// A cost estimate (cost.hpp) as { seconds, gemm, attend, ... }: its time and its work by kind, for the
+// internal estimates the benchmarks read (bench/calibrate-cost.mjs, bench/worst-cases.mjs).
+val cost_to_js(const attn::Cost& c);
 
 }  // namespace attn_js

@@ -27,6 +27,23 @@ ParamCount param_count(const Shape& s) {
   return p;
 }
 
+double model_params(const Shape& s, int64_t n_layers, double vocab) {
+  const double d = double(s.d);
+  return double(n_layers) * (param_count(s).total + 8.0 * d * d) + vocab * d;
+}
+
+Shape preset_shape(const Preset& p) {
+  Shape s;
+  s.variant = p.variant;
+  s.d = p.d_model;
+  s.h = p.n_heads;
+  s.g = p.n_kv_heads;
+  s.dh = p.d_head;
+  s.r = p.latent_rank;
+  s.dr = p.rope_dim;
+  return s;
+}
+
 double kv_elements_per_token_per_layer(Variant v, int64_t h, int64_t g, int64_t dh, int64_t r, int64_t dr) {
   switch (v) {
     case Variant::MHA: return 2.0 * double(h) * double(dh);

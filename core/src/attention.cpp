@@ -15,9 +15,18 @@ namespace {
 
 constexpr int kMaxGroupBlock = 2;  // query heads per pass over a key block
 
-// Keys visible to query i (0-based within this call).
+// Keys visible to query i (0-based within this call): [first_visible_key, visible_keys).
 inline int64_t visible_keys(const AttendArgs& a, int64_t i) {
   return a.causal ? std::min(a.n_k, a.q_offset + i + 1) : a.n_k;
+}
+inline int64_t first_visible_key(const AttendArgs& a, int64_t i) {
+  return a.causal && a.window > 0 ? std::max<int64_t>(0, a.q_offset + i + 1 - a.window) : 0;
+}
+
+// row[0:len] <- softmax over the visible keys [first, len), zeros elsewhere (and past len to total).
+inline void softmax_visible(float* row, int64_t first, int64_t len, int64_t total, float scale) {
+  softmax_row(row + first, len - first, total - first, scale);
+  std::fill(row, row + first, 0.0f);
 }
 
 // ---- few queries (decoding): one query row against the keys of one K/V head, for all the query
@@ -53,7 +62,7 @@ inline void dot_block(int64_t d, const float* const* q, const float* k, int64_t 
     for (int hb = 0; hb < HB; ++hb) {
       const vf qv = simd::load(q[hb] + c);
       ATTN_UNROLL
-      for (int kb = 0; kb < KB; ++kb) acc[hb][kb] += qv * kv[kb];
+      for (int kb = 0; kb < KB; ++kb) acc[hb][kb] = simd::madd(qv, kv[kb], acc[hb][kb]);
     }
   }
   ATTN_UNROLL
@@ -86,7 +95,7 @@ inline void pv_block(const float* p, const float* v, int64_t ldv, float* o, int6
     const vf pj = simd::splat(p[j]);
     const float* vj = v + j * ldv;
     ATTN_UNROLL
-    for (int c = 0; c < NV; ++c) acc[c] += pj * simd::load(vj + c * kLanes);
+    for (int c = 0; c < NV; ++c) acc[c] = simd::madd(pj, simd::load(vj + c * kLanes), acc[c]);
   }
   ATTN_UNROLL
   for (int c = 0; c < NV; ++c) simd::store(o + c * kLanes, acc[c]);
@@ -126,7 +135,7 @@ inline void pv_block_heads(const float* const* p, const float* v, int64_t ldv, f
     for (int hb = 0; hb < HB; ++hb) {
       const vf pj = simd::splat(p[hb][j]);
       ATTN_UNROLL
-      for (int c = 0; c < NV; ++c) acc[hb][c] += pj * vv[c];
+      for (int c = 0; c < NV; ++c) acc[hb][c] = simd::madd(pj, vv[c], acc[hb][c]);
     }
   }
   ATTN_UNROLL
@@ -183,21 +192,21 @@ void attend_direct(const AttendArgs& a) {
   std::vector<float*> p(static_cast<std::size_t>(a.n_heads));  // (H, S): the weights rows, or scratch
   std::vector<float*> o(static_cast<std::size_t>(a.n_heads));  // (H, d_v): the output rows of query i
   for (int64_t i = 0; i < a.n_q; ++i) {
-    const int64_t len = visible_keys(a, i);
+    const int64_t first = first_visible_key(a, i), len = visible_keys(a, i);
     for (int64_t h = 0; h < a.n_heads; ++h) {
       p[std::size_t(h)] = a.weights ? a.weights + (h * a.n_q + i) * a.n_k : scratch.data() + h * a.n_k;
       o[std::size_t(h)] = a.out + i * a.ldo + h * a.d_v;
     }
-    for (int64_t j0 = 0; j0 < len; j0 += tile) {  // pass 1
+    for (int64_t j0 = first; j0 < len; j0 += tile) {  // pass 1
       const int64_t j1 = std::min(len, j0 + tile);
       for (int64_t g = 0; g < a.n_kv_heads; ++g) scores_group(a, i, g, j0, j1, p.data());
     }
-    for (int64_t h = 0; h < a.n_heads; ++h) softmax_row(p[std::size_t(h)], len, a.weights ? a.n_k : len, a.scale);  // pass 2
-    for (int64_t j0 = 0; j0 < len; j0 += tile) {  // pass 3
+    for (int64_t h = 0; h < a.n_heads; ++h) softmax_visible(p[std::size_t(h)], first, len, a.weights ? a.n_k : len, a.scale);  // pass 2
+    for (int64_t j0 = first; j0 < len; j0 += tile) {  // pass 3
       const int64_t j1 = std::min(len, j0 + tile);
       for (int64_t g = 0; g < a.n_kv_heads; ++g) {  // the group's heads share each V vector they load
         const std::size_t h0 = std::size_t(g * group);
-        pv_tile_heads(a.d_v, p.data() + h0, group, a.v + g * a.d_v, a.ldv, o.data() + h0, j0, j1, j0 == 0);
+        pv_tile_heads(a.d_v, p.data() + h0, group, a.v + g * a.d_v, a.ldv, o.data() + h0, j0, j1, j0 == first);
       }
     }
   }
@@ -218,7 +227,9 @@ void attend_blocked(const AttendArgs& a) {
         const int64_t keys = visible_keys(a, i0 + bq - 1);  // the last row of the block sees most
         float* p = a.weights ? a.weights + (h * a.n_q + i0) * a.n_k : scratch.data();  // (bq, S)
         gemm_packed(bq, keys, a.d_qk, a.q + i0 * a.ldq + h * a.d_qk, a.ldq, kt, p, a.n_k, false);
-        for (int64_t i = 0; i < bq; ++i) softmax_row(p + i * a.n_k, visible_keys(a, i0 + i), a.n_k, a.scale);
+        for (int64_t i = 0; i < bq; ++i) {
+          softmax_visible(p + i * a.n_k, first_visible_key(a, i0 + i), visible_keys(a, i0 + i), a.n_k, a.scale);
+        }
         gemm_packed(bq, a.d_v, keys, p, a.n_k, vg, a.out + i0 * a.ldo + h * a.d_v, a.ldo, false);
       }
     }

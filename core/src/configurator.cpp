@@ -44,7 +44,6 @@ const std::vector<DeploymentTarget>& deployment_targets() {
 namespace {
 
 constexpr double kMinBudget = 10e6, kMaxBudget = 2e12;
-constexpr double kVocab = 32000;          // vocabulary assumed by the parameter estimate of a direct shape
 constexpr int64_t kMinHeadWidth = 32;      // the lesson's refusal: d_head < 32
 constexpr int64_t kMhaMaxHeadsLong = 16;   // MHA with more heads than this ...
 constexpr double kLongContext = 32768;     // ... beyond this context is refused unless priced
@@ -110,6 +109,23 @@ struct Context {
 
 }  // namespace
 
+const std::vector<RecommendNumberField>& recommend_number_fields() {
+  static const std::vector<RecommendNumberField> table = {
+      {"paramBudget", &RecommendQuery::param_budget},   {"dModel", &RecommendQuery::d_model},
+      {"nLayers", &RecommendQuery::n_layers},           {"seqLen", &RecommendQuery::seq_len},
+      {"batch", &RecommendQuery::batch},                {"memoryBytes", &RecommendQuery::memory_bytes},
+      {"bytesPerElement", &RecommendQuery::bytes_per_element},
+      {"weightBytesPerParam", &RecommendQuery::weight_bytes_per_param},
+  };
+  return table;
+}
+
+const std::vector<RecommendStringField>& recommend_string_fields() {
+  static const std::vector<RecommendStringField> table = {
+      {"target", &RecommendQuery::target}, {"priority", &RecommendQuery::priority}, {"variant", &RecommendQuery::variant}};
+  return table;
+}
+
 Recommendation recommend(const RecommendQuery& q) {
   Recommendation rec;
   auto fire = [&](const char* id, const std::string& reason) {
@@ -125,7 +141,7 @@ Recommendation recommend(const RecommendQuery& q) {
   const double wbpp = number_field("weightBytesPerParam", q.weight_bytes_per_param, 0.125, 16, 2.0);
   const std::string priority = q.priority.value_or("balanced");
   if (priority != "quality" && priority != "balanced" && priority != "memory") {
-    throw_range("priority", "priority ('" + priority.substr(0, 40) + "') must be 'quality', 'balanced' or 'memory'");
+    throw_range("priority", "priority (" + quoted(priority) + ") must be 'quality', 'balanced' or 'memory'");
   }
   std::optional<Variant> forced;
   if (q.variant) forced = parse_variant(q.variant);
@@ -136,7 +152,7 @@ Recommendation recommend(const RecommendQuery& q) {
     if (it == ts.end()) {
       std::string ids;
       for (const auto& t : ts) ids += (ids.empty() ? "'" : ", '") + std::string(t.id) + "'";
-      throw_range("target", "target ('" + q.target->substr(0, 40) + "') must be one of " + ids + ", or give memoryBytes");
+      throw_range("target", "target (" + quoted(*q.target) + ") must be one of " + ids + ", or give memoryBytes");
     }
     rec.memory_bytes = it->memory_bytes;
   } else if (q.memory_bytes) {
@@ -182,8 +198,14 @@ Recommendation recommend(const RecommendQuery& q) {
                   "refuses d_head < 32 (heads start fighting the sqrt(d_head) scale); use a multiple of 32");
     }
     h = d / dh;
-    // Estimate: attention 4*D^2 (as MHA; GQA/MLA save part of it), MLP 8*D^2, embeddings 32K * D.
-    params = double(layers) * 12.0 * double(d) * double(d) + kVocab * double(d);
+    // Estimate (model_params): attention of the MHA shape, 4*D^2 (GQA/MLA save part of it), MLP
+    // 8*D^2, embeddings 32K * D.
+    Shape mha;
+    mha.variant = Variant::MHA;
+    mha.d = d;
+    mha.h = mha.g = d / dh;
+    mha.dh = dh;
+    params = model_params(mha, layers);
     fire("direct-shape", "Shape given: dModel " + fmt(double(d)) + " and " + fmt(double(layers)) + " layers; d_head " +
                              fmt(double(dh)) + " (64 up to dModel 1024, 128 from 2048) gives " + fmt(double(h)) + " heads.");
   }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "attn/cost.hpp"
+#include "attn/errors.hpp"
 #include "attn/grouped_block.hpp"
 #include "attn/kernels.hpp"
 #include "attn/latent_block.hpp"
@@ -178,6 +180,16 @@ double intermediates_bytes(const Shape& s) {
   double elements = 0;
   for (const Stage& st : stage_list(s)) elements += double(count(st.shape));
   return 4.0 * elements;
+}
+
+void check_intermediates(const Shape& s, bool seeded) {
+  const double bytes = forward_work_bytes(s) + intermediates_bytes(s);
+  if (bytes > kMaxWorkBytes) {
+    throw_range("returnIntermediates", "returnIntermediates: the stages of this pass take " + fmt(bytes) +
+                " bytes with the pass itself, above the cap of " + fmt(kMaxWorkBytes) +
+                " bytes (use a shorter seqLen or fewer heads)");
+  }
+  check_sync_time(intermediates_cost(s, seeded), s.allow_long_work);
 }
 
 Intermediates forward_intermediates(const Shape& s, const Weights& w, const Matrix& x) {

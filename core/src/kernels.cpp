@@ -64,7 +64,7 @@ static void micro_kernel(int64_t kc, const float* a, int64_t lda, const float* p
     for (int r = 0; r < MR; ++r) {
       const vf av = simd::splat(*ar[r]++);
       ATTN_UNROLL
-      for (int v = 0; v < kNV; ++v) acc[r][v] += av * b[v];
+      for (int v = 0; v < kNV; ++v) acc[r][v] = simd::madd(av, b[v], acc[r][v]);
     }
   }
   ATTN_UNROLL
@@ -104,7 +104,7 @@ static void gemv_panels(int64_t k, const float* x, const float* panel, int64_t p
     ATTN_UNROLL
     for (int p = 0; p < P; ++p) {
       ATTN_UNROLL
-      for (int v = 0; v < kNV; ++v) acc[p][v] += xs * simd::load(src[p] + kk * kNR + v * kLanes);
+      for (int v = 0; v < kNV; ++v) acc[p][v] = simd::madd(xs, simd::load(src[p] + kk * kNR + v * kLanes), acc[p][v]);
     }
   }
   ATTN_UNROLL
@@ -265,6 +265,7 @@ inline T exp_t(T x) {
 }  // namespace
 
 float exp_approx(float x) { return exp_t(x); }
+vf exp_approx(vf x) { return exp_t(x); }
 
 // softmax(scale * row[0:len]): subtract the max (scaled), exponentiate, normalise; zero the tail.
 void softmax_row(float* row, int64_t len, int64_t total, float scale) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "attn/accounting.hpp"
+#include "attn/cost.hpp"
 #include "attn/errors.hpp"
 #include "attn/spec.hpp"
 
@@ -56,9 +57,8 @@ void Session::set_cache(const std::vector<Matrix>& tensors) {
   length_ = tokens;
 }
 
-ForwardResult Session::append(const Matrix& x) {
+void Session::check_append(int64_t k) const {
   const Shape& s = shape_;
-  const int64_t k = int64_t(x.shape(0));
   if (k < 1) throw_range("x", "append needs at least one token, got 0");
   if (length_ + k > s.max_len) {
     throw_range("x", "appending " + fmt(double(k)) + " tokens to a session holding " + fmt(double(length_)) +
@@ -70,36 +70,31 @@ ForwardResult Session::append(const Matrix& x) {
                 fmt(kMaxWorkBytes / 1048576.0) + " MiB: append fewer tokens per call" +
                 (s.return_weights ? " or do not ask for returnWeights" : ""));
   }
+  check_sync_time(append_cost(s, k, length_), s.allow_long_work);
+}
+
+ForwardResult Session::append(const Matrix& x) {
+  const Shape& s = shape_;
+  const int64_t k = int64_t(x.shape(0));
+  check_append(k);
   const int64_t pos0 = length_, total = length_ + k, w = row_width();
   ForwardResult r = make_forward_result(s, k, total);
   // The k new queries attend over all `total` keys, the cached ones and their own (causally).
-  AttendArgs a;
-  a.n_q = k;
-  a.n_k = total;
-  a.causal = true;
-  a.q_offset = pos0;
-  a.weights = r.maps();
   if (s.variant == Variant::MLA) {
     const int64_t rq = s.r + s.dr;
     // new cache rows [c | kr] (k, r+dr) written in place; q (k, H*(r+dr)) per head [q~_h | qr_h]
     const Matrix q = project_latent_absorbed(s, latent_, x.data(), k, ckr_cache_.data() + pos0 * w, w, pos0);
-    a.n_kv_heads = 1;  // one shared K/V "head": keys [c | kr], values c
-    a.d_qk = rq;
-    a.d_v = s.r;
-    a.q = q.data(); a.ldq = s.h * rq;
-    a.k = ckr_cache_.data(); a.ldk = w;
-    a.v = ckr_cache_.data(); a.ldv = w;
-    r.output = output_latent_absorbed(s, latent_, attend_rows(s, a));  // (k, H*r) -> (k, D)
+    // one shared K/V "head": keys [c | kr], values c (the first r columns of the same rows)
+    const AttendArgs a = attend_args(s, k, total, 1, {q.data(), s.h * rq, rq}, {ckr_cache_.data(), w, rq},
+                                     {ckr_cache_.data(), w, s.r}, true, pos0, r.maps());
+    r.output = output_latent_absorbed(s, latent_, attend_rows(a));  // (k, H*r) -> (k, D)
   } else {
     // new k and v rows (k, G*dh) written in place; q (k, H*dh)
     const Matrix q = project_grouped(s, grouped_, x.data(), k, k_cache_.data() + pos0 * w,
                                      v_cache_.data() + pos0 * w, w, pos0);
-    a.n_kv_heads = s.g;
-    a.d_qk = a.d_v = s.dh;
-    a.q = q.data(); a.ldq = s.h * s.dh;
-    a.k = k_cache_.data(); a.ldk = w;
-    a.v = v_cache_.data(); a.ldv = w;
-    r.output = matmul(attend_rows(s, a), grouped_.wo);  // (k, H*dh) -> (k, D)
+    const AttendArgs a = attend_args(s, k, total, s.g, {q.data(), s.h * s.dh, s.dh}, {k_cache_.data(), w, s.dh},
+                                     {v_cache_.data(), w, s.dh}, true, pos0, r.maps());
+    r.output = matmul(attend_rows(a), grouped_.wo);  // (k, H*dh) -> (k, D)
   }
   length_ = total;
   return r;

@@ -1,24 +1,11 @@
 // layer.cpp — a block with its weights packed once (see layer.hpp).
 #include "attn/layer.hpp"
 
+#include "attn/cost.hpp"
 #include "attn/errors.hpp"
 #include "attn/spec.hpp"
 
 namespace attn {
-
-PackedBlock pack_block(const Shape& s, const Weights& w) {
-  PackedBlock p;
-  if (s.variant == Variant::MLA) {
-    p.latent = pack_latent(s, w);
-  } else {
-    p.grouped = pack_grouped(w);
-  }
-  return p;
-}
-
-ForwardResult forward(const Shape& s, const PackedBlock& p, const Matrix& x) {
-  return s.variant == Variant::MLA ? forward_latent(s, p.latent, x) : forward_grouped(s, p.grouped, x);
-}
 
 Layer::Layer(const Shape& s, const Weights& w) : shape_(s), packed_(pack_block(s, w)) { shape_.n = 0; }
 
@@ -30,6 +17,7 @@ Shape Layer::shape_for(int64_t n) const {
   Shape s = shape_;
   s.n = n;
   check_forward_work(s);
+  check_sync_time(forward_cost(s, false, true), s.allow_long_work);
   return s;
 }
 

@@ -3,36 +3,33 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "attn/accounting.hpp"
 #include "attn/attention.hpp"
+#include "attn/cost.hpp"
 #include "attn/errors.hpp"
 #include "attn/fields.hpp"
 #include "attn/weights.hpp"
 
 namespace attn {
 
-std::string fmt(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  char buf[32];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  }
-  return buf;
-}
-
 const std::vector<SpecNumberField>& spec_number_fields() {
   static const std::vector<SpecNumberField> table = {
-      {"seqLen", &RawSpec::seq_len, false},       {"dModel", &RawSpec::d_model, true},
-      {"nHeads", &RawSpec::n_heads, true},        {"nKvHeads", &RawSpec::n_kv_heads, true},
-      {"dHead", &RawSpec::d_head, true},          {"latentRank", &RawSpec::latent_rank, true},
-      {"ropeDim", &RawSpec::rope_dim, true},      {"seed", &RawSpec::seed, false},
-      {"maxLen", &RawSpec::max_len, false},
+      {"seqLen", &RawSpec::seq_len, false, 1, kMaxDim},        {"dModel", &RawSpec::d_model, true, 1, kMaxDim},
+      {"nHeads", &RawSpec::n_heads, true, 1, kMaxHeads},       {"nKvHeads", &RawSpec::n_kv_heads, true, 1, kMaxHeads},
+      {"dHead", &RawSpec::d_head, true, 1, kMaxHeads},         {"latentRank", &RawSpec::latent_rank, true, 1, kMaxDim},
+      {"ropeDim", &RawSpec::rope_dim, true, 0, kMaxHeads},     {"seed", &RawSpec::seed, false, 0, kMaxSeed},
+      {"maxLen", &RawSpec::max_len, false, 1, kMaxDim},
   };
   return table;
+}
+
+const SpecNumberField& spec_field(const char* name) {
+  for (const auto& f : spec_number_fields()) {
+    if (std::string(f.name) == name) return f;
+  }
+  throw std::logic_error(std::string("no spec field ") + name);
 }
 
 const std::vector<SpecFlagField>& spec_flag_fields() {
@@ -50,10 +47,16 @@ Variant parse_variant(const std::optional<std::string>& v) {
   if (*v == "mqa") return Variant::MQA;
   if (*v == "gqa") return Variant::GQA;
   if (*v == "mla") return Variant::MLA;
-  throw_range("variant", "variant ('" + v->substr(0, 40) + "') must be one of 'mha', 'mqa', 'gqa', 'mla'");
+  throw_range("variant", "variant (" + quoted(*v) + ") must be one of 'mha', 'mqa', 'gqa', 'mla'");
 }
 
 namespace {
+
+// A field of the spec table, checked against its range.
+int64_t checked(const char* name, const std::optional<double>& v, std::optional<int64_t> fallback = std::nullopt) {
+  const SpecNumberField& f = spec_field(name);
+  return integer_field(name, v, f.lo, f.hi, fallback);
+}
 
 void require_absent_or_zero(const char* name, const std::optional<double>& v, const char* why) {
   if (v && *v != 0) throw_range(name, std::string(name) + " (" + fmt(*v) + ") " + why);
@@ -67,7 +70,7 @@ Shape resolve(const RawSpec& raw, Need need) {
   const std::string vq = std::string("'") + variant_name(s.variant) + "'";
 
   if (need == Need::Forward) {
-    s.n = integer_field("seqLen", raw.seq_len, 1, kMaxDim);
+    s.n = checked("seqLen", raw.seq_len);
   } else if (raw.seq_len && need == Need::Session) {
     throw_range("seqLen", "seqLen (" + fmt(*raw.seq_len) + ") does not apply to a session: give maxLen");
   } else if (raw.seq_len && need == Need::Layer) {
@@ -77,14 +80,14 @@ Shape resolve(const RawSpec& raw, Need need) {
   if (raw.max_len && need == Need::Layer) {
     throw_range("maxLen", "maxLen (" + fmt(*raw.max_len) + ") applies to createSession, not createLayer");
   }
-  if (need == Need::Session) s.max_len = integer_field("maxLen", raw.max_len, 1, kMaxDim);
+  if (need == Need::Session) s.max_len = checked("maxLen", raw.max_len);
 
-  s.d = integer_field("dModel", raw.d_model, 1, kMaxDim);
-  s.h = integer_field("nHeads", raw.n_heads, 1, 4096);
+  s.d = checked("dModel", raw.d_model);
+  s.h = checked("nHeads", raw.n_heads);
 
   // dHead: default D / H, which must then divide exactly.
   if (raw.d_head) {
-    s.dh = integer_field("dHead", raw.d_head, 1, 4096);
+    s.dh = checked("dHead", raw.d_head);
   } else {
     if (s.d % s.h != 0) {
       throw_range("dModel", "dModel (" + fmt(double(s.d)) + ") must be divisible by nHeads (" + fmt(double(s.h)) +
@@ -97,7 +100,7 @@ Shape resolve(const RawSpec& raw, Need need) {
     case Variant::MHA:
     case Variant::MLA:
       // MHA: one K/V head per query head. MLA: K and V decompress to one head per query head.
-      s.g = integer_field("nKvHeads", raw.n_kv_heads, 1, 4096, s.h);
+      s.g = checked("nKvHeads", raw.n_kv_heads, s.h);
       if (s.g != s.h) {
         throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must equal nHeads (" + fmt(double(s.h)) +
                     ") for variant " + vq +
@@ -105,11 +108,11 @@ Shape resolve(const RawSpec& raw, Need need) {
       }
       break;
     case Variant::MQA:
-      s.g = integer_field("nKvHeads", raw.n_kv_heads, 1, 4096, 1);
+      s.g = checked("nKvHeads", raw.n_kv_heads, 1);
       if (s.g != 1) throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must be 1 for variant 'mqa'");
       break;
     case Variant::GQA:
-      s.g = integer_field("nKvHeads", raw.n_kv_heads, 1, 4096);
+      s.g = checked("nKvHeads", raw.n_kv_heads);
       if (s.g > s.h) {
         throw_range("nKvHeads", "nKvHeads (" + fmt(double(s.g)) + ") must not exceed nHeads (" + fmt(double(s.h)) + ")");
       }
@@ -120,8 +123,8 @@ Shape resolve(const RawSpec& raw, Need need) {
   }
 
   if (s.variant == Variant::MLA) {
-    s.r = integer_field("latentRank", raw.latent_rank, 1, kMaxDim);
-    s.dr = integer_field("ropeDim", raw.rope_dim, 0, 4096, 0);
+    s.r = checked("latentRank", raw.latent_rank);
+    s.dr = checked("ropeDim", raw.rope_dim, 0);
     if (s.dr % 2 != 0) throw_range("ropeDim", "ropeDim (" + fmt(double(s.dr)) + ") must be even (RoPE rotates pairs)");
     if (raw.rope.enabled && s.dr == 0) {
       throw_range("rope", "rope applies to variant 'mla' only through ropeDim, which is 0: set ropeDim > 0 "
@@ -143,9 +146,17 @@ Shape resolve(const RawSpec& raw, Need need) {
     s.rope_base = b;
   }
 
-  s.causal = raw.causal;
-  s.return_weights = raw.return_weights;
-  s.seed = static_cast<uint64_t>(integer_field("seed", raw.seed, 0, 9007199254740991.0, 0));
+  if (need == Need::Session) {
+    if (raw.causal && !*raw.causal) {
+      throw_range("causal", "causal (false) does not apply to a session: a session is causal by construction");
+    }
+    s.causal = true;
+  } else {
+    s.causal = raw.causal.value_or(false);
+  }
+  s.return_weights = raw.return_weights.value_or(false);
+  s.allow_long_work = raw.allow_long_work.value_or(false);
+  s.seed = static_cast<uint64_t>(checked("seed", raw.seed, 0));
 
   if (need == Need::Forward || need == Need::Layer) check_forward_work(s);
   if (need == Need::Session && session_work_bytes(s, 1) > kMaxWorkBytes) {
@@ -153,7 +164,23 @@ Shape resolve(const RawSpec& raw, Need need) {
                 " MiB for its weights and a cache of maxLen (" + fmt(double(s.max_len)) +
                 ") tokens, above the cap of " + fmt(kMaxWorkBytes / 1048576.0) + " MiB");
   }
+  const bool seeded = !raw.has_weights;
+  if (need == Need::Forward) check_sync_time(forward_cost(s, seeded), s.allow_long_work);
+  if (need == Need::Layer) check_sync_time(weights_cost(s, seeded, false), s.allow_long_work);
+  if (need == Need::Session) {
+    check_sync_time(weights_cost(s, seeded, true), s.allow_long_work);
+    // Every append of one token must fit, up to the last one.
+    Cost last = append_cost(s, 1, s.max_len - 1, "maxLen");
+    last.call = "appending a token to a full cache of maxLen (" + fmt(double(s.max_len)) + ") tokens";
+    last.hint.clear();
+    check_sync_time(last, s.allow_long_work);
+  }
   return s;
+}
+
+Shape resolve_described(const RawSpec& raw) {
+  if (raw.seq_len && raw.max_len) throw_type("maxLen", "give seqLen (a forward pass) or maxLen (a session), not both");
+  return resolve(raw, raw.seq_len ? Need::Forward : raw.max_len ? Need::Session : Need::Shape);
 }
 
 void check_forward_work(const Shape& s) {
@@ -164,6 +191,16 @@ void check_forward_work(const Shape& s) {
               fmt(kMaxWorkBytes / 1048576.0) + " MiB: reduce " +
               (s.n > 0 ? "seqLen (" + fmt(double(s.n)) + "), " : std::string()) + "dModel or the head sizes" +
               (s.return_weights && s.n > 0 ? ", or do not ask for returnWeights" : ""));
+}
+
+const std::vector<KvCacheNumberField>& kv_cache_number_fields() {
+  static const std::vector<KvCacheNumberField> table = {
+      {"nLayers", &KvCacheQuery::n_layers},   {"nHeads", &KvCacheQuery::n_heads},     {"nKvHeads", &KvCacheQuery::n_kv_heads},
+      {"dHead", &KvCacheQuery::d_head},       {"dModel", &KvCacheQuery::d_model},     {"latentRank", &KvCacheQuery::latent_rank},
+      {"ropeDim", &KvCacheQuery::rope_dim},   {"seqLen", &KvCacheQuery::seq_len},     {"batch", &KvCacheQuery::batch},
+      {"bytesPerElement", &KvCacheQuery::bytes_per_element},
+  };
+  return table;
 }
 
 double kv_cache_bytes(const KvCacheQuery& q) {

@@ -12,7 +12,7 @@ const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const VIEW_IDS = [...fs.readFileSync(`${REPO}/web/src/registry.js`, 'utf8').matchAll(/\{ id: '([a-z-]+)'/g)].map((m) => m[1]);
 
 let b;
-before(async () => { b = await startBrowser(); });
+before(async () => { b = await startBrowser({ copy: { 'models/gpt2': 'tests/fixtures/pretrained/gpt2' } }); });
 after(async () => { await b?.close(); });
 
 /** Serious and critical axe violations on the page, as readable lines. */
@@ -62,3 +62,22 @@ for (const [lang, scheme] of [['en', 'light'], ['en', 'dark'], ['hi', 'light'], 
     assert.deepEqual(problems, []);
   });
 }
+
+test('the views that draw an opened checkpoint have no serious or critical axe violations (light, dark)', async () => {
+  const problems = [];
+  for (const scheme of ['light', 'dark']) {
+    for (const view of ['model', 'heatmap', 'decode', 'heads-table']) {
+      const page = await b.open(`embed.html?view=${view}&model=models/gpt2/`, { viewport: { width: 720, height: 700 } });
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForFunction((v) => {
+        const r = document.querySelector('attention-playground').shadowRoot.querySelector(`[data-slot="${v}"]`)?.result;
+        return v === 'model' ? r?.opened === true : v === 'heatmap' ? r?.source === 'pretrained' : v === 'heads-table' ? Boolean(r?.opened) : r?.length >= 0;
+      }, view, { timeout: 30000 });
+      await viewReady(page, view, 1, 0, 30000);
+      for (const line of await violations(page)) problems.push(`${view} (${scheme}, gpt2 fixture open): ${line}`);
+      assert.deepEqual(page.errors, [], `${view}: console errors`);
+      await page.close();
+    }
+  }
+  assert.deepEqual(problems, []);
+});

@@ -16,12 +16,14 @@ export const DIST = path.join(REPO, 'dist');
 export const SHOTS = path.join(REPO, 'test-results/e2e');
 const SUBPATH = '/courses/attention/playground/';
 
-export async function startBrowser() {
+/** @param {{ copy?: Record<string, string> }} [options] copy: more folders of the repo served beside the page ({ 'models/gpt2': 'tests/fixtures/pretrained/gpt2' }) */
+export async function startBrowser({ copy = {} } = {}) {
   assert.ok(fs.existsSync(path.join(DIST, 'index.html')), 'dist/ is missing: run npm run build first');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-e2e-'));
   const site = path.join(root, SUBPATH);
   fs.cpSync(DIST, site, { recursive: true });
   fs.cpSync(path.join(REPO, 'tests/e2e/pages'), path.join(site, 'test-pages'), { recursive: true });
+  for (const [to, from] of Object.entries(copy)) fs.cpSync(path.join(REPO, from), path.join(site, to), { recursive: true });
   const server = await startServer({ root, port: 0, csp: true });
   const base = `${server.url.replace(/\/$/, '')}${SUBPATH}`;
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-'));

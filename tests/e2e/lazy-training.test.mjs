@@ -22,7 +22,9 @@ before(async () => {
 after(async () => { await b?.close(); });
 
 const isTraining = (u) => /attention-train/.test(new URL(u).pathname);
-const isAttentionWasm = (u) => /\/attention-(simd|scalar)-[^/]*\.wasm$/.test(new URL(u).pathname);
+/** What only an opened checkpoint needs: its module, its page code, the tokenizer library. */
+const isPretrained = (u) => /\/(attention-pretrained|pretrained|worker-pretrained|model|model-files|tokenizers?)[-.][^/]*$/.test(new URL(u).pathname);
+const isAttentionWasm = (u) => /\/attention-(fma|simd|scalar)-[^/]*\.wasm$/.test(new URL(u).pathname);
 
 test('the heatmap embed draws its maps without requesting the training module', async () => {
   requests = [];
@@ -31,6 +33,7 @@ test('the heatmap embed draws its maps without requesting the training module', 
   await page.waitForTimeout(500);  // anything requested after the first map would show up here
   assert.ok(requests.some(isAttentionWasm), `the attention module was fetched: ${requests.join('\n')}`);
   assert.deepEqual(requests.filter(isTraining), [], 'no training module for the heatmap');
+  assert.deepEqual(requests.filter(isPretrained), [], 'nothing of the pretrained checkpoints for the heatmap');
   assert.deepEqual(b.outside, [], 'every request stays under the sub-path');
   assert.deepEqual(page.errors, []);
   await page.close();

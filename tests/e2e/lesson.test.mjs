@@ -9,14 +9,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import { DIST, REPO, app, labStatus, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 
+// The page's worker loads the FMA build where Chromium has relaxed SIMD (it does); the reference pass
+// runs the same build here, so the tensors can be compared bit for bit. Node 20 needs the flag for it.
+v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { embed, tokenize } = await import(pathToFileURL(path.join(REPO, 'web/src/tokens.js')).href);
 
 let b;
 let attn;
-before(async () => { b = await startBrowser(); attn = await loadAttention({ simd: true }); });
+before(async () => { b = await startBrowser(); attn = await loadAttention({ simd: true, fma: true }); });
 after(async () => { await b?.close(); });
 
 const same = (a, c) => a.length === c.length && a.every((v, k) => Object.is(v, c[k]));

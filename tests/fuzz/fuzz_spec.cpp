@@ -1,13 +1,19 @@
 // fuzz_spec.cpp — libFuzzer target: arbitrary specs through validation, accounting, the configurator,
-// forward and sessions; and model files through Trainer::load_model (issue 12).
+// forward and sessions; and model files through Trainer::load_model.
 // Modes, by the first byte: 0xA8: the rest is a model file (.safetensors or ATTNTRN2/1), loaded as
 // is (the corpus holds exports with bytes flipped: tests/fuzz/corpus/model_*); 0xA9: the rest is an
 // ATTNTRN2 body whose CRC-32 the harness appends; 0xAA: the rest is a .safetensors model file whose
 // "crc32" metadata value the harness recomputes (when its JSON header parses and holds one) — so that
-// mutations get past the checksums into the header and tensor checks; anything else: a spec (below).
+// mutations get past the checksums into the header and tensor checks; 0xAB: the rest is a checkpoint,
+// config.json's text, a NUL byte, then a .safetensors file (tests/fuzz/corpus/pretrained_*), loaded
+// through the pretrained loader and run; anything else: a spec (below).
 // Any attn::Error is an accepted outcome; a crash, a sanitizer report, a non-finite output for
-// finite input or any other exception is a bug. Sizes are drawn small so that each input runs fast;
-// the size cap is exercised through resolve() with large values, which must refuse before allocating.
+// finite input that the core's overflow check (overflow.hpp) lets through, or any other exception is
+// a bug. Sizes are drawn small so that each input runs fast; the caps (memory, and time: cost.hpp)
+// are exercised through resolve() with large values, which must refuse before allocating.
+// The slowest accepted input is recorded in slowest-accepted.txt (in the working directory): its
+// time, the cost model's estimate for it, and what it ran (docs/reliability.md).
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -17,12 +23,19 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "attn/accounting.hpp"
 #include "attn/configurator.hpp"
+#include "attn/cost.hpp"
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
+#include "attn/intermediates.hpp"
 #include "attn/kv_cache.hpp"
 #include "attn/layer.hpp"
+#include "attn/overflow.hpp"
+#include "attn/pretrained/checkpoint.hpp"
+#include "attn/pretrained/session.hpp"
 #include "attn/train/model_file.hpp"
 #include "attn/train/trainer.hpp"
 
@@ -52,8 +65,29 @@ struct Reader {
   }
 };
 
-void check_finite(const attn::Matrix& m) {
-  for (float v : m) if (!std::isfinite(v)) __builtin_trap();
+// A result must be finite, or refused by the core's overflow check (which names an input).
+void check_result(const attn::Matrix& out, const std::vector<attn::Values>& inputs) {
+  bool finite = true;
+  for (float v : out) finite = finite && std::isfinite(v);
+  try {
+    attn::refuse_overflow("the result", "", {{"output", out.data(), out.size()}}, inputs, "");
+  } catch (const attn::Error& e) {
+    if (finite || e.field().empty()) __builtin_trap();  // refused a finite result, or named no input
+    throw;
+  }
+  if (!finite) __builtin_trap();  // a non-finite result let through
+}
+
+// The slowest accepted input so far: recorded when a new one is found (the file is overwritten).
+void record_if_slowest(double ms, double estimate_ms, const std::string& what) {
+  static double slowest = 0;
+  if (ms <= slowest) return;
+  slowest = ms;
+  if (std::FILE* f = std::fopen("slowest-accepted.txt", "w")) {
+    std::fprintf(f, "slowest accepted input: %.3f ms (the cost model's estimate in wasm SIMD: %.3f ms): %s\n", ms,
+                 estimate_ms, what.c_str());
+    std::fclose(f);
+  }
 }
 
 uint32_t crc32(const uint8_t* p, size_t n) {
@@ -80,10 +114,15 @@ void reseal_safetensors(std::vector<uint8_t>& bytes) {
     const std::string json(bytes.begin() + 8, bytes.begin() + 8 + std::ptrdiff_t(n));
     const std::size_t at = json.find(key);
     if (at == std::string::npos || at + key.size() + 8 > json.size()) return;
+    // version 3: over the data and the metadata; 4: over the whole file, its digits read as zeros
+    const auto version = h.metadata.find("formatVersion");
+    const std::size_t digits = 8 + at + key.size();
+    const uint32_t crc = version != h.metadata.end() && version->second == "3"
+                             ? attn::train::model_file_checksum_v3(h.metadata, bytes.data() + 8 + n, bytes.size() - 8 - std::size_t(n))
+                             : attn::train::crc32_zeroed(bytes.data(), bytes.size(), 0, digits);
     char hex[9];
-    std::snprintf(hex, sizeof hex, "%08x",
-                  attn::train::model_file_checksum(h.metadata, bytes.data() + 8 + n, bytes.size() - 8 - std::size_t(n)));
-    std::memcpy(bytes.data() + 8 + at + key.size(), hex, 8);
+    std::snprintf(hex, sizeof hex, "%08x", crc);
+    std::memcpy(bytes.data() + digits, hex, 8);
   } catch (const attn::Error&) {
   }
 }
@@ -102,6 +141,14 @@ int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
   }
   // Loaded: keep the work small (a file may describe a large model legitimately).
   if (t->model().params().size() > 64 || t->batch_size() * t->task().seq_len() > 4096) return 0;
+  // step(n) above the cap of a synchronous call is refused, and nothing runs.
+  const int64_t steps_before = t->steps();
+  try {
+    t->step(t->max_steps_per_call() + 1);
+    __builtin_trap();
+  } catch (const attn::Error& e) {
+    if (e.field() != "n" || t->steps() != steps_before) __builtin_trap();
+  }
   // One training step (cheaper than evaluate's 256 held-out sequences): a finite loss, or an
   // attn::Error when finite weights overflow float32 (found by this fuzzer: a shuffled weight block).
   const int64_t before = t->steps();
@@ -115,9 +162,49 @@ int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
   return 0;
 }
 
+// A checkpoint: config text, NUL, safetensors bytes. Any attn::Error is fine; a loaded model runs a
+// few ids through forward and through a session (finite weights may still overflow float32 in the
+// activations: the binding refuses such results; the core must not crash).
+int fuzz_checkpoint(const uint8_t* data, size_t size) {
+  const uint8_t* nul = static_cast<const uint8_t*>(std::memchr(data, 0, size));
+  if (!nul) return 0;
+  const nlohmann::json config = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(data), nul - data), nullptr, false);
+  if (config.is_discarded()) return 0;
+  const std::vector<uint8_t> file(nul + 1, data + size);
+  using namespace attn::pretrained;
+  std::unique_ptr<PretrainedModel> model;
+  try {
+    const int64_t n = safetensors_header_length(file.data(), int64_t(file.size()), int64_t(file.size()), "weights");
+    const SafetensorsIndex index = parse_safetensors_header(
+        std::string(reinterpret_cast<const char*>(file.data()) + 8, std::size_t(n)), int64_t(file.size()), 0, "weights");
+    CheckpointLoader loader(config, {index});
+    for (std::size_t i = 0; i < loader.copies().size(); ++i) {
+      const auto& c = loader.copies()[i];
+      std::memcpy(loader.destination(i), file.data() + c.begin, std::size_t(c.end - c.begin));
+    }
+    model = loader.finish();
+  } catch (const attn::Error&) {
+    return 0;
+  }
+  const ModelConfig& c = model->config();
+  if (c.vocab < 1) __builtin_trap();
+  std::vector<int32_t> ids;
+  for (int32_t i = 0; i < 4; ++i) ids.push_back(int32_t((i * 7) % c.vocab));
+  if (c.n_positions > 0 && c.n_positions < 4) ids.resize(std::size_t(c.n_positions));
+  try {
+    if (model->forward(ids, true).logits.size() != ids.size() * std::size_t(c.vocab)) __builtin_trap();
+  } catch (const attn::Error&) {
+    return 0;
+  }
+  Session s(*model, int64_t(ids.size()));
+  for (int32_t id : ids) s.append({id}, false);
+  return 0;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size >= 1 && data[0] == 0xAB) return fuzz_checkpoint(data + 1, size - 1);
   if (size >= 1 && (data[0] == 0xA8 || data[0] == 0xA9)) {
     return fuzz_model_file(std::vector<uint8_t>(data + 1, data + size), data[0] == 0xA9);
   }
@@ -144,6 +231,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   raw.return_weights = flags & 2;
   raw.rope.enabled = flags & 4;
   if (flags & 8) raw.rope.base = rd.field();
+  if (flags & 16) raw.allow_long_work = true;
+  const float x_scale = (flags & 32) ? 1e19f : 4.0f;  // 1e19: the scores may overflow float32
   try {
     // Accounting on the same fields.
     attn::KvCacheQuery q;
@@ -173,18 +262,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const attn::Error&) {
   }
   try {
+    const auto t0 = std::chrono::steady_clock::now();
     const attn::Shape s = attn::resolve(raw, attn::Need::Forward);
-    // Keep each run small: the cap is checked above; here only sizes that run in microseconds.
+    // Keep each run small: the caps are checked above; here only sizes that run in microseconds.
     if (s.n * s.d > 4096 || s.h * s.dh > 512 || s.r > 64 || s.d > 256 || s.n > 64) return 0;
-    const attn::Weights w = attn::init_weights(s, s.seed);
+    const auto held = attn::seeded_weights(s);  // the cache the binding reads seeded weights through
+    const attn::Weights& w = *held;
     attn::Matrix x = attn::uninitialised(s.n, s.d);
-    attn::fill_uniform(x, rd.byte(), 0, 4.0f);
+    attn::fill_uniform(x, rd.byte(), 0, x_scale);
+    std::vector<attn::Values> inputs = {{"x", x.data(), x.size(), "x"}};
+    for (const auto& slot : attn::weight_slots(s)) {
+      inputs.push_back({slot.name, (w.*(slot.member)).data(), (w.*(slot.member)).size(), std::string("weights.") + slot.name});
+    }
     const attn::ForwardResult r = attn::forward(s, w, x);
     static const bool verbose = std::getenv("ATTN_FUZZ_VERBOSE") != nullptr;  // to check a seed corpus
     if (verbose) std::fprintf(stderr, "forward %s N=%lld D=%lld H=%lld G=%lld dh=%lld r=%lld dr=%lld\n",
                               attn::variant_name(s.variant), (long long)s.n, (long long)s.d, (long long)s.h,
                               (long long)s.g, (long long)s.dh, (long long)s.r, (long long)s.dr);
-    check_finite(r.output);
+    check_result(r.output, inputs);
+    // The walkthrough's stages: their caps, and the same output bits.
+    attn::check_intermediates(s, true);
+    if (std::memcmp(attn::forward_intermediates(s, w, x).output.data(), r.output.data(), sizeof(float) * r.output.size()) != 0) {
+      __builtin_trap();
+    }
     // The same pass through a Layer (weights packed once): the same bits.
     const attn::Layer layer(s, w);
     const attn::ForwardResult lr = layer.forward(x);
@@ -198,14 +298,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const int64_t k = std::min<int64_t>(s.n - at, 1 + rd.byte() % 5);
       attn::Matrix xi = attn::uninitialised(k, s.d);
       std::memcpy(xi.data(), x.data() + at * s.d, sizeof(float) * k * s.d);
-      check_finite(session.append(xi).output);
+      session.check_append(k);
+      check_result(session.append(xi).output, inputs);
       at += k;
     }
     try {
-      session.append(x);  // over maxLen: must be refused
+      session.check_append(s.n);  // over maxLen: must be refused, and append too
       __builtin_trap();
     } catch (const attn::Error&) {
     }
+    try {
+      session.append(x);
+      __builtin_trap();
+    } catch (const attn::Error&) {
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double estimate = 1000.0 * (attn::forward_cost(s, true).seconds() * 3.0 + attn::intermediates_cost(s, true).seconds());
+    char what[200];
+    std::snprintf(what, sizeof what, "%s N=%lld D=%lld H=%lld G=%lld dh=%lld r=%lld dr=%lld: forward, intermediates, a layer, a session",
+                  attn::variant_name(s.variant), (long long)s.n, (long long)s.d, (long long)s.h, (long long)s.g,
+                  (long long)s.dh, (long long)s.r, (long long)s.dr);
+    record_if_slowest(ms, estimate, what);
   } catch (const attn::Error&) {
   }
   return 0;

@@ -36,6 +36,15 @@ using namespace attn;
 using namespace attn::train;
 
 namespace {
+// n steps in calls of at most max_steps_per_call() (about a second of work each, cost.hpp).
+attn::train::StepResult run_steps(attn::train::Trainer& t, int64_t n) {
+  attn::train::StepResult r{t.steps(), 0};
+  for (int64_t left = n; left > 0; left -= t.max_steps_per_call()) r = t.step(std::min(left, t.max_steps_per_call()));
+  return r;
+}
+}  // namespace
+
+namespace {
 
 constexpr float kEps = 1e-3f;
 constexpr double kRel = 1e-2;
@@ -540,7 +549,7 @@ TEST(Trainer, CopyTaskLossFallsBelowThreshold) {
   const double initial = t.evaluate().loss;
   EXPECT_NEAR(initial, std::log(16.0), 0.5);
   const auto t0 = std::chrono::steady_clock::now();
-  const StepResult r = t.step(150);
+  const StepResult r = run_steps(t, 150);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const EvalResult e = t.evaluate();
   std::printf("copy: step %lld train loss %.4f eval loss %.4f acc %.3f (%.1f s, %.0f tokens/s)\n", (long long)r.step,
@@ -561,7 +570,7 @@ TEST(Trainer, InductionReachesNinetyFivePercent) {
   int64_t reached = -1;
   EvalResult e{0, 0, 0};
   for (int chunk = 0; chunk < 12 && reached < 0; ++chunk) {
-    t.step(50);
+    run_steps(t, 50);
     e = t.evaluate();
     if (e.accuracy >= 0.95) reached = t.steps();
   }
@@ -624,7 +633,7 @@ TEST(Trainer, CharsTaskTrainsAndEvaluatesOnTheLastTenPercent) {
   Trainer t(s);
   EXPECT_EQ(t.task().vocab(), 11);  // ' ' . a c e h m n o s t
   const double before = t.evaluate().bits_per_token;
-  t.step(60);
+  run_steps(t, 60);
   const EvalResult e = t.evaluate();
   EXPECT_LT(e.bits_per_token, before - 1.0);
   EXPECT_NEAR(e.bits_per_token, e.loss / std::log(2.0), 1e-12);
@@ -765,18 +774,29 @@ uint32_t crc32_bitwise(const uint8_t* p, std::size_t n, uint32_t crc = 0) {
   }
   return ~c;
 }
-// The checksum as docs/api.md states it: CRC-32 of the data, then "key=value\n" of the metadata
-// without crc32, sorted by key.
-std::string checksum_of(const std::map<std::string, std::string>& meta, const uint8_t* data, std::size_t n) {
+std::string hex(uint32_t c) {
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", c);
+  return buf;
+}
+// The checksum of version 4 as docs/api.md states it: CRC-32 of the whole file with the 8 digits
+// after the first "crc32":" of the header read as zeros.
+std::string checksum_of(std::vector<uint8_t> f) {
+  const std::string key = "\"crc32\":\"";
+  const std::size_t at = std::string(f.begin(), f.end()).find(key) + key.size();
+  std::memset(f.data() + at, '0', 8);
+  return hex(crc32_bitwise(f.data(), f.size()));
+}
+// The checksum of version 3: CRC-32 of the data, then "key=value\n" of the metadata without crc32,
+// sorted by key.
+std::string checksum_v3(const std::map<std::string, std::string>& meta, const uint8_t* data, std::size_t n) {
   uint32_t c = crc32_bitwise(data, n);
   for (const auto& [k, v] : meta) {
     if (k == "crc32") continue;
     const std::string line = k + "=" + v + "\n";
     c = crc32_bitwise(reinterpret_cast<const uint8_t*>(line.data()), line.size(), c);
   }
-  char buf[9];
-  std::snprintf(buf, sizeof buf, "%08x", c);
-  return buf;
+  return hex(c);
 }
 uint64_t header_length(const std::vector<uint8_t>& f) {
   uint64_t n = 0;
@@ -797,13 +817,18 @@ std::vector<uint8_t> with_json(const std::vector<uint8_t>& f, const std::string&
   out.insert(out.end(), f.begin() + 8 + std::ptrdiff_t(header_length(f)), f.end());
   return out;
 }
-// The file rewritten by a small independent writer after edit(metadata), with the checksum recomputed.
+// The file rewritten by a small independent writer after edit(metadata) (and edit_tensors of its
+// table), with the checksum recomputed (the version's own: 4, or 3 when the edit says so).
 std::vector<uint8_t> with_meta(const std::vector<uint8_t>& f,
-                               const std::function<void(std::map<std::string, std::string>&)>& edit) {
+                               const std::function<void(std::map<std::string, std::string>&)>& edit,
+                               const std::function<void(std::map<std::string, TensorEntry>&)>& edit_tensors = {}) {
   SafetensorsHeader h = header_of(f);
   edit(h.metadata);
+  if (edit_tensors) edit_tensors(h.tensors);
   const std::size_t n = std::size_t(header_length(f));
-  h.metadata["crc32"] = checksum_of(h.metadata, f.data() + 8 + n, f.size() - 8 - n);
+  const bool v3 = h.metadata.count("formatVersion") && h.metadata.at("formatVersion") == "3";
+  if (v3) h.metadata["crc32"] = checksum_v3(h.metadata, f.data() + 8 + n, f.size() - 8 - n);
+  else h.metadata["crc32"] = "00000000";
   auto q = [](const std::string& s) {
     std::string o = "\"";
     for (char c : s) o += c == '"' ? std::string("\\\"") : c == '\\' ? std::string("\\\\") : c == '\n' ? std::string("\\n") : std::string(1, c);
@@ -818,7 +843,12 @@ std::vector<uint8_t> with_meta(const std::vector<uint8_t>& f,
     for (std::size_t d = 0; d < e.shape.size(); ++d) json += (d ? "," : "") + std::to_string(e.shape[d]);
     json += "],\"data_offsets\":[" + std::to_string(e.begin) + "," + std::to_string(e.end) + "]}";
   }
-  return with_json(f, json + "}");
+  std::vector<uint8_t> out = with_json(f, json + "}");
+  if (!v3) {
+    const std::string sum = checksum_of(out), key = "\"crc32\":\"";
+    std::memcpy(out.data() + std::string(out.begin(), out.end()).find(key) + key.size(), sum.data(), 8);
+  }
+  return out;
 }
 // The file with one float of tensor `name` set to v (checksum recomputed when reseal).
 std::vector<uint8_t> with_float(std::vector<uint8_t> f, const std::string& name, std::size_t index, float v,
@@ -850,17 +880,17 @@ TEST(ModelFile, ExportIsASafetensorsFileWithTheConfigInItsMetadata) {
   const uint64_t n = header_length(file);
   EXPECT_EQ(n % 8, 0u);
   const std::string json = header_text(file);
-  EXPECT_EQ(json.rfind("{\"__metadata__\":{\"format\":\"attention-playground.trainer\",\"formatVersion\":\"3\",\"crc32\":\"", 0), 0u)
+  EXPECT_EQ(json.rfind("{\"__metadata__\":{\"activation\":\"gelu\",\"batchSize\":\"4\",\"crc32\":\"", 0), 0u)
       << json.substr(0, 120);
   const SafetensorsHeader h = header_of(file);
   const std::map<std::string, std::string> want = {
       {"activation", "gelu"}, {"batchSize", "4"}, {"dModel", "64"}, {"format", "attention-playground.trainer"},
-      {"formatVersion", "3"}, {"layerNorm", "true"}, {"learningRate", "0.003"}, {"mlp", "false"}, {"nHeads", "4"},
+      {"formatVersion", "4"}, {"layerNorm", "true"}, {"learningRate", "0.003"}, {"mlp", "false"}, {"nHeads", "4"},
       {"nKvHeads", "2"}, {"nLayers", "1"}, {"rng", h.metadata.at("rng")}, {"seed", "1"}, {"seqLen", "8"},
       {"step", "2"}, {"task", "copy"}, {"tiedEmbeddings", "false"}, {"totalSteps", "2000"}, {"variant", "gqa"},
       {"vocabSize", "16"}, {"warmupSteps", "100"}, {"weightDecay", "0.01"}, {"crc32", h.metadata.at("crc32")}};
   EXPECT_EQ(h.metadata, want);
-  EXPECT_EQ(h.metadata.at("crc32"), checksum_of(h.metadata, file.data() + 8 + n, file.size() - 8 - n));
+  EXPECT_EQ(h.metadata.at("crc32"), checksum_of(file)) << "the CRC-32 of the whole file, its own digits as zeros";
   // tensors: PyTorch-style names, (d_in, d_out) matrices, 1-D vectors, moments beside them
   const std::vector<std::pair<std::string, std::vector<uint64_t>>> shapes = {
       {"layers.0.attn.wk", {64, 32}}, {"layers.0.attn.wo", {64, 64}}, {"layers.0.attn.wq", {64, 64}},
@@ -955,7 +985,8 @@ TEST(ModelFile, FilesAreCheckedBeforeTheyAreTrusted) {
       {[](Meta& m) { m["seqLen"] = "1"; }, "header describes no valid trainer: seqLen (1)"},
       {[](Meta& m) { m["text"] = "abc"; }, "'text' applies to task 'chars' only"},
       {[](Meta& m) { m["format"] = "other"; }, "not a trainer's export"},
-      {[](Meta& m) { m["formatVersion"] = "4"; }, "'formatVersion' ('4') must be 3"},
+      {[](Meta& m) { m["formatVersion"] = "5"; }, "'formatVersion' ('5') must be 4 or 3"},
+      {[](Meta& m) { m["formatVersion"] = "3"; }, ""},  // version 3 (its own checksum): loads
       {[](Meta& m) { m.erase("crc32"); }, ""},  // recomputed by with_meta: loads
       // a header describing a bigger model than the file holds: refused before the model is allocated
       {[](Meta& m) { m["dModel"] = "1024"; }, "the file has"},
@@ -981,18 +1012,21 @@ TEST(ModelFile, FilesAreCheckedBeforeTheyAreTrusted) {
             std::string::npos);
   EXPECT_NE(load_error(with_float(file, "optim.exp_avg_sq.unembed", 3, -1.0f)).find(">= 0"), std::string::npos);
   EXPECT_NE(load_error(with_float(file, "wte", 5, std::nanf(""), false)).find("checksum"), std::string::npos);
-  auto edit_json = [&](const std::string& from, const std::string& to) {
+  // Replaces `from` in the header, the first time after `after` (a tensor's key), and reseals the file.
+  auto edit_json = [&](const std::string& from, const std::string& to, const std::string& after = "") {
     std::string json = header_text(file);
-    const auto at = json.find(from);
+    const auto at = json.find(from, after.empty() ? 0 : json.find(after));
     EXPECT_NE(at, std::string::npos) << from;
     json.replace(at, from.size(), to);
-    return load_error(with_json(file, json));
+    std::vector<uint8_t> f = with_json(file, json);
+    const std::string key = "\"crc32\":\"", sum = checksum_of(f);
+    std::memcpy(f.data() + std::string(f.begin(), f.end()).find(key) + key.size(), sum.data(), 8);
+    return load_error(f);
   };
-  EXPECT_NE(edit_json("\"wte\":{\"dtype\":\"F32\"", "\"wte\":{\"dtype\":\"F16\"").find("dtype 'F16'"), std::string::npos);
-  EXPECT_NE(edit_json("\"wpe\":{\"dtype\":\"F32\",\"shape\":[8,64]", "\"wpe\":{\"dtype\":\"F32\",\"shape\":[64,8]")
-                .find("tensor 'wpe' has the wrong shape"), std::string::npos);
-  EXPECT_NE(edit_json("\"wpe\":{\"dtype\":\"F32\",\"shape\":[8,64]", "\"wpe\":{\"dtype\":\"F32\",\"shape\":[8,65]")
-                .find("do not hold its shape"), std::string::npos);
+  EXPECT_NE(edit_json("\"dtype\":\"F32\"", "\"dtype\":\"F16\"", "\"wte\":{").find("dtype 'F16'"), std::string::npos);
+  EXPECT_NE(edit_json("\"shape\":[8,64]", "\"shape\":[64,8]", "\"wpe\":{").find("tensor 'wpe' has the wrong shape"),
+            std::string::npos);
+  EXPECT_NE(edit_json("\"shape\":[8,64]", "\"shape\":[8,65]", "\"wpe\":{").find("do not hold its shape"), std::string::npos);
   EXPECT_NE(edit_json("\"wte\":{", "\"wte\":{\"extra\":1,").find("unknown key 'extra'"), std::string::npos);
   EXPECT_NE(edit_json("\"__metadata__\":{", "\"__metadata__\":{\"seed\":\"1\",").find("'seed' appears twice"), std::string::npos);
   EXPECT_NE(edit_json("\"wte\":", "\"wtf\":").find("tensor 'wte' is missing"), std::string::npos);
@@ -1010,7 +1044,29 @@ TEST(ModelFile, FilesAreCheckedBeforeTheyAreTrusted) {
   EXPECT_NE(load_error({}).find("not a model exported"), std::string::npos);
   EXPECT_NE(load_error({'P', 'K', 3, 4, 0, 0, 0, 0, 1, 2}).find("not a model exported"), std::string::npos);
   bad = std::vector<uint8_t>(file.begin(), file.begin() + 8 + std::ptrdiff_t(header_length(file)) + 100);
-  EXPECT_NE(load_error(bad).find("checksum"), std::string::npos);
+  EXPECT_NE(load_error(bad).find("its tensors cover"), std::string::npos) << load_error(bad);
+
+  // The tensor table is covered too: wk and wv's data_offsets swapped (both (64, 64) here) are refused
+  // in version 4; version 3's checksum did not cover the table, so such a file loaded another model.
+  {
+    auto swap = [](std::map<std::string, TensorEntry>& t) {
+      std::swap(t.at("layers.0.attn.wk").begin, t.at("layers.0.attn.wv").begin);
+      std::swap(t.at("layers.0.attn.wk").end, t.at("layers.0.attn.wv").end);
+    };
+    std::string json = header_text(file);
+    const SafetensorsHeader h = header_of(file);
+    const auto& wk = h.tensors.at("layers.0.attn.wk");
+    const auto& wv = h.tensors.at("layers.0.attn.wv");
+    const std::string a = "[" + std::to_string(wk.begin) + "," + std::to_string(wk.end) + "]";
+    const std::string b = "[" + std::to_string(wv.begin) + "," + std::to_string(wv.end) + "]";
+    json.replace(json.find(a), a.size(), "@");
+    json.replace(json.find(b), b.size(), a);
+    json.replace(json.find("@"), 1, b);
+    EXPECT_NE(load_error(with_json(file, json)).find("checksum does not match"), std::string::npos)
+        << load_error(with_json(file, json));
+    const auto v3 = with_meta(file, [](auto& m) { m["formatVersion"] = "3"; }, swap);
+    EXPECT_EQ(load_error(v3), "(no error)") << "version 3 did not cover the table";
+  }
 
   // finite but huge weights (a file passes every check with them) make a step overflow float32: it is
   // refused naming the largest weight and not applied (found by the fuzzer:
@@ -1074,12 +1130,12 @@ TEST(ModelFile, TheJsonHeaderReaderIsStrict) {
   const auto h = parse_safetensors_header(reinterpret_cast<const uint8_t*>(escaped.data()), escaped.size());
   EXPECT_EQ(h.metadata.at("k"), "\xC3\xA9\xF0\x9F\x98\x80");
   for (const auto& [json, part] : std::vector<std::pair<std::string, std::string>>{
-           {"", "expected '{'"},
-           {"[]", "expected '{'"},
-           {"{" + t + "} x", "bytes after the JSON object"},
+           {"", "unexpected end of input"},
+           {"[]", "an array where the file's object belongs"},
+           {"{" + t + "} x", "expected end of input"},
            {"{" + t + "," + t + "}", "'a' appears twice"},
-           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[01],\"data_offsets\":[0,4]}}", "leading zero"},
-           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", "expected an unsigned integer"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[01],\"data_offsets\":[0,4]}}", "unexpected number literal"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", "a negative integer"},
            {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1.0],\"data_offsets\":[0,4]}}", "not an integer"},
            {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1e2],\"data_offsets\":[0,4]}}", "not an integer"},
            {"{\"a\":{\"dtype\":\"F32\",\"shape\":[9007199254740993],\"data_offsets\":[0,4]}}", "above 2^53"},
@@ -1087,17 +1143,19 @@ TEST(ModelFile, TheJsonHeaderReaderIsStrict) {
            {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}}", "longer than 2"},
            {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", "longer than 8"},
            {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", "lacks dtype, shape or data_offsets"},
-           {"{\"a\":{\"dtype\":1,\"shape\":[1],\"data_offsets\":[0,4]}}", "expected '\"'"},
-           {"{\"__metadata__\":{\"k\":1}}", "expected '\"'"},
-           {"{\"__metadata__\":{\"k\":\"\\ud800\"}}", "lone high surrogate"},
-           {"{\"__metadata__\":{\"k\":\"\\udc00\"}}", "lone low surrogate"},
-           {"{\"__metadata__\":{\"k\":\"\\x41\"}}", "bad escape"},
-           {"{\"__metadata__\":{\"k\":\"\xFF\"}}", "invalid UTF-8"},
-           {"{\"__metadata__\":{\"k\":\"\xED\xA0\x80\"}}", "invalid UTF-8"},
-           {"{\"__metadata__\":{\"k\":\"\xC0\x80\"}}", "invalid UTF-8"},
-           {"{\"__metadata__\":{\"k\":\"a\nb\"}}", "control character"},
-           {"{\"__metadata__\":{\"k\":\"abc", "unterminated string"},
-           {"{\"__metadata__\":{\"k\":\"v\",}}", "expected '\"'"}}) {
+           {"{\"a\":{\"dtype\":1,\"shape\":[1],\"data_offsets\":[0,4]}}", "'dtype' must be a string"},
+           {"{\"a\":[]}", "tensor 'a' must be an object"},
+           {"{\"a\":{\"dtype\":\"F32\",\"shape\":[[1]],\"data_offsets\":[0,4]}}", "an array inside 'shape'"},
+           {"{\"__metadata__\":{\"k\":1}}", "the __metadata__ value of 'k' must be a string"},
+           {"{\"__metadata__\":{\"k\":\"\\ud800\"}}", "surrogate U+D800..U+DBFF must be followed by"},
+           {"{\"__metadata__\":{\"k\":\"\\udc00\"}}", "surrogate U+DC00..U+DFFF must follow"},
+           {"{\"__metadata__\":{\"k\":\"\\x41\"}}", "forbidden character after backslash"},
+           {"{\"__metadata__\":{\"k\":\"\xFF\"}}", "ill-formed UTF-8 byte"},
+           {"{\"__metadata__\":{\"k\":\"\xED\xA0\x80\"}}", "ill-formed UTF-8 byte"},
+           {"{\"__metadata__\":{\"k\":\"\xC0\x80\"}}", "ill-formed UTF-8 byte"},
+           {"{\"__metadata__\":{\"k\":\"a\nb\"}}", "must be escaped"},
+           {"{\"__metadata__\":{\"k\":\"abc", "missing closing quote"},
+           {"{\"__metadata__\":{\"k\":\"v\",}}", "expected string literal"}}) {
     const std::string e = parse(json);
     EXPECT_NE(e.find(part), std::string::npos) << json << " -> " << e;
     if (e != "ok") EXPECT_NE(e.find("model file is not valid"), std::string::npos) << e;

@@ -109,6 +109,7 @@ TEST(Validation, OversizedWorkIsRefusedBeforeAllocation) {
   r.return_weights = true;  // 4 heads * 8192^2 floats = 1 GiB of weights alone
   expect_error(r, Error::Kind::Range, {"returnWeights"});
   r.return_weights = false;
+  r.allow_long_work = true;  // within the memory cap; above the time cap (cost.hpp), lifted here
   EXPECT_NO_THROW(resolve(r, Need::Forward));
   r = good(); r.seq_len = 1e9;
   expect_error(r, Error::Kind::Range, {"seqLen (1000000000)"});
@@ -176,4 +177,71 @@ TEST(Validation, ErrorsCarryTheirField) {
   EXPECT_EQ(inner.nested("model").field(), "model.nHeads");
   EXPECT_STREQ(inner.nested("model").what(), inner.what());
   EXPECT_EQ(Error(Error::Kind::State, "disposed").nested("model").field(), "");
+}
+
+TEST(Validation, ASessionIsCausalAndRefusesCausalFalse) {
+  RawSpec r = good();
+  r.seq_len.reset();
+  r.max_len = 8.0;
+  EXPECT_TRUE(resolve(r, Need::Session).causal) << "absent: causal";
+  r.causal = true;
+  EXPECT_TRUE(resolve(r, Need::Session).causal);
+  r.causal = false;
+  expect_error(r, Error::Kind::Range, {"causal (false) does not apply to a session"}, Need::Session);
+  EXPECT_EQ(field_of(r, Need::Session), "causal");
+}
+
+TEST(Validation, KvHeadOfIsTheContiguousGroupAndZeroForMla) {
+  const Shape s = resolve(good(), Need::Forward);  // H 4, G 2
+  EXPECT_EQ(s.kv_head_of(0), 0);
+  EXPECT_EQ(s.kv_head_of(1), 0);
+  EXPECT_EQ(s.kv_head_of(2), 1);
+  EXPECT_EQ(s.kv_head_of(3), 1);
+  RawSpec m = good();
+  m.variant = std::string("mla");
+  m.n_kv_heads.reset();
+  m.latent_rank = 4.0;
+  const Shape mla = resolve(m, Need::Forward);
+  for (int64_t h = 0; h < mla.h; ++h) EXPECT_EQ(mla.kv_head_of(h), 0);
+}
+
+TEST(Validation, ResolveDescribedPicksTheCallTheSpecDescribes) {
+  RawSpec f = good();  // seqLen: a forward pass, with its caps
+  EXPECT_EQ(resolve_described(f).n, 8);
+  f.seq_len = 131072.0;
+  f.d_model = 4096.0;
+  EXPECT_THROW(resolve_described(f), Error) << "a forward pass above the caps";
+  RawSpec s = good();  // maxLen: a session, causal by construction
+  s.seq_len.reset();
+  s.max_len = 8.0;
+  EXPECT_TRUE(resolve_described(s).causal);
+  s.causal = false;
+  EXPECT_THROW(resolve_described(s), Error);
+  RawSpec g = good();  // neither: the bare geometry, with no work caps (a real model's sizes)
+  g.seq_len.reset();
+  g.d_model = 65536.0;
+  g.n_heads = 64.0;
+  g.n_kv_heads = 8.0;
+  EXPECT_EQ(resolve_described(g).g, 8);
+  RawSpec both = good();
+  both.max_len = 8.0;
+  try {
+    resolve_described(both);
+    ADD_FAILURE() << "seqLen and maxLen together";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "maxLen");
+  }
+}
+
+TEST(Validation, AMessageQuotesAValueWhole) {
+  RawSpec r = good();
+  r.variant = std::string("mh\0a", 4);
+  try {
+    resolve(r, Need::Forward);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "variant ('mh\\u0000a') must be one of 'mha', 'mqa', 'gqa', 'mla'");
+  }
+  EXPECT_EQ(quoted(std::string(50, 'x')), "'" + std::string(40, 'x') + "...'");
+  EXPECT_EQ(quoted("\xC3\xA9t\xC3\xA9"), "'\xC3\xA9t\xC3\xA9'") << "UTF-8 sequences stay whole";
 }

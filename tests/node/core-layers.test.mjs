@@ -1,4 +1,4 @@
-// The core's include graph runs downward only (issue 11): each file of core/ belongs to a layer
+// The core's include graph runs downward only: each file of core/ belongs to a layer
 // (README "Layout"), and may include files of its own layer or of layers below it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,13 +10,16 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 
 // Lowest first. A file's concept is its name without extension (train/* is one concept).
 const LAYERS = [
-  ['tensor', 'simd', 'errors', 'fields'],
-  ['kernels', 'attention', 'rope'],
-  ['shape', 'weights', 'accounting'],
+  ['tensor', 'simd', 'errors', 'fields', 'overflow'],
+  ['kernels', 'attention', 'rope', 'rope_scaling'],
+  ['shape', 'weights', 'accounting', 'cost'],
   ['spec'],
-  ['grouped_block', 'latent_block', 'forward', 'layer'],
-  ['kv_cache', 'intermediates'],
+  ['block_steps'],
+  ['grouped_block', 'latent_block'],
+  ['forward'],
+  ['layer', 'kv_cache', 'intermediates', 'decode_probe'],
   ['train', 'configurator'],
+  ['pretrained'],
 ];
 
 function layerOf(concept) {
@@ -27,6 +30,7 @@ function layerOf(concept) {
 function conceptOf(file) {
   const rel = path.relative(REPO, file);
   if (rel.includes(`${path.sep}train${path.sep}`) || rel.startsWith('attn/train/') || rel.startsWith('train/')) return 'train';
+  if (rel.includes(`${path.sep}pretrained${path.sep}`)) return 'pretrained';
   return path.basename(file).replace(/\.(hpp|cpp)$/, '');
 }
 
@@ -49,7 +53,7 @@ function upwardIncludes(file, text) {
   const from = conceptOf(file);
   const found = [];
   for (const m of text.matchAll(/^#include "attn\/([\w/]+)\.hpp"/gm)) {
-    const to = m[1].startsWith('train/') ? 'train' : m[1];
+    const to = m[1].startsWith('train/') ? 'train' : m[1].startsWith('pretrained/') ? 'pretrained' : m[1];
     if (layerOf(to) > layerOf(from)) found.push(`${path.relative(REPO, file)} includes attn/${m[1]}.hpp`);
   }
   return found;
@@ -66,4 +70,6 @@ test('the check reports an upward include and accepts a downward one', () => {
     ['core/src/weights.cpp includes attn/spec.hpp']);
   const layers = path.join(REPO, 'core/src/train/layers.cpp');
   assert.deepEqual(upwardIncludes(layers, '#include "attn/forward.hpp"\n#include "attn/train/model.hpp"\n'), []);
+  const fwd = path.join(REPO, 'core/src/forward.cpp');
+  assert.deepEqual(upwardIncludes(fwd, '#include "attn/layer.hpp"\n'), ['core/src/forward.cpp includes attn/layer.hpp']);
 });

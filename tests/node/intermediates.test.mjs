@@ -75,10 +75,15 @@ for (const { simd, name } of BUILDS) {
     });
 
     test('stages above the work cap are refused before computing, naming returnIntermediates', () => {
-      // (H, N, N) scores and maps at N = 8192, H = 4: 2 GiB of stages alone
+      // (H, N, N) scores and maps at N = 8192, H = 4: 2 GiB of stages alone (with allowLongWork: the
+      // pass itself is above the time cap too, which speaks first without it)
       const N = 8192, D = 16;
       assert.throws(() => attn.forward({ variant: 'mha', seqLen: N, dModel: D, nHeads: 4, x: new Float32Array(N * D),
-        returnIntermediates: true }), (e) => e instanceof RangeError && /returnIntermediates/.test(e.message));
+        returnIntermediates: true, allowLongWork: true }),
+      (e) => e instanceof RangeError && e.field === 'returnIntermediates' && /bytes with the pass itself/.test(e.message));
+      // the stages' plain loops, within the memory cap: refused on time, naming seqLen
+      assert.throws(() => attn.forward({ variant: 'mha', seqLen: 2048, dModel: D, nHeads: 4, x: new Float32Array(2048 * D),
+        returnIntermediates: true }), (e) => e instanceof RangeError && e.field === 'seqLen' && /returnIntermediates/.test(e.message));
       const ok = attn.forward({ variant: 'mha', seqLen: 2, dModel: 8, nHeads: 2, x: new Float32Array(16),
         returnIntermediates: true });
       assert.equal(ok.output.length, 16, 'the module keeps working');

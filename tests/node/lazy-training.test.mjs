@@ -1,6 +1,6 @@
 // lazy-training.test.mjs: the training module as a second WebAssembly module, loaded on demand
 // (docs/api.md, "A lighter load"). loadAttention({ training: false }) gives the attention module
-// only: createTrainer / loadModel throw an Error with field 'training' until attn.loadTraining();
+// only: createTrainer / loadModel / recommend throw an Error with field 'training' until attn.loadTraining();
 // loadTraining() resolves to the same object, after which the lab trains and reports bad input with
 // error.field exactly like the attention module. Runs on both builds (SIMD and scalar).
 //
@@ -40,6 +40,9 @@ for (const { simd, name } of BUILDS) {
       for (const [what, call] of [
         ['createTrainer', () => attn.createTrainer(SPEC)],
         ['loadModel', () => attn.loadModel(new Uint8Array(16))],
+        // the configurator's search lives in the same on-demand module
+        ['recommend', () => attn.recommend({ paramBudget: 1e8, seqLen: 1024 })],
+        ['deploymentTargets', () => attn.deploymentTargets()],
       ]) {
         assert.throws(call, (e) => {
           assert.equal(e.constructor, Error, `${what}: ${e}`);
@@ -58,6 +61,8 @@ for (const { simd, name } of BUILDS) {
       assert.equal(b, attn);
       assert.equal(attn.trainingLoaded, true);
       assert.equal(await loadAttention({ simd }), attn, 'the full load resolves to the same object');
+      assert.ok(attn.recommend({ paramBudget: 1e8, seqLen: 1024 }).nHeads > 0, 'recommend works once loaded');
+      assert.ok(attn.deploymentTargets().length > 0);
       assert.equal(await loadAttention({ simd, training: false }), attn);
       assert.ok(attn.heapBytes() > heapBefore, 'heapBytes counts the training module too');
 

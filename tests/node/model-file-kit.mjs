@@ -1,22 +1,32 @@
 // model-file-kit.mjs: an independent reader and writer of the trainer's .safetensors model file
-// (docs/api.md, "The model file") for the Node tests: CRC-32, the checksum over the data and the
-// metadata, and a writer that sorts tensors by name like the core. Not a test file itself.
+// (docs/api.md, "The model file") for the Node tests: the checksums of versions 4 (the whole file)
+// and 3 (the data and the metadata), and a writer that sorts tensors by name like the core. Not a
+// test file itself.
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
+import zlib from 'node:zlib';  // zlib.crc32: Node >= 20.15
 
 /** zlib's CRC-32 of bytes, continuing `crc`. */
-export function crc32(bytes, crc = 0) {
-  let c = (crc ^ 0xffffffff) >>> 0;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+export const crc32 = (bytes, crc = 0) => zlib.crc32(bytes, crc);
+
+/** Where the 8 digits of "__metadata__"."crc32" sit in a file: after the first `"crc32":"` of its header. */
+export function crcDigitsAt(file) {
+  const key = new TextEncoder().encode('"crc32":"');
+  const n = Number(new DataView(file.buffer, file.byteOffset, file.byteLength).getBigUint64(0, true));
+  for (let i = 8; i + key.length + 8 <= 8 + n; i++) {
+    if (key.every((b, j) => file[i + j] === b)) return i + key.length;
+  }
+  return -1;
 }
 
-/** The "crc32" metadata value: CRC-32 of the data, then "key=value\n" of the other metadata sorted by key. */
-export function checksum(metadata, data) {
+/** Version 4's "crc32": the CRC-32 of the whole file with its own 8 digits read as "00000000". */
+export function checksumOf(file) {
+  const zeroed = file.slice();
+  zeroed.fill(0x30, crcDigitsAt(file), crcDigitsAt(file) + 8);
+  return crc32(zeroed).toString(16).padStart(8, '0');
+}
+
+/** Version 3's "crc32": CRC-32 of the data, then "key=value\n" of the other metadata sorted by key. */
+export function checksumV3(metadata, data) {
   const keys = Object.keys(metadata).filter((k) => k !== 'crc32').sort();
   const lines = new TextEncoder().encode(keys.map((k) => `${k}=${metadata[k]}\n`).join(''));
   return crc32(lines, crc32(data)).toString(16).padStart(8, '0');
@@ -39,7 +49,10 @@ export function readModelFile(bytes) {
   return { headerLength: n, json, metadata: header.__metadata__, tensors, data };
 }
 
-/** A file from metadata and tensors (name -> { shape, data: Float32Array }); crc32 recomputed unless keepCrc. */
+/**
+ * A file from metadata and tensors (name -> { shape, data: Float32Array }), in name order; crc32
+ * recomputed (version 3's or 4's, by metadata.formatVersion) unless keepCrc.
+ */
 export function writeModelFile(metadata, tensors, { keepCrc = false } = {}) {
   const names = Object.keys(tensors).sort();
   let size = 0;
@@ -54,14 +67,16 @@ export function writeModelFile(metadata, tensors, { keepCrc = false } = {}) {
     at += t.data.byteLength;
   }
   const meta = { ...metadata };
-  if (!keepCrc) meta.crc32 = checksum(meta, data);
-  let json = new TextEncoder().encode(JSON.stringify({ __metadata__: meta, ...header }));
+  const v3 = meta.formatVersion === '3';
+  if (!keepCrc) meta.crc32 = v3 ? checksumV3(meta, data) : '00000000';
+  const json = new TextEncoder().encode(JSON.stringify({ __metadata__: meta, ...header }));
   const padded = Math.ceil(json.length / 8) * 8;
   const out = new Uint8Array(8 + padded + data.length);
   new DataView(out.buffer).setBigUint64(0, BigInt(padded), true);
   out.fill(0x20, 8, 8 + padded);
   out.set(json, 8);
   out.set(data, 8 + padded);
+  if (!keepCrc && !v3) out.set(new TextEncoder().encode(checksumOf(out)), crcDigitsAt(out));
   return out;
 }
 

@@ -13,12 +13,15 @@ import renderCss from './styles/render.css?inline';
 import viewsCss from './styles/views.css?inline';
 import tablesCss from './styles/tables.css?inline';
 import { DEFAULTS, fromParams, shapeSpec, toParams } from './state.js';
-import { el, escapeHtml } from './kit.js';
+import { buildName, el, escapeHtml } from './kit.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 import { LANGS, LANG_IDS, createI18n, pickLang } from './i18n/index.js';
 import { seededSource } from './sources/seeded.js';
+
+/** The views that draw an opened checkpoint (the others keep the lesson's seeded block). */
+const MODEL_VIEWS = ['heatmap', 'decode', 'model'];
 
 const css = [base, renderCss, viewsCss, tablesCss].join('\n');
 /** sources/trained.js, imported when a lab first hands a model to "Inspect". */
@@ -39,8 +42,11 @@ export class AttentionPlayground extends HTMLElement {
     this.errors = new Map();
     this.inspected = null;  // a trained model shown in the heatmap view (see ctx.inspectModel)
     this.trained = new Map(); // lab id -> the models it keeps ({ lab, label, key, inspect, ... }), for compare
+    this.model = null;        // an opened checkpoint's source (sources/pretrained.js), for MODEL_VIEWS
+    this.modelJob = null;     // the checkpoint being opened: { input, controller, promise, progress, error }
     this.state = { ...DEFAULTS };
     this.pending = false;
+    this.modelWatchers = new Set();
   }
 
   connectedCallback() { this.#mount(); }
@@ -127,6 +133,10 @@ export class AttentionPlayground extends HTMLElement {
       // The source a view draws its maps from (web/ARCHITECTURE.md, "Sources"): the model a lab
       // handed to "Inspect" in the heatmap view, the seeded block everywhere else.
       sourceFor: (view) => {
+        if (MODEL_VIEWS.includes(view) && this.model) return this.model;
+        // While a checkpoint opens, its views wait; a refusal is shown by the model view where there is one.
+        const job = this.modelJob;
+        if (MODEL_VIEWS.includes(view) && job && (!job.error || !this.viewIds?.includes('model'))) return this.hostModule.openingSource(job);
         if (view === 'heatmap' && this.inspected) {
           if (this.inspectedSource?.model !== this.inspected) {
             this.inspectedSource = { model: this.inspected, source: trainedSource(ctx, this.inspected) };
@@ -143,6 +153,12 @@ export class AttentionPlayground extends HTMLElement {
         if (model) this.shadowRoot.querySelector('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth' });
       },
       openPlayground: (patch, options) => this.#openPlayground(patch, options),
+      // "Open a model" (views/model.js): a checkpoint from files ({ files }) or a served folder ({ url }).
+      openModel: (input) => this.#host().then((h) => h.openModel(this, input)),
+      closeModel: () => this.#host().then((h) => h.closeModel(this)),
+      model: () => this.model,
+      modelJob: () => this.modelJob,
+      watchModel: (fn) => { this.modelWatchers.add(fn); return () => this.modelWatchers.delete(fn); },
       // The labs' trained models, for the compare view's comparison that measures quality.
       trained: () => [...this.trained.values()].flat(),
       noteTrained: (lab, models) => {
@@ -170,8 +186,11 @@ export class AttentionPlayground extends HTMLElement {
       return;
     }
     if (!this.mounted) return;
-    this.#setBuild(t(ctx.info.build === 'simd' ? 'shell.buildSimd' : 'shell.buildScalar'));
+    this.#setBuild(buildName(ctx.info.build, i18n));
     this.viewIds = sections;
+    // ?model=: the opening starts before the views are made, so the map views wait for the model.
+    if (this.state.model && this.model?.opened.url !== this.state.model) (await this.#host()).openModel(this, { url: this.state.model });
+    if (!this.mounted) return;
     this.views = sections.map((s) => viewById(s).create(this.#slot(s), ctx));
     this.#render();
     // For course pages: the core is loaded and every view is mounted (each then signals 'view-ready').
@@ -306,6 +325,12 @@ export class AttentionPlayground extends HTMLElement {
     window.open(url, '_blank', 'noopener');
     return 'opened';
   }
+
+  /** The code that opens and closes checkpoints (model-host.js), imported on first use. */
+  #host() { return import('./model-host.js').then((m) => (this.hostModule = m)); }
+
+  /** Re-renders now (model-host.js, when a checkpoint starts opening or cannot be opened). */
+  rerender() { if (this.mounted) this.#render(); }
 
   #slot(name) { return this.shadowRoot.querySelector(`[data-slot="${name}"]`); }
 

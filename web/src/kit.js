@@ -225,6 +225,10 @@ export const variantLabel = (v, i18n = EN) => (VARIANT_INFO[v] ? `${VARIANT_INFO
 /** 'gqa' -> 'grouped-query' in the page's language. */
 export const variantLong = (v, i18n = EN) => i18n.t(`variant.${v}.long`);
 
+/** Which WebAssembly build of the core runs (attn.info.build), in words. */
+export const buildName = (build, i18n = EN) => (['fma', 'simd', 'scalar'].includes(build) ? i18n.t(`shell.build.${build}`)
+  : `WebAssembly ${build ?? ''}`);
+
 // ---- words ------------------------------------------------------------------------------------------
 /** The core's API words -> the page's words, for messages the page shows (the API names stay in the core). */
 const PAGE_WORDS = [

@@ -90,6 +90,7 @@ const createKvChartView = lazy(() => import('./views/kv-chart.js'), 'createKvCha
 const createParamsView = lazy(() => import('./views/params.js'), 'createParamsView');
 const createReadingView = lazy(() => import('./views/reading.js'), 'createReadingView');
 const createConfiguratorView = lazy(() => import('./views/configurator.js'), 'createConfiguratorView');
+const createModelView = lazy(() => import('./views/model.js'), 'createModelView');
 const createLabHeadsView = lazy(() => import('./views/lab-heads.js'), 'createLabHeadsView');
 const createLabInductionView = lazy(() => import('./views/lab-induction.js'), 'createLabInductionView');
 const createLabMqaView = lazy(() => import('./views/lab-mqa.js'), 'createLabMqaView');
@@ -98,6 +99,7 @@ const createLabRankView = lazy(() => import('./views/lab-rank.js'), 'createLabRa
 export const REGISTRY = [
   { id: 'walkthrough', create: createWalkthroughView, ownControls: false },
   { id: 'heatmap', create: createHeatmapView, ownControls: false },
+  { id: 'model', create: createModelView, ownControls: false },
   { id: 'compare', create: createCompareView, ownControls: false },
   { id: 'decode', create: createDecodeView, ownControls: false },
   { id: 'pytorch', create: createPytorchView, ownControls: false },

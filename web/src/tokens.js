@@ -35,7 +35,8 @@ function hashString(s, seed) {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
   return h;
 }
-function rng(state) {
+/** A small deterministic generator (mulberry32): numbers in [0, 1), the same for the same state. */
+export function rng(state) {
   let a = state >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -122,12 +122,62 @@ export const methods = {
     trainers.delete(key);
     return true;
   },
+
+  /**
+   * The decode view's bandwidth measurement (parts/decode-bandwidth.js): for each variant, one layer
+   * of `shape` with a cache of max(contexts) tokens (attn.createDecodeProbe); `rounds` rounds over
+   * every context (each a cached step timed for budgetMs, so drift falls on every point alike), then
+   * the step without a cache at uncachedContext (recomputed in calls of about budgetMs). The copy
+   * bandwidth is measured before and after. Yields between calls, so Stop (the job's signal) acts.
+   */
+  async decodeBandwidth(attn, { shape, variants, contexts, rounds = 3, budgetMs = 60, uncachedContext = 1024 }, job) {
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
+    const checkAbort = () => { if (job.signal.aborted) throw new DOMException('stopped', 'AbortError'); };
+    const bandwidth = [attn.copyBandwidth(200)];
+    const rows = [], uncached = [];
+    const total = variants.length * (rounds * contexts.length + 1);
+    let done = 0;
+    for (const v of variants) {
+      // A layer of a real model's width takes seconds to fill with seeded weights: long work, in a worker.
+      const probe = attn.createDecodeProbe({ ...shape, ...v, maxLen: Math.max(...contexts, uncachedContext) + 1, allowLongWork: true });
+      try {
+        const mine = contexts.map((context) => ({ variant: v.variant, context, weightBytes: 0, cacheBytes: 0, ms: [] }));
+        for (let r = 0; r < rounds; r++) {
+          for (const row of mine) {
+            await pause();
+            checkAbort();
+            job.progress({ variant: v.variant, context: row.context, done: ++done, total });
+            const t = probe.cachedStep(row.context, budgetMs);
+            row.ms.push(t.msPerToken);
+            row.weightBytes = t.weightBytes;
+            row.cacheBytes = t.cacheBytes;
+          }
+        }
+        rows.push(...mine);
+        job.progress({ variant: v.variant, context: uncachedContext, done: ++done, total });
+        let u;
+        do {
+          await pause();
+          checkAbort();
+          u = probe.uncachedStep(uncachedContext, budgetMs * 2);
+        } while (!u.done);
+        uncached.push({ variant: v.variant, context: uncachedContext, ms: u.ms, flops: u.flops });
+      } finally {
+        probe.dispose();
+      }
+    }
+    bandwidth.push(attn.copyBandwidth(200));
+    return { bandwidth, rows, uncached, rounds, build: attn.info.build };
+  },
 };
 
 /** Methods that take a `job` (progress and abort) after their arguments. */
-const JOB_METHODS = new Set(['trainerTrain']);
-/** Methods that need the training module (a second WebAssembly module, loaded on demand). */
-const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad']);
+const JOB_METHODS = new Set(['trainerTrain', 'decodeBandwidth', 'pretrainedOpen']);
+/** An opened checkpoint's methods (worker-pretrained.js) join `methods` with the first call of one. */
+let pretrained = null;
+/** Methods that need the training module (a second WebAssembly module, loaded on demand), which
+ *  also carries the decode probe and the configurator's search. */
+const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad', 'decodeBandwidth', 'recommend', 'deploymentTargets']);
 
 const transferables = (result) =>
   result && typeof result === 'object'
@@ -155,6 +205,7 @@ export function serve(load) {
     try {
       if (!core) core = load(simd);
       const attn = await core;
+      if (method.startsWith('pretrained')) pretrained ??= Object.assign(methods, (await import('./worker-pretrained.js')).pretrainedMethods);
       if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
       // The worker loads the attention module only; the lab's training module comes on first use.
       if (NEEDS_TRAINING.has(method) && !attn.trainingLoaded) await attn.loadTraining();

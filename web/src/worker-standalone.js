@@ -1,13 +1,23 @@
 // worker-standalone.js — the core worker of dist/standalone.html, which must work from file://:
 // a classic worker (built from a Blob) that evaluates the single-file Emscripten builds (wasm
 // inlined as base64) instead of importing ES modules and fetching .wasm files, both refused there.
-// Both modules are inlined; the training module is evaluated only when a lab asks for a trainer.
+// Every build is inlined (FMA where the engine has relaxed SIMD, SIMD, scalar); the training module
+// is evaluated only when a lab asks for a trainer.
+import fmaSource from '@core/attention-fma-single.js?raw';
 import simdSource from '@core/attention-simd-single.js?raw';
 import scalarSource from '@core/attention-scalar-single.js?raw';
+import trainFmaSource from '@core/attention-train-fma-single.js?raw';
 import trainSimdSource from '@core/attention-train-simd-single.js?raw';
 import trainScalarSource from '@core/attention-train-scalar-single.js?raw';
 import { engineHasSimd, makeAttention } from '@core/attention-api.mjs';
+import { engineHasRelaxedSimd } from '@core/engine-features.mjs';
 import { serve } from './worker-methods.js';
+
+const SOURCES = {
+  fma: [fmaSource, trainFmaSource],
+  simd: [simdSource, trainSimdSource],
+  scalar: [scalarSource, trainScalarSource],
+};
 
 /** Runs a classic single-file build through importScripts and returns the factory it defines. */
 function factory(source, name) {
@@ -18,9 +28,9 @@ function factory(source, name) {
 }
 
 serve(async (simd) => {
-  const build = simd === false || !engineHasSimd() ? 'scalar' : 'simd';
-  const simdBuild = build === 'simd';
-  const createAttentionModule = factory(simdBuild ? simdSource : scalarSource, 'createAttentionModule');
-  const loadTraining = () => factory(simdBuild ? trainSimdSource : trainScalarSource, 'createAttentionTrainModule')();
+  const build = simd === false || !engineHasSimd() ? 'scalar' : engineHasRelaxedSimd() ? 'fma' : 'simd';
+  const [source, trainSource] = SOURCES[build];
+  const createAttentionModule = factory(source, 'createAttentionModule');
+  const loadTraining = () => factory(trainSource, 'createAttentionTrainModule')();
   return makeAttention(await createAttentionModule(), build, loadTraining);
 });

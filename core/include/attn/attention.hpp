@@ -3,7 +3,8 @@
 //
 //   for every query head h:   g = h / (H / G)                   (contiguous groups: repeat_interleave)
 //     s = q_h k_g^T            (N, S)     q_h: (N, d_qk)  k_g: (S, d_qk)
-//     p = softmax(scale * s)   (N, S)     key j visible to query i iff !causal or j <= q_offset + i
+//     p = softmax(scale * s)   (N, S)     key j visible to query i iff !causal or j <= q_offset + i,
+//                                         and, with a sliding window W, j > q_offset + i - W
 //     o_h = p v_g              (N, d_v)   v_g: (S, d_v)
 //
 // Operands are strided views into row-major buffers (head h at column h*d_qk, K/V head g at g*d_qk),
@@ -24,6 +25,7 @@ struct AttendArgs {
   float scale = 1.0f;
   bool causal = false;
   int64_t q_offset = 0;                   // position of query 0 (a session's cache length)
+  int64_t window = 0;                     // causal only: a query sees its last `window` keys (0: all)
   float* out = nullptr; int64_t ldo = 0;      // (N, H*d_v)
   float* weights = nullptr;               // optional (H, N, S): the softmax probabilities
 };

@@ -44,6 +44,66 @@ struct Recommendation {
 
 Recommendation recommend(const RecommendQuery& q);
 
+// The request's fields by their JS names: the one table the JS reader walks (js_convert).
+struct RecommendNumberField {
+  const char* name;
+  std::optional<double> RecommendQuery::*member;
+};
+const std::vector<RecommendNumberField>& recommend_number_fields();
+struct RecommendStringField {
+  const char* name;
+  std::optional<std::string> RecommendQuery::*member;
+};
+const std::vector<RecommendStringField>& recommend_string_fields();
+// The flag: "benchmark".
+constexpr const char* kRecommendFlag = "benchmark";
+
+// The result's fields by their JS names, in the API's order: out(name, value) for each, value a
+// double, a std::string, a bool, a std::optional<double> or std::optional<bool> (null when empty),
+// a std::vector<std::string>, or the alternatives (visit_alternative for each). latentRank and
+// ropeDim only for MLA. The binding turns the values into JS values and knows no field.
+template <class Out>
+void visit_recommendation(const Recommendation& r, Out&& out) {
+  out("variant", std::string(variant_name(r.variant)));
+  out("dModel", double(r.d_model));
+  out("nLayers", double(r.n_layers));
+  out("nHeads", double(r.n_heads));
+  out("nKvHeads", double(r.n_kv_heads));
+  out("dHead", double(r.d_head));
+  if (r.variant == Variant::MLA) {
+    out("latentRank", double(r.latent_rank));
+    out("ropeDim", double(r.rope_dim));
+  }
+  out("params", r.params);
+  out("kvBytesPerTokenPerLayer", r.kv_bytes_per_token_per_layer);
+  out("kvBytesPerToken", r.kv_bytes_per_token);
+  out("kvBytesTotal", r.kv_bytes_total);
+  out("weightBytes", r.weight_bytes);
+  out("memoryBytes", r.memory_bytes);
+  out("fits", r.fits);
+  out("marginBytes", r.margin_bytes);
+  out("justification", r.justification);
+  out("reasons", r.reasons);
+  out("warnings", r.warnings);
+  out("rules", r.rules);
+  out("init", r.init);
+  out("bias", r.bias);
+  out("check", r.check);
+  out("alternatives", r.alternatives);
+}
+// One alternative; `fits` is null when the request named no memory.
+template <class Out>
+void visit_alternative(const Recommendation& r, const Alternative& a, Out&& out) {
+  out("variant", std::string(variant_name(a.variant)));
+  out("nKvHeads", double(a.n_kv_heads));
+  if (a.variant == Variant::MLA) {
+    out("latentRank", double(a.latent_rank));
+    out("ropeDim", double(a.rope_dim));
+  }
+  out("kvBytesTotal", a.kv_bytes_total);
+  out("fits", r.memory_bytes ? std::optional<bool>(a.fits) : std::nullopt);
+}
+
 // One row of the size table: the rule-of-thumb shape at an anchor budget.
 struct SizeRow {
   double params;          // anchor budget
@@ -51,6 +111,17 @@ struct SizeRow {
   const char* source;
 };
 const std::vector<SizeRow>& size_table();
+// A row's fields by their JS names (lesson: a row of the lesson's own table).
+template <class Out>
+void visit_size_row(const SizeRow& r, Out&& out) {
+  out("params", r.params);
+  out("dModel", double(r.d_model));
+  out("nHeads", double(r.n_heads));
+  out("dHead", double(r.d_head));
+  out("nLayers", double(r.n_layers));
+  out("source", std::string(r.source));
+  out("lesson", std::string(r.source).rfind("lesson:", 0) == 0);
+}
 
 struct DeploymentTarget {
   const char* id;
@@ -58,5 +129,11 @@ struct DeploymentTarget {
   double memory_bytes;
 };
 const std::vector<DeploymentTarget>& deployment_targets();
+template <class Out>
+void visit_target(const DeploymentTarget& t, Out&& out) {
+  out("id", std::string(t.id));
+  out("name", std::string(t.name));
+  out("memoryBytes", t.memory_bytes);
+}
 
 }  // namespace attn

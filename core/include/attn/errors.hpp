@@ -17,17 +17,20 @@ class Error : public std::runtime_error {
  public:
   enum class Kind { Type, Range, State };
   Error(Kind kind, const std::string& message, std::string field = {})
-      : std::runtime_error(message), kind_(kind), field_(std::move(field)) {}
+      : std::runtime_error(message), kind_(kind), message_(message), field_(std::move(field)) {}
   Kind kind() const noexcept { return kind_; }
+  // The whole message (what() stops at an embedded NUL, a quoted value may hold one).
+  const std::string& message() const noexcept { return message_; }
   const std::string& field() const noexcept { return field_; }
   // The same error inside a nested object: nested("model") turns field "nHeads" into "model.nHeads".
   // An error without a field stays without one.
   Error nested(const std::string& prefix) const {
-    return Error(kind_, what(), field_.empty() ? field_ : prefix + "." + field_);
+    return Error(kind_, message_, field_.empty() ? field_ : prefix + "." + field_);
   }
 
  private:
   Kind kind_;
+  std::string message_;
   std::string field_;
 };
 
@@ -44,5 +47,10 @@ class Error : public std::runtime_error {
 
 // Formats a number the way error messages show it: integers without a decimal point, NaN as NaN.
 std::string fmt(double v);
+
+// A caller's string as messages quote it: in single quotes, at most 40 characters (then "..."),
+// control characters escaped as \uXXXX (an embedded NUL shows as \u0000), so that a message
+// never carries raw control bytes or a cut UTF-8 sequence.
+std::string quoted(const std::string& v);
 
 }  // namespace attn

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "attn/forward.hpp"
+#include "attn/block_steps.hpp"
 #include "attn/kernels.hpp"
 #include "attn/shape.hpp"
 #include "attn/tensor.hpp"

@@ -45,7 +45,13 @@ struct Intermediates {
 // x: (N, D). `s` must come from resolve(); weights must match weight_slots(s).
 Intermediates forward_intermediates(const Shape& s, const Weights& w, const Matrix& x);
 
-// Float32 bytes the stages take (checked against the work cap before anything is computed).
+// Float32 bytes the stages take.
 double intermediates_bytes(const Shape& s);
+
+// What a pass with returnIntermediates checks before anything is copied or computed (beyond
+// resolve()'s checks of the pass alone): the stages with the pass within kMaxWorkBytes (else a
+// RangeError, field returnIntermediates), and its time within kMaxSyncSeconds (cost.hpp) unless
+// s.allow_long_work. `seeded`: the weights are drawn, not given.
+void check_intermediates(const Shape& s, bool seeded);
 
 }  // namespace attn

@@ -2,7 +2,9 @@
 //
 // Written with GCC/Clang vector extensions (simd.hpp): with -msimd128 they compile to wasm f32x4
 // ops; without it the same source is lowered to scalar code that performs the same operations in
-// the same order per lane, so the SIMD and scalar builds compute the same numbers.
+// the same order per lane, so the SIMD and scalar builds compute the same numbers. The FMA build
+// (-mrelaxed-simd) multiplies and accumulates with f32x4.relaxed_madd (simd::madd): the same sums in
+// the same order, each product added without rounding it first.
 // The naive twins these are tested against live in tests/native/reference.hpp.
 #pragma once
 
@@ -24,9 +26,18 @@ struct PackedB {
   // last panel included), so a call pays one pass over B, not two.
   std::unique_ptr<float[]> data;
 };
-constexpr int kNV = 2;                     // vectors per micro-tile row (3 measured no faster in wasm)
-constexpr int64_t kNR = kNV * simd::kLanes; // columns per micro-tile
-constexpr int64_t kMR = 4;                 // rows per micro-tile (at most 6: see gemm_packed)
+// The micro-tile (register blocking): kMR rows x kNV vectors of accumulators. The tile does not
+// change any sum (each C element still adds its k products in order), only the speed; ATTN_GEMM_MR /
+// ATTN_GEMM_NV override it for scripts/bench-gemm-tiles.mjs, which measures the choices.
+#ifndef ATTN_GEMM_NV
+#define ATTN_GEMM_NV 2
+#endif
+#ifndef ATTN_GEMM_MR
+#define ATTN_GEMM_MR 4
+#endif
+constexpr int kNV = ATTN_GEMM_NV;            // vectors per micro-tile row
+constexpr int64_t kNR = kNV * simd::kLanes;  // columns per micro-tile
+constexpr int64_t kMR = ATTN_GEMM_MR;        // rows per micro-tile (at most 6: see gemm_packed)
 
 PackedB pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride);
 // A whole row-major matrix W (K, N), packed as the right-hand operand.
@@ -49,8 +60,9 @@ Matrix matmul(const Matrix& x, const PackedB& w);
 // row[0:len] <- softmax(scale * row[0:len]) and row[len:total] <- 0.
 void softmax_row(float* row, int64_t len, int64_t total, float scale);
 
-// exp with a Cephes-style polynomial (max rel. error ~2e-7 on [-87, 88]); the scalar twin of the
-// vector exp inside softmax_row, exposed for tests.
+// exp with a Cephes-style polynomial (max rel. error ~2e-7 on [-87, 88]): the scalar form, and the
+// vector form softmax_row and GELU use; a lane of the vector form equals the scalar form bit for bit.
 float exp_approx(float x);
+simd::vf exp_approx(simd::vf x);
 
 }  // namespace attn

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/forward.hpp"
+#include "attn/block_steps.hpp"
 #include "attn/grouped_block.hpp"
 #include "attn/latent_block.hpp"
 #include "attn/shape.hpp"
@@ -28,6 +28,9 @@ class Session {
 
   // x: (k, D), k >= 1 new tokens. Returns their outputs (k, D), and weights (H, k, length) if asked.
   ForwardResult append(const Matrix& x);
+  // What append of k tokens checks first (the binding calls it before copying x): the room left,
+  // the working memory and the time (cost.hpp); attn::Error (field "x") when refused.
+  void check_append(int64_t k) const;
 
   void reset() { length_ = 0; }
   void truncate(int64_t new_length);   // keep the first new_length tokens (0 <= new_length <= length)

@@ -7,23 +7,11 @@
 #include <cstdint>
 
 #include "attn/forward.hpp"
-#include "attn/grouped_block.hpp"
-#include "attn/latent_block.hpp"
 #include "attn/shape.hpp"
 #include "attn/tensor.hpp"
 #include "attn/weights.hpp"
 
 namespace attn {
-
-// The weights of one block packed for the gemm (kernels.hpp). One of the two is filled, by variant.
-struct PackedBlock {
-  GroupedProjections grouped;  // MHA / MQA / GQA
-  LatentProjections latent;    // MLA, naive form (as forward() runs it)
-};
-PackedBlock pack_block(const Shape& s, const Weights& w);
-
-// forward() over weights packed by pack_block(s, w): the same steps, the same bits.
-ForwardResult forward(const Shape& s, const PackedBlock& p, const Matrix& x);
 
 class Layer {
  public:
@@ -31,7 +19,8 @@ class Layer {
   Layer(const Shape& s, const Weights& w);
 
   // The layer's shape over n rows (s.n = n), or attn::Error (field "x") when n is out of
-  // [1, kMaxDim], or when the pass would need more than kMaxWorkBytes (spec.hpp).
+  // [1, kMaxDim], or when the pass would need more than kMaxWorkBytes (spec.hpp) or take more than
+  // kMaxSyncSeconds (cost.hpp) without allowLongWork.
   Shape shape_for(int64_t n) const;
 
   // x: (N, D), N >= 1 rows. Returns (N, D), and weights (H, N, N) when the layer returns them.

@@ -24,10 +24,14 @@ struct Shape {
   bool rope = false;   // MHA/MQA/GQA: RoPE on every q and k head
   double rope_base = 10000.0;
   bool causal = false, return_weights = false;
+  bool allow_long_work = false;  // lifts the cap on a synchronous call's time (cost.hpp)
   uint64_t seed = 0;
   int64_t max_len = 0;  // sessions only
 
   int64_t group() const { return h / g; }          // query heads per K/V head
+  // The K/V head query head `qh` reads: qh / (H/G), contiguous groups (repeat_interleave); MLA: 0,
+  // the one latent cache [c | kr] every head reads in the absorbed form.
+  int64_t kv_head_of(int64_t qh) const { return variant == Variant::MLA ? 0 : qh / group(); }
   int64_t d_qk() const { return dh + dr; }         // width of a query/key dot product
   float scale() const;                             // 1 / sqrt(dh + dr)
 };

@@ -2,6 +2,12 @@
 //
 // wasm (with or without -msimd128): 4 lanes, i.e. one f32x4 per vector with SIMD, 4 scalar ops
 // without. Native x86 with AVX: 8 lanes (ymm); otherwise 4.
+//
+// The kernels' multiply-accumulate is madd(a, b, c) = a * b + c. In the FMA build (ATTN_FMA, wasm
+// with -msimd128 -mrelaxed-simd) it is one f32x4.relaxed_madd, which the engine may fuse (one
+// rounding: it does wherever the CPU has FMA); in every other build it is a multiply, rounded, then an
+// add, the same two operations in f32x4 and in scalar code, so the SIMD and scalar builds agree bit
+// for bit and the FMA build agrees with them within rounding (docs/performance.md, tests).
 #pragma once
 
 #include <cstdint>
@@ -50,5 +56,17 @@ inline float hmax(vf v) {
   return m;
 }
 inline vf vmax(vf a, vf b) { return a > b ? a : b; }
+
+// a * b + c, lane by lane (see the top of this file).
+#if defined(ATTN_FMA)
+#if !defined(__wasm_relaxed_simd__)
+#error "ATTN_FMA needs -mrelaxed-simd (the FMA build of CMakeLists.txt)"
+#endif
+// clang 14 emits the relaxed-SIMD prototype opcode for this builtin; scripts/wasm-relaxed-fix.mjs
+// rewrites it into f32x4.relaxed_madd after linking (same operands: a * b + c).
+inline vf madd(vf a, vf b, vf c) { return __builtin_wasm_fma_f32x4(a, b, c); }
+#else
+inline vf madd(vf a, vf b, vf c) { return a * b + c; }
+#endif
 
 }  // namespace attn::simd

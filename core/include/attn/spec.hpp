@@ -16,6 +16,15 @@
 #include "attn/shape.hpp"
 
 namespace attn {
+// Limits. Work above a cap is refused before anything is allocated (docs/api.md, "Limits and
+// memory"); the cap on a synchronous call's time, kMaxSyncSeconds, is in cost.hpp.
+constexpr double kMaxWorkBytes = 1024.0 * 1024.0 * 1024.0;  // 1 GiB of float32 working memory
+constexpr double kMaxDim = 1 << 17;                          // any single size (dModel, seqLen, ...)
+constexpr double kMaxHeads = 4096;                           // nHeads, nKvHeads, dHead, ropeDim
+constexpr double kMaxSeed = 9007199254740991.0;              // 2^53 - 1: every seed a JS number holds exactly
+}  // namespace attn
+
+namespace attn {
 
 // "mha" | "mqa" | "gqa" | "mla" -> Variant; absent: TypeError, anything else: RangeError.
 Variant parse_variant(const std::optional<std::string>& v);
@@ -31,46 +40,47 @@ struct RawSpec {
   std::optional<double> seq_len, d_model, n_heads, n_kv_heads, d_head, latent_rank, rope_dim;
   std::optional<double> seed, max_len;
   RopeField rope;
-  bool causal = false, return_weights = false;
-  bool allow_long_work = false;  // JS allowLongWork: lifts kMaxSyncFlops (checked by the binding)
+  // Flags; absent: false (a session is causal: absent or true there, false is refused).
+  std::optional<bool> causal, return_weights;
+  std::optional<bool> allow_long_work;  // JS allowLongWork: lifts the cap on a synchronous call's time
+  bool has_weights = false;              // weights given (else seeded): what reading them costs
 };
 
 // The fields of RawSpec by their JS names: the one table that the JS reader (wasm/js_convert.cpp),
-// the trainer's model reader (wasm/bindings_train.cpp) and the model file (train/model_file.cpp) walk.
-// Numbers; `geometry`: a size of the block itself, which a trainer's model also takes (seqLen, seed
-// and maxLen belong to a call).
+// the trainer's model reader (wasm/bindings_train.cpp) and the model file (train/model_file.cpp) walk,
+// and whose ranges resolve() checks (docs/api.md states the same ranges; tests/node/field-ranges.test.mjs
+// compares them). Numbers, integers in [lo, hi]; `geometry`: a size of the block itself, which a
+// trainer's model also takes (seqLen, seed and maxLen belong to a call).
 struct SpecNumberField {
   const char* name;
   std::optional<double> RawSpec::*member;
   bool geometry;
+  double lo, hi;
 };
 const std::vector<SpecNumberField>& spec_number_fields();
+// The row of `name` in that table.
+const SpecNumberField& spec_field(const char* name);
 // Flags (false when absent).
 struct SpecFlagField {
   const char* name;
-  bool RawSpec::*member;
+  std::optional<bool> RawSpec::*member;
 };
 const std::vector<SpecFlagField>& spec_flag_fields();
 
-// Limits. Work above the cap is refused before anything is allocated (docs/limits in README).
-constexpr double kMaxWorkBytes = 1024.0 * 1024.0 * 1024.0;  // 1 GiB of float32 working memory
-constexpr double kMaxDim = 1 << 17;                          // any single size (dModel, seqLen, ...)
-// A synchronous forward pass or session append may take at most this many floating-point operations
-// (attention_flops) unless the spec opts in with allowLongWork: true. It admits the benchmark workload
-// N=4096 D=1024 H=16 G=4 non-causal (9.0e10 FLOP) with a margin of 2.2x. Measured with the kernels of
-// 2026-12-01 (wasm SIMD, node 20, another build on the second core): 9.0e10 FLOP took 8.4 s and
-// 5.8e11 took 46 s, so the cap is about 18 s today and a few seconds once the kernels reach ~50 GFLOP/s
-// (docs/reliability.md).
-constexpr double kMaxSyncFlops = 2e11;
-// trainer.step(n) runs at most this many training tokens (n * batchSize * seqLen) per call, about a
-// second at the lab's sizes; trainer.train({ steps }) runs more in chunks.
-constexpr double kMaxStepTokens = 32768;
 
-// Which fields a resolve needs. Forward: seqLen. Session: maxLen, no seqLen. Layer: neither (a
-// Layer's forward takes any number of rows; s.n stays 0). Shape: the geometry only.
+// Which fields a resolve needs. Forward: seqLen. Session: maxLen, no seqLen, causal by construction
+// (causal: false is refused). Layer: neither (a Layer's forward takes any number of rows; s.n stays
+// 0). Shape: the geometry only.
 enum class Need { Forward, Session, Layer, Shape };
 
+// Checks every field and the caps of the call: its working memory, and its time (cost.hpp: a forward
+// pass; a layer's or session's creation, and a session's append of one token to a full cache), so a
+// refusal happens before anything is copied or allocated.
 Shape resolve(const RawSpec& raw, Need need);
+
+// The shape of the call a spec describes (attn.resolveShape): seqLen, a forward pass; maxLen, a
+// session; neither, the bare geometry (Need::Shape). Each with that call's rules and caps; both: refused.
+Shape resolve_described(const RawSpec& raw);
 
 // Refuses a forward pass of s (s.n rows; 0: a layer's weights alone) whose working memory
 // (forward_work_bytes) is above kMaxWorkBytes, naming what to reduce.
@@ -85,5 +95,11 @@ struct KvCacheQuery {
 // elements per token per layer (accounting.hpp) * layers * seqLen * batch * bytesPerElement
 // (default 2, batch 1).
 double kv_cache_bytes(const KvCacheQuery& q);
+// The query's number fields by their JS names (and the string "variant"): the table the JS reader walks.
+struct KvCacheNumberField {
+  const char* name;
+  std::optional<double> KvCacheQuery::*member;
+};
+const std::vector<KvCacheNumberField>& kv_cache_number_fields();
 
 }  // namespace attn

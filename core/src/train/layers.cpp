@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/forward.hpp"
+#include "attn/block_steps.hpp"
 #include "attn/grouped_block.hpp"
 #include "attn/kernels.hpp"
 #include "attn/latent_block.hpp"
@@ -20,7 +20,7 @@ namespace {
 inline float dot(const float* a, const float* b, int64_t n) {
   simd::vf acc = simd::splat(0.0f);
   int64_t t = 0;
-  for (; t + simd::kLanes <= n; t += simd::kLanes) acc += simd::load(a + t) * simd::load(b + t);
+  for (; t + simd::kLanes <= n; t += simd::kLanes) acc = simd::madd(simd::load(a + t), simd::load(b + t), acc);
   float s = simd::hsum(acc);
   for (; t < n; ++t) s += a[t] * b[t];
   return s;
@@ -30,8 +30,62 @@ inline float dot(const float* a, const float* b, int64_t n) {
 inline void axpy(float* y, float alpha, const float* x, int64_t n) {
   const simd::vf av = simd::splat(alpha);
   int64_t t = 0;
-  for (; t + simd::kLanes <= n; t += simd::kLanes) simd::store(y + t, simd::load(y + t) + av * simd::load(x + t));
+  for (; t + simd::kLanes <= n; t += simd::kLanes) simd::store(y + t, simd::madd(av, simd::load(x + t), simd::load(y + t)));
   for (; t < n; ++t) y[t] += alpha * x[t];
+}
+
+// out[j] = a[0:n] . x_j[0:n] for j < count (x_j = x + j*ldx): dot() for each j, four rows per pass
+// so that each vector of a is loaded once for four of them; every out[j] is dot()'s bits.
+inline void dots(float* out, const float* a, const float* x, int64_t ldx, int64_t count, int64_t n) {
+  int64_t j = 0;
+  for (; j + 4 <= count; j += 4) {
+    simd::vf acc[4];
+    ATTN_UNROLL
+    for (int r = 0; r < 4; ++r) acc[r] = simd::splat(0.0f);
+    int64_t t = 0;
+    for (; t + simd::kLanes <= n; t += simd::kLanes) {
+      const simd::vf av = simd::load(a + t);
+      ATTN_UNROLL
+      for (int r = 0; r < 4; ++r) acc[r] = simd::madd(av, simd::load(x + (j + r) * ldx + t), acc[r]);
+    }
+    for (int r = 0; r < 4; ++r) {
+      float sum = simd::hsum(acc[r]);
+      for (int64_t u = t; u < n; ++u) sum += a[u] * x[(j + r) * ldx + u];
+      out[j + r] = sum;
+    }
+  }
+  for (; j < count; ++j) out[j] = dot(a, x + j * ldx, n);
+}
+
+// y[0:n] += sum_j alpha[j] x_j[0:n] for j < count in order (x_j = x + j*ldx): axpy() for each j in
+// turn, with y held in registers (chunks of 8 vectors) instead of loaded and stored per j: the bits
+// of the axpy sequence.
+inline void axpy_rows(float* y, const float* alpha, const float* x, int64_t ldx, int64_t count, int64_t n) {
+  constexpr int kChunk = 8;
+  int64_t t = 0;
+  for (; t + kChunk * simd::kLanes <= n; t += kChunk * simd::kLanes) {
+    simd::vf acc[kChunk];
+    ATTN_UNROLL
+    for (int c = 0; c < kChunk; ++c) acc[c] = simd::load(y + t + c * simd::kLanes);
+    for (int64_t j = 0; j < count; ++j) {
+      const simd::vf av = simd::splat(alpha[j]);
+      const float* xj = x + j * ldx + t;
+      ATTN_UNROLL
+      for (int c = 0; c < kChunk; ++c) acc[c] = simd::madd(av, simd::load(xj + c * simd::kLanes), acc[c]);
+    }
+    ATTN_UNROLL
+    for (int c = 0; c < kChunk; ++c) simd::store(y + t + c * simd::kLanes, acc[c]);
+  }
+  for (; t + simd::kLanes <= n; t += simd::kLanes) {
+    simd::vf acc = simd::load(y + t);
+    for (int64_t j = 0; j < count; ++j) acc = simd::madd(simd::splat(alpha[j]), simd::load(x + j * ldx + t), acc);
+    simd::store(y + t, acc);
+  }
+  for (; t < n; ++t) {
+    float acc = y[t];
+    for (int64_t j = 0; j < count; ++j) acc += alpha[j] * x[j * ldx + t];
+    y[t] = acc;
+  }
 }
 
 }  // namespace
@@ -208,15 +262,34 @@ namespace {
 constexpr float kGeluC = 0.7978845608028654f;  // sqrt(2 / pi)
 
 // tanh(u) = 1 - 2 / (exp(2u) + 1), with the core's polynomial exp (kernels.hpp): libm's tanhf was a
-// third of a training step with the MLP on. |2u| clamped to 80, where tanh is +-1 in float.
+// third of a training step with the MLP on. |2u| clamped to 80, where tanh is +-1 in float. The
+// vector form does the same operations per lane (the clamp as std::max, then std::min), so its
+// lanes equal the scalar form bit for bit.
 inline float fast_tanh(float u) {
   const float e = exp_approx(std::min(80.0f, std::max(-80.0f, 2.0f * u)));
   return 1.0f - 2.0f / (e + 1.0f);
 }
+inline simd::vf fast_tanh(simd::vf u) {
+  const simd::vf lo = simd::splat(-80.0f), hi = simd::splat(80.0f), one = simd::splat(1.0f), two = simd::splat(2.0f);
+  simd::vf x = two * u;
+  x = lo < x ? x : lo;  // std::max(-80, x)
+  x = x < hi ? x : hi;  // std::min(80, x)
+  return one - two / (exp_approx(x) + one);
+}
 }  // namespace
 
 void activation_forward(float* out, const float* x, int64_t count, Activation act, float* tanh_keep) {
-  for (int64_t i = 0; i < count; ++i) {
+  int64_t i = 0;
+  if (act == Activation::Gelu) {  // whole vectors, then the tail below (the same arithmetic)
+    const simd::vf c = simd::splat(kGeluC), a = simd::splat(0.044715f), half = simd::splat(0.5f), one = simd::splat(1.0f);
+    for (; i + simd::kLanes <= count; i += simd::kLanes) {
+      const simd::vf v = simd::load(x + i);
+      const simd::vf t = fast_tanh(c * (v + a * v * v * v));
+      simd::store(out + i, half * v * (one + t));
+      if (tanh_keep) simd::store(tanh_keep + i, t);
+    }
+  }
+  for (; i < count; ++i) {
     const float v = x[i];
     if (act == Activation::Relu) {
       out[i] = v > 0 ? v : 0.0f;
@@ -309,17 +382,11 @@ void attention_forward(float* out, AttentionCache& c, const Shape& s, const Weig
   c.probs.assign(std::size_t(batch * h * n * n), 0.0f);
   c.o = uninitialised(rows, h * dh);
   for (int64_t b = 0; b < batch; ++b) {
-    AttendArgs a;
-    a.n_q = a.n_k = n;
-    a.n_kv_heads = gk;
-    a.d_qk = dqk;
-    a.d_v = dh;
-    a.q = c.q.data() + b * n * h * dqk; a.ldq = h * dqk;
-    a.k = c.k.data() + b * n * gk * dqk; a.ldk = gk * dqk;
-    a.v = c.v.data() + b * n * gk * dh; a.ldv = gk * dh;
-    a.causal = true;
-    a.weights = c.probs.data() + b * h * n * n;
-    attend_rows_into(s, a, c.o.data() + b * n * h * dh, h * dh);              // rows of o (N, H*dh)
+    const AttendArgs a = attend_args(s, n, n, gk, {c.q.data() + b * n * h * dqk, h * dqk, dqk},
+                                     {c.k.data() + b * n * gk * dqk, gk * dqk, dqk},
+                                     {c.v.data() + b * n * gk * dh, gk * dh, dh}, true, 0,
+                                     c.probs.data() + b * h * n * n);
+    attend_rows_into(a, c.o.data() + b * n * h * dh, h * dh);                  // rows of o (N, H*dh)
   }
   linear_forward(out, c.o.data(), w.wo.data(), nullptr, rows, h * dh, s.d);     // out = o wo  (R, D)
 }
@@ -347,25 +414,18 @@ void attention_backward(float* dx, Weights& grad, const float* dout, const float
         const float* pi = p + i * n;
         const float* doi = d_o.data() + (b * n + i) * ldo + hh * dh;
         // o_i = sum_j p_ij v_j   =>   dp_ij = do_i . v_j,   dv_j += p_ij do_i
+        dots(dp.data(), doi, c.v.data() + b * n * ldv + g * dh, ldv, i + 1, dh);
         float sum_pdp = 0.0f;
         for (int64_t j = 0; j <= i; ++j) {
-          const float* vj = c.v.data() + (b * n + j) * ldv + g * dh;
-          float* dvj = dv.data() + (b * n + j) * ldv + g * dh;
-          dp[j] = dot(doi, vj, dh);
-          axpy(dvj, pi[j], doi, dh);
+          axpy(dv.data() + (b * n + j) * ldv + g * dh, pi[j], doi, dh);
           sum_pdp += pi[j] * dp[j];
         }
-        // p_i = softmax(s_i)   =>   ds_ij = p_ij (dp_ij - sum_j' p_ij' dp_ij')
+        // p_i = softmax(s_i)   =>   ds_ij = p_ij (dp_ij - sum_j' p_ij' dp_ij')   (into dp)
         // s_ij = scale * q_i . k_j   =>   dq_i += scale ds_ij k_j,   dk_j += scale ds_ij q_i
+        for (int64_t j = 0; j <= i; ++j) dp[j] = scale * pi[j] * (dp[j] - sum_pdp);
         const float* qi = c.q.data() + (b * n + i) * ldq + hh * dqk;
-        float* dqi = dq.data() + (b * n + i) * ldq + hh * dqk;
-        for (int64_t j = 0; j <= i; ++j) {
-          const float ds = scale * pi[j] * (dp[j] - sum_pdp);
-          const float* kj = c.k.data() + (b * n + j) * ldk + g * dqk;
-          float* dkj = dk.data() + (b * n + j) * ldk + g * dqk;
-          axpy(dqi, ds, kj, dqk);
-          axpy(dkj, ds, qi, dqk);
-        }
+        axpy_rows(dq.data() + (b * n + i) * ldq + hh * dqk, dp.data(), c.k.data() + b * n * ldk + g * dqk, ldk, i + 1, dqk);
+        for (int64_t j = 0; j <= i; ++j) axpy(dk.data() + (b * n + j) * ldk + g * dqk, dp[j], qi, dqk);
       }
     }
   }

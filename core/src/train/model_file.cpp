@@ -1,16 +1,18 @@
 // train/model_file.cpp — the trainer's model file: export as .safetensors, load it and the older
-// ATTNTRN2 / ATTNTRN1 files. The layout, for a reader outside this project: docs/api.md ("Training",
-// "The model file").
+// version-3, ATTNTRN2 and ATTNTRN1 files. The layout, for a reader outside this project: docs/api.md
+// ("Training", "The model file").
 //
-// .safetensors (format version 3, written by export_model):
+// .safetensors (format version 4, written by export_model):
 //   bytes 0..7    N, the JSON header's length, u64 little-endian (N a multiple of 8: space padding)
 //   bytes 8..8+N  {"__metadata__": {string: string}, "<tensor>": {"dtype": "F32", "shape": [...],
 //                 "data_offsets": [begin, end]}, ...}: tensors sorted by name, offsets relative to the
 //                 first data byte, contiguous, in the same order
 //   then          float32 little-endian data, row-major
-// __metadata__: format = "attention-playground.trainer", formatVersion = "3", the trainer's config
+// __metadata__: format = "attention-playground.trainer", formatVersion = "4", the trainer's config
 // (task, text for 'chars', the model geometry as given, every training setting with its default
-// filled in), step, rng (the data stream's state), crc32 (model_file_checksum, model_file.hpp).
+// filled in), step, rng (the data stream's state), crc32: the CRC-32 of the whole file with its own
+// 8 digits read as zeros (model_file.hpp). Version 3 (read only) had the same layout and a crc32
+// over the data and the metadata lines (model_file_checksum_v3), which left the tensor table out.
 // Tensors: each parameter under its PyTorch-style name (layers.0.attn.wq, layers.0.ln1.weight, ...),
 // matrices (d_in, d_out) as the core uses them (y = x W), vectors (biases, LayerNorm) 1-D; AdamW's
 // moments under optim.exp_avg.<name> and optim.exp_avg_sq.<name>, same shapes.
@@ -26,6 +28,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
 
 #include "attn/errors.hpp"
 #include "attn/train/model_file.hpp"
@@ -174,190 +179,147 @@ FileConfig read_config(Fields& f) {
 
 // --- the strict JSON reader of a safetensors header -------------------------------------------------
 
-struct Json {
-  const uint8_t* p;
-  std::size_t n;
-  std::size_t i = 0;
+// nlohmann-json's SAX reader checks the syntax, the UTF-8, the escapes and what follows the object;
+// this handler checks the form: depth 1 the file's object, depth 2 a tensor entry or __metadata__,
+// depth 3 a shape or data_offsets array. It stops at the first problem (returns false).
+class HeaderReader : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit HeaderReader(SafetensorsHeader& h) : h_(h) {}
+  std::string error;  // why it stopped; empty when the header is valid
 
-  [[noreturn]] void fail(const std::string& why) const {
-    file_error("its .safetensors header is not valid JSON of the expected form: " + why + " (at header byte " +
-               fmt(double(i)) + ")");
+  bool null() override { return fail(misplaced("null")); }
+  bool boolean(bool) override { return fail(misplaced("a boolean")); }
+  bool number_integer(number_integer_t) override {
+    return fail(depth_ == 3 ? "a negative integer in " + shown(key_) + " of tensor " + shown(name_) : misplaced("a number"));
   }
-  void ws() {
-    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) ++i;
+  bool number_float(number_float_t, const string_t& text) override {
+    return fail(depth_ == 3 ? "a number that is not an integer (" + shown(text) + ") in " + shown(key_) + " of tensor " +
+                                  shown(name_)
+                            : misplaced("a number"));
   }
-  bool at(char c) {
-    ws();
-    return i < n && p[i] == uint8_t(c);
+  bool binary(binary_t&) override { return fail(misplaced("binary data")); }
+  bool number_unsigned(number_unsigned_t v) override {
+    if (depth_ != 3) return fail(misplaced("a number"));
+    if (v > (uint64_t(1) << 53)) return fail("an integer above 2^53");
+    std::vector<uint64_t>& a = in_shape_ ? entry_.shape : offsets_;
+    const std::size_t max = in_shape_ ? 8 : 2;
+    if (a.size() == max) return fail("an array longer than " + fmt(double(max)));
+    a.push_back(v);
+    return true;
   }
-  void expect(char c) {
-    if (!at(c)) fail(std::string("expected '") + c + "'");
-    ++i;
-  }
-  uint32_t hex4() {
-    if (n - i < 4) fail("truncated \\u escape");
-    uint32_t v = 0;
-    for (int k = 0; k < 4; ++k, ++i) {
-      const uint8_t c = p[i];
-      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-      if (d < 0) fail("bad \\u escape");
-      v = v * 16 + uint32_t(d);
+  bool string(string_t& v) override {
+    if (depth_ == 2 && in_metadata_) {
+      h_.metadata[key_] = v;
+      return true;
     }
-    return v;
+    if (depth_ == 2 && key_ == "dtype") {
+      entry_.dtype = v;
+      return true;
+    }
+    return fail(misplaced("a string"));
   }
-  std::string str() {
-    expect('"');
-    std::string out;
-    for (;;) {
-      if (i >= n) fail("unterminated string");
-      const uint8_t c = p[i];
-      if (c == '"') {
-        ++i;
-        return out;
-      }
-      if (c < 0x20) fail("a control character in a string");
-      if (c == '\\') {
-        if (++i >= n) fail("unterminated string");
-        const uint8_t e = p[i++];
-        switch (e) {
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          case '/': out += '/'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
-          case 'u': {
-            uint32_t cp = hex4();
-            if (cp >= 0xDC00 && cp <= 0xDFFF) fail("a lone low surrogate escape");
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-              if (n - i < 6 || p[i] != '\\' || p[i + 1] != 'u') fail("a lone high surrogate escape");
-              i += 2;
-              const uint32_t lo = hex4();
-              if (lo < 0xDC00 || lo > 0xDFFF) fail("a lone high surrogate escape");
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            out += encode_utf8({cp});
-            break;
-          }
-          default: --i; fail("a bad escape");
-        }
-        continue;
-      }
-      if (c < 0x80) {
-        out += char(c);
-        ++i;
-        continue;
-      }
-      // A multi-byte UTF-8 sequence: strictly valid (decode_utf8 gives no U+FFFD for it).
-      const int len = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-      if (len == 0 || n - i < std::size_t(len)) fail("invalid UTF-8");
-      const std::string seq(reinterpret_cast<const char*>(p + i), std::size_t(len));
-      const auto cps = decode_utf8(seq);
-      if (cps.size() != 1 || cps[0] == 0xFFFD) {
-        if (!(cps.size() == 1 && len == 3 && seq == "\xEF\xBF\xBD")) fail("invalid UTF-8");
-      }
-      out += seq;
-      i += std::size_t(len);
-    }
+  bool start_object(std::size_t) override {
+    if (depth_ == 0) return ++depth_, true;
+    if (depth_ != 1) return fail(misplaced("an object"));
+    ++depth_;
+    in_metadata_ = name_ == "__metadata__";
+    keys_.clear();
+    entry_ = TensorEntry{};
+    seen_dtype_ = seen_shape_ = seen_offsets_ = false;
+    return true;
   }
-  uint64_t uint() {
-    ws();
-    const std::size_t from = i;
-    uint64_t v = 0;
-    while (i < n && p[i] >= '0' && p[i] <= '9') {
-      v = v * 10 + uint64_t(p[i] - '0');
-      if (v > (uint64_t(1) << 53)) fail("an integer above 2^53");
-      ++i;
+  bool key(string_t& k) override {
+    if (depth_ == 1) {
+      if (!names_.insert(k).second) return fail("the key " + shown(k) + " appears twice");
+      name_ = k;
+      return true;
     }
-    if (i == from) fail("expected an unsigned integer");
-    if (i - from > 1 && p[from] == '0') fail("an integer with a leading zero");
-    if (i < n && (p[i] == '.' || p[i] == 'e' || p[i] == 'E')) fail("a number that is not an integer");
-    return v;
+    if (!keys_.insert(k).second) return fail("the key " + shown(k) + " appears twice");
+    key_ = k;
+    if (in_metadata_) return true;
+    if (k == "dtype") seen_dtype_ = true;
+    else if (k == "shape") seen_shape_ = true;
+    else if (k == "data_offsets") seen_offsets_ = true;
+    else return fail("tensor " + shown(name_) + " has an unknown key " + shown(k));
+    return true;
   }
-  std::vector<uint64_t> uints(std::size_t max) {
-    expect('[');
-    std::vector<uint64_t> out;
-    if (at(']')) {
-      ++i;
-      return out;
-    }
-    for (;;) {
-      if (out.size() == max) fail("an array longer than " + fmt(double(max)));
-      out.push_back(uint());
-      if (at(',')) {
-        ++i;
-        continue;
+  bool end_object() override {
+    if (--depth_ == 1 && !in_metadata_) {
+      if (!seen_dtype_ || !seen_shape_ || !seen_offsets_) {
+        return fail("tensor " + shown(name_) + " lacks dtype, shape or data_offsets");
       }
-      expect(']');
-      return out;
+      h_.tensors.emplace(name_, std::move(entry_));
     }
+    in_metadata_ = false;
+    return true;
   }
-  // Calls item(key) for each key of an object; refuses a key seen twice.
-  template <class F>
-  void object(F&& item) {
-    expect('{');
-    if (at('}')) {
-      ++i;
-      return;
-    }
-    std::vector<std::string> seen;
-    for (;;) {
-      const std::size_t key_at = i;
-      std::string key = str();
-      if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
-        i = key_at;
-        fail("the key " + shown(key) + " appears twice");
-      }
-      expect(':');
-      item(key);
-      seen.push_back(std::move(key));
-      if (at(',')) {
-        ++i;
-        continue;
-      }
-      expect('}');
-      return;
-    }
+  bool start_array(std::size_t) override {
+    if (depth_ != 2 || in_metadata_ || key_ == "dtype") return fail(misplaced("an array"));
+    ++depth_;
+    in_shape_ = key_ == "shape";
+    offsets_.clear();
+    return true;
   }
+  bool end_array() override {
+    --depth_;
+    if (!in_shape_) {
+      if (offsets_.size() != 2) return fail("data_offsets of tensor " + shown(name_) + " must be [begin, end]");
+      entry_.begin = offsets_[0];
+      entry_.end = offsets_[1];
+    }
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
+    std::string what = ex.what();  // "[json.exception.parse_error.101] parse error at line 1, column 7: ..."
+    const std::size_t colon = what.find(": ");
+    at_ = position;
+    error = colon == std::string::npos ? what : what.substr(colon + 2);
+    return false;
+  }
+  std::size_t at() const { return at_; }
+
+ private:
+  bool fail(const std::string& why) {
+    error = why;
+    return false;
+  }
+  // Why a value of this kind cannot stand here.
+  std::string misplaced(const std::string& kind) const {
+    if (depth_ == 0) return kind + " where the file's object belongs";
+    if (depth_ == 1) return "tensor " + shown(name_) + " must be an object, got " + kind;
+    if (in_metadata_) return "the __metadata__ value of " + shown(key_) + " must be a string, got " + kind;
+    if (depth_ == 2) {
+      return "tensor " + shown(name_) + ": " + shown(key_) + " must be " + (key_ == "dtype" ? "a string" : "an array") +
+             ", got " + kind;
+    }
+    return kind + " inside " + shown(key_) + " of tensor " + shown(name_) + ", which holds unsigned integers";
+  }
+  SafetensorsHeader& h_;
+  int depth_ = 0;
+  bool in_metadata_ = false, in_shape_ = false, seen_dtype_ = false, seen_shape_ = false, seen_offsets_ = false;
+  std::string name_, key_;
+  std::unordered_set<std::string> names_, keys_;  // the keys seen at depth 1, and in the current object
+  TensorEntry entry_;
+  std::vector<uint64_t> offsets_;
+  std::size_t at_ = 0;
 };
 
 }  // namespace
 
 SafetensorsHeader parse_safetensors_header(const uint8_t* json, std::size_t n) {
-  Json j{json, n};
   SafetensorsHeader h;
-  j.object([&](const std::string& key) {
-    if (key == "__metadata__") {
-      j.object([&](const std::string& k) { h.metadata[k] = j.str(); });
-      return;
-    }
-    TensorEntry e;
-    bool dtype = false, shape = false, offsets = false;
-    j.object([&](const std::string& k) {
-      if (k == "dtype") {
-        e.dtype = j.str();
-        dtype = true;
-      } else if (k == "shape") {
-        e.shape = j.uints(8);
-        shape = true;
-      } else if (k == "data_offsets") {
-        const auto o = j.uints(2);
-        if (o.size() != 2) j.fail("data_offsets of tensor " + shown(key) + " must be [begin, end]");
-        e.begin = o[0];
-        e.end = o[1];
-        offsets = true;
-      } else {
-        j.fail("tensor " + shown(key) + " has an unknown key " + shown(k));
-      }
-    });
-    if (!dtype || !shape || !offsets) j.fail("tensor " + shown(key) + " lacks dtype, shape or data_offsets");
-    h.tensors.emplace(key, std::move(e));
-  });
-  j.ws();
-  if (j.i != n) j.fail("bytes after the JSON object");
+  HeaderReader reader(h);
+  const bool ok = nlohmann::json::sax_parse(json, json + n, &reader);
+  if (!ok || !reader.error.empty()) {
+    file_error("its .safetensors header is not valid JSON of the expected form: " +
+               (reader.error.empty() ? std::string("not one object") : reader.error) +
+               (reader.at() ? " (at header byte " + fmt(double(reader.at())) + ")" : ""));
+  }
   return h;
+}
+
+void BytesSource::read(uint64_t offset, uint64_t n, uint8_t* dst) const {
+  std::memcpy(dst, data_ + offset, std::size_t(n));
 }
 
 uint32_t crc32(const uint8_t* p, std::size_t n, uint32_t crc) {
@@ -375,7 +337,26 @@ uint32_t crc32(const uint8_t* p, std::size_t n, uint32_t crc) {
   return c ^ 0xFFFFFFFFu;
 }
 
-uint32_t model_file_checksum(const std::map<std::string, std::string>& metadata, const uint8_t* data, std::size_t n) {
+std::size_t crc_digits_at(const uint8_t* header, std::size_t n, std::size_t header_at) {
+  static const std::string key = "\"crc32\":\"";
+  const uint8_t* at = std::search(header, header + n, key.begin(), key.end());
+  if (at == header + n || std::size_t(header + n - at) < key.size() + 8) return 0;
+  return header_at + std::size_t(at - header) + key.size();
+}
+
+uint32_t crc32_zeroed(const uint8_t* p, std::size_t n, std::size_t at, std::size_t digits_at, uint32_t crc) {
+  static const uint8_t zeros[8] = {'0', '0', '0', '0', '0', '0', '0', '0'};
+  const std::size_t end = at + n;
+  if (digits_at + 8 <= at || digits_at >= end) return crc32(p, n, crc);
+  // the piece overlaps the digits: before them, the zeros for the part inside, after them
+  const std::size_t from = std::max(at, digits_at), to = std::min(end, digits_at + 8);
+  crc = crc32(p, from - at, crc);
+  crc = crc32(zeros, to - from, crc);
+  return crc32(p + (to - at), end - to, crc);
+}
+
+uint32_t model_file_checksum_v3(const std::map<std::string, std::string>& metadata, const uint8_t* data,
+                                std::size_t n) {
   uint32_t c = crc32(data, n);
   for (const auto& [k, v] : metadata) {  // std::map: sorted by key, byte-wise
     if (k == "crc32") continue;
@@ -394,9 +375,9 @@ bool starts_with(const std::vector<uint8_t>& b, const char* magic) {
   return b.size() >= 8 && std::memcmp(b.data(), magic, 8) == 0;
 }
 
-uint64_t u64_at(const std::vector<uint8_t>& b) {
+uint64_t u64_at(const uint8_t* b) {
   uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t(b[std::size_t(i)]) << (8 * i);
+  for (int i = 0; i < 8; ++i) v |= uint64_t(b[i]) << (8 * i);
   return v;
 }
 
@@ -416,28 +397,11 @@ std::vector<uint64_t> file_shape(const ParamRef& p) {
   return {uint64_t(p.value->shape(0)), uint64_t(p.value->shape(1))};
 }
 
-void json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += char(c);  // valid UTF-8 (texts are re-encoded from their code points)
-        }
-    }
-  }
-  out += '"';
+// The first bytes of a file (at most 8).
+std::vector<uint8_t> prefix_of(const ModelSource& file) {
+  std::vector<uint8_t> p(std::size_t(std::min<uint64_t>(8, file.size())));
+  file.read(0, p.size(), p.data());
+  return p;
 }
 
 }  // namespace
@@ -449,7 +413,7 @@ void Trainer::check_model_prefix(const std::vector<uint8_t>& prefix, double tota
   }
   if (starts_with(prefix, kMagicV2) || starts_with(prefix, kMagicV1)) return;
   if (prefix.size() >= 8) {
-    const uint64_t n = u64_at(prefix);
+    const uint64_t n = u64_at(prefix.data());
     if (n >= 2 && n <= kMaxHeaderBytes && double(n) <= total_bytes - 8) return;  // a .safetensors header length
   }
   file_error("it is not a model exported by trainer.exportModel(): it neither starts with a .safetensors header "
@@ -459,7 +423,7 @@ void Trainer::check_model_prefix(const std::vector<uint8_t>& prefix, double tota
 
 std::vector<uint8_t> Trainer::export_model() const {
   // The config: the model geometry as given, the training settings with their defaults filled in.
-  std::map<std::string, std::string> meta;
+  nlohmann::json meta = nlohmann::json::object();  // keys sorted, as std::map
   const RawSpec& m = spec_.model;
   const AdamConfig& ac = adam_->config();
   auto put_num = [&](const char* k, const std::optional<double>& v) { if (v) meta[k] = num(*v); };
@@ -493,87 +457,119 @@ std::vector<uint8_t> Trainer::export_model() const {
   meta["activation"] = cfg_.activation == Activation::Relu ? "relu" : "gelu";
   meta["step"] = std::to_string(adam_->steps());
   meta["rng"] = std::to_string(rng_.state());
+  meta["crc32"] = "00000000";  // the checksum's place, filled in last
 
-  // The tensors, sorted by name; their data in the same order.
+  // The tensors, sorted by name (as the header lists them), their data in the same order.
   struct Out {
-    std::string name;
-    std::vector<uint64_t> shape;
     const float* data;
     std::size_t count;
   };
-  std::vector<Out> tensors;
+  nlohmann::json header = nlohmann::json::object();
+  header["__metadata__"] = std::move(meta);  // '_' sorts before the tensors' lowercase names: first
+  std::map<std::string, Out> tensors;
   const auto& params = model_->params();
   for (std::size_t i = 0; i < params.size(); ++i) {
     const ParamRef& p = params[i];
     const std::string name = file_name(p.name);
     const auto shape = file_shape(p);
-    tensors.push_back({name, shape, p.value->data(), p.value->size()});
-    tensors.push_back({"optim.exp_avg." + name, shape, adam_->first_moment(i).data(), adam_->first_moment(i).size()});
-    tensors.push_back({"optim.exp_avg_sq." + name, shape, adam_->second_moment(i).data(), adam_->second_moment(i).size()});
+    tensors[name] = {p.value->data(), p.value->size()};
+    tensors["optim.exp_avg." + name] = {adam_->first_moment(i).data(), adam_->first_moment(i).size()};
+    tensors["optim.exp_avg_sq." + name] = {adam_->second_moment(i).data(), adam_->second_moment(i).size()};
+    for (const std::string k : {"", "optim.exp_avg.", "optim.exp_avg_sq."}) {
+      header[k + name] = {{"dtype", "F32"}, {"shape", shape}};
+    }
   }
-  std::sort(tensors.begin(), tensors.end(), [](const Out& a, const Out& b) { return a.name < b.name; });
-  std::size_t data_bytes = 0;
-  for (const auto& t : tensors) data_bytes += 4 * t.count;
-  std::vector<uint8_t> data(data_bytes);
   std::size_t at = 0;
-  for (const auto& t : tensors) {
-    std::memcpy(data.data() + at, t.data, 4 * t.count);  // little-endian hosts (x86, wasm)
+  for (const auto& [name, t] : tensors) {
+    header[name]["data_offsets"] = {at, at + 4 * t.count};
     at += 4 * t.count;
   }
-  meta["crc32"] = hex8(model_file_checksum(meta, data.data(), data.size()));
-
-  // The JSON header: __metadata__ first (format, version, checksum, then the rest by key).
-  std::string json = "{\"__metadata__\":{";
-  bool first = true;
-  auto put_meta = [&](const std::string& k, const std::string& v) {
-    if (!first) json += ',';
-    first = false;
-    json_string(json, k);
-    json += ':';
-    json_string(json, v);
-  };
-  for (const char* k : {"format", "formatVersion", "crc32"}) put_meta(k, meta[k]);
-  for (const auto& [k, v] : meta)
-    if (k != "format" && k != "formatVersion" && k != "crc32") put_meta(k, v);
-  json += '}';
-  at = 0;
-  for (const auto& t : tensors) {
-    json += ',';
-    json_string(json, t.name);
-    json += ":{\"dtype\":\"F32\",\"shape\":[";
-    for (std::size_t d = 0; d < t.shape.size(); ++d) json += (d ? "," : "") + std::to_string(t.shape[d]);
-    json += "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(at + 4 * t.count) + "]}";
-    at += 4 * t.count;
-  }
-  json += '}';
+  std::string json = header.dump();
   json.append((8 - json.size() % 8) % 8, ' ');  // the data starts 8-byte aligned
   if (json.size() > kMaxHeaderBytes) {
     throw_range("the model file's header would have " + fmt(double(json.size())) + " bytes, above the cap of " +
                 fmt(double(kMaxHeaderBytes)));
   }
 
-  std::vector<uint8_t> out;
-  out.reserve(8 + json.size() + data.size());
-  for (int i = 0; i < 8; ++i) out.push_back(uint8_t(uint64_t(json.size()) >> (8 * i)));
-  out.insert(out.end(), json.begin(), json.end());
-  out.insert(out.end(), data.begin(), data.end());
+  // The file, written once: the header's length, the header, the data; then the checksum's digits.
+  std::vector<uint8_t> out(8 + json.size() + at);
+  for (int i = 0; i < 8; ++i) out[std::size_t(i)] = uint8_t(uint64_t(json.size()) >> (8 * i));
+  std::memcpy(out.data() + 8, json.data(), json.size());
+  uint8_t* data = out.data() + 8 + json.size();
+  for (const auto& [name, t] : tensors) {
+    std::memcpy(data, t.data, 4 * t.count);  // little-endian hosts (x86, wasm)
+    data += 4 * t.count;
+  }
+  const std::size_t digits = crc_digits_at(out.data() + 8, json.size());
+  const std::string crc = hex8(crc32(out.data(), out.size()));  // the digits are "00000000" now
+  std::memcpy(out.data() + digits, crc.data(), 8);
   return out;
 }
 
-std::unique_ptr<Trainer> Trainer::load_model(const std::vector<uint8_t>& bytes) {
-  check_model_prefix(bytes, double(bytes.size()));
-  if (starts_with(bytes, kMagicV2) || starts_with(bytes, kMagicV1)) return load_attntrn(bytes);
-  return load_safetensors(bytes);
+std::unique_ptr<Trainer> Trainer::load_model(const std::vector<uint8_t>& bytes, bool allow_long_work) {
+  return load_model(BytesSource(bytes), allow_long_work);
 }
 
-std::unique_ptr<Trainer> Trainer::load_safetensors(const std::vector<uint8_t>& bytes) {
-  // check_model_prefix: 2 <= n <= kMaxHeaderBytes, 8 + n <= size.
-  const std::size_t n = std::size_t(u64_at(bytes));
-  const SafetensorsHeader h = parse_safetensors_header(bytes.data() + 8, n);
-  const uint8_t* data = bytes.data() + 8 + n;
-  const std::size_t data_bytes = bytes.size() - 8 - n;
+std::unique_ptr<Trainer> Trainer::load_model(const ModelSource& file, bool allow_long_work) {
+  const std::vector<uint8_t> prefix = prefix_of(file);
+  check_model_prefix(prefix, double(file.size()));
+  if (starts_with(prefix, kMagicV2) || starts_with(prefix, kMagicV1)) return load_attntrn(file, allow_long_work);
+  return load_safetensors(file, allow_long_work);
+}
 
-  // What the file is, then its checksum, before any field is believed.
+namespace {
+
+// Where each tensor of a trainer goes when its file is read: a parameter or one of its moments.
+struct Destination {
+  float* data;
+  std::size_t count;
+  std::vector<uint64_t> shape;
+  std::string what;   // for messages: "parameter 'wte'", "AdamW's first moment of parameter 'wte'"
+  int kind;           // 0 a parameter, 1 a first moment, 2 a second moment (finite and >= 0)
+};
+
+// The CRC-32 of bytes [from, to) of a file, read in pieces of 1 MiB (nothing kept), with the digits
+// at `digits_at` read as '0' (0: none), continuing `crc`.
+uint32_t stream_crc(const ModelSource& file, uint64_t from, uint64_t to, std::size_t digits_at, uint32_t crc = 0) {
+  std::vector<uint8_t> piece(std::size_t(std::min<uint64_t>(to - from, 1 << 20)));
+  for (uint64_t at = from; at < to;) {
+    const std::size_t n = std::size_t(std::min<uint64_t>(to - at, piece.size()));
+    file.read(at, n, piece.data());
+    crc = digits_at ? crc32_zeroed(piece.data(), n, std::size_t(at), digits_at, crc) : crc32(piece.data(), n, crc);
+    at += n;
+  }
+  return crc;
+}
+
+[[noreturn]] void checksum_error(const std::string& stored, const std::string& computed) {
+  file_error("its checksum does not match its contents (CRC-32 stored " + stored + ", computed " + computed +
+             "): the file was changed or damaged after export");
+}
+
+// Checks the values a tensor was read into (the checksum matched): finite, second moments >= 0.
+void check_values(const Destination& d) {
+  for (std::size_t j = 0; j < d.count; ++j) {
+    const float v = d.data[j];
+    if (!std::isfinite(v) || (d.kind == 2 && v < 0)) {
+      file_error(d.what + " holds " + (d.kind == 0 ? "a non-finite value (" : "") + fmt(v) + (d.kind == 0 ? ")" : "") +
+                 " at index " + fmt(double(j)) +
+                 (d.kind == 2 ? " (must be finite and >= 0)" : d.kind == 1 ? " (must be finite)" : ""));
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Trainer> Trainer::load_safetensors(const ModelSource& file, bool allow_long_work) {
+  // check_model_prefix: 2 <= n <= kMaxHeaderBytes, 8 + n <= size. Only the header is read first.
+  std::vector<uint8_t> prefix = prefix_of(file);
+  const std::size_t n = std::size_t(u64_at(prefix.data()));
+  std::vector<uint8_t> header_bytes(n);
+  file.read(8, n, header_bytes.data());
+  const SafetensorsHeader h = parse_safetensors_header(header_bytes.data(), n);
+  const uint64_t data_at = 8 + n, data_bytes = file.size() - data_at;
+
+  // What the file is, before any field is believed.
   Fields f{h.metadata, "true", "false"};
   const auto format = f.take("format");
   if (!format || *format != kFormatName) {
@@ -581,16 +577,17 @@ std::unique_ptr<Trainer> Trainer::load_safetensors(const std::vector<uint8_t>& b
                (format ? shown(*format) : std::string("(none)")) + ", expected '" + kFormatName + "'");
   }
   const auto version = f.take("formatVersion");
-  if (!version || *version != kFormatVersion) {
+  if (!version || (*version != kFormatVersion && *version != "3")) {
     file_error("header field 'formatVersion' (" + (version ? shown(*version) : std::string("missing")) +
-               ") must be " + kFormatVersion + " (this build reads version 3, ATTNTRN2 and ATTNTRN1)");
+               ") must be " + kFormatVersion + " or 3 (this build reads versions 4 and 3, ATTNTRN2 and ATTNTRN1)");
   }
+  const bool v3 = *version == "3";
   const auto stored = f.take("crc32");
   if (!stored) file_error("header field 'crc32' is missing");
-  const uint32_t actual = model_file_checksum(h.metadata, data, data_bytes);
-  if (*stored != hex8(actual)) {
-    file_error("its checksum does not match its contents (CRC-32 stored " + shown(*stored) + ", computed '" +
-               hex8(actual) + "'): the file was changed or damaged after export");
+  const std::size_t digits = v3 ? 0 : crc_digits_at(header_bytes.data(), n);
+  if (!v3 && (digits == 0 || std::memcmp(header_bytes.data() + (digits - 8), stored->data(),
+                                         std::min<std::size_t>(8, stored->size())) != 0 || stored->size() != 8)) {
+    file_error("header field 'crc32' (" + shown(*stored) + ") must be 8 hex digits written as \"crc32\":\"...\"");
   }
 
   // The tensors' layout: F32, sizes that match their shapes, contiguous and covering the data.
@@ -618,46 +615,65 @@ std::unique_ptr<Trainer> Trainer::load_safetensors(const std::vector<uint8_t>& b
     file_error("its tensors cover " + fmt(double(next)) + " bytes of data, the file has " + fmt(double(data_bytes)));
   }
 
-  // The config, then the trainer (refused before allocation when the data cannot hold its tensors).
+  // The checksum, read through the file once (nothing kept): a damaged file is refused as such.
+  uint32_t crc = 0;
+  if (v3) {
+    crc = stream_crc(file, data_at, file.size(), 0);
+    for (const auto& [k, v] : h.metadata) {  // std::map: sorted by key, byte-wise
+      if (k == "crc32") continue;
+      const std::string line = k + "=" + v + "\n";
+      crc = crc32(reinterpret_cast<const uint8_t*>(line.data()), line.size(), crc);
+    }
+  } else {
+    crc = crc32_zeroed(prefix.data(), 8, 0, digits);
+    crc = crc32_zeroed(header_bytes.data(), n, 8, digits, crc);
+    crc = stream_crc(file, data_at, file.size(), digits, crc);
+  }
+  if (*stored != hex8(crc)) checksum_error(shown(*stored), "'" + hex8(crc) + "'");
+
+  // The config, then the trainer (refused before allocation when the data cannot hold its tensors
+  // or its calls would not fit the caps).
   const auto text = f.take("text");
   FileConfig c = read_config(f);
   if (c.spec.task && *c.spec.task == "chars") c.spec.text = text;
   else if (text) file_error("header field 'text' applies to task 'chars' only");
+  c.spec.allow_long_work = allow_long_work;
   std::unique_ptr<Trainer> t;
   try {
     t = std::make_unique<Trainer>(c.spec, double(data_bytes));
   } catch (const Error& e) {
-    file_error(std::string("its header describes no valid trainer: ") + e.what());
+    file_error(std::string("its header describes no valid trainer: ") + e.message());
   }
 
-  // Each parameter and its two moments, by name, with the expected shape and finite values.
+  // Each parameter and its two moments, by name, with the expected shape.
   auto& params = t->model_->params();
   if (h.tensors.size() != 3 * params.size()) {
     file_error("it has " + fmt(double(h.tensors.size())) + " tensors, this model has " + fmt(double(3 * params.size())) +
                " (each parameter and its two AdamW moments)");
   }
+  std::map<std::string, Destination> dest;
   for (std::size_t i = 0; i < params.size(); ++i) {
     const std::string base = file_name(params[i].name);
     const auto shape = file_shape(params[i]);
-    const char* what[3] = {"parameter", "AdamW's first moment of parameter", "AdamW's second moment of parameter"};
-    float* dest[3] = {params[i].value->data(), t->adam_->first_moment(i).data(), t->adam_->second_moment(i).data()};
-    const std::string names[3] = {base, "optim.exp_avg." + base, "optim.exp_avg_sq." + base};
-    for (int k = 0; k < 3; ++k) {
-      const auto it = h.tensors.find(names[k]);
-      if (it == h.tensors.end()) file_error("tensor " + shown(names[k]) + " is missing");
-      if (it->second.shape != shape) file_error("tensor " + shown(names[k]) + " has the wrong shape");
-      const std::size_t count = params[i].value->size();
-      std::memcpy(dest[k], data + it->second.begin, 4 * count);
-      for (std::size_t j = 0; j < count; ++j) {
-        const float v = dest[k][j];
-        if (!std::isfinite(v) || (k == 2 && v < 0)) {
-          file_error(std::string(what[k]) + " '" + base + "' holds " + (k == 0 ? "a non-finite value (" : "") + fmt(v) +
-                     (k == 0 ? ")" : "") + " at index " + fmt(double(j)) +
-                     (k == 2 ? " (must be finite and >= 0)" : k == 1 ? " (must be finite)" : ""));
-        }
-      }
-    }
+    const std::size_t count = params[i].value->size();
+    dest[base] = {params[i].value->data(), count, shape, "parameter '" + base + "'", 0};
+    dest["optim.exp_avg." + base] = {t->adam_->first_moment(i).data(), count, shape,
+                                     "AdamW's first moment of parameter '" + base + "'", 1};
+    dest["optim.exp_avg_sq." + base] = {t->adam_->second_moment(i).data(), count, shape,
+                                        "AdamW's second moment of parameter '" + base + "'", 2};
   }
+  for (const auto& [name, d] : dest) {
+    const auto it = h.tensors.find(name);
+    if (it == h.tensors.end()) file_error("tensor " + shown(name) + " is missing");
+    if (it->second.shape != d.shape) file_error("tensor " + shown(name) + " has the wrong shape");
+  }
+
+  // The data, in file order, straight into the trainer; then the values.
+  for (const auto& [name, e] : order) {
+    const Destination& d = dest.at(*name);
+    file.read(data_at + e->begin, 4 * d.count, reinterpret_cast<uint8_t*>(d.data));  // little-endian hosts (x86, wasm)
+  }
+  for (const auto& [name, d] : dest) check_values(d);
   t->adam_->set_steps(c.step);
   t->rng_.set_state(c.rng);
   return t;
@@ -667,44 +683,47 @@ std::unique_ptr<Trainer> Trainer::load_safetensors(const std::vector<uint8_t>& b
 
 namespace {
 
+// Reads a file front to back.
 struct Reader {
-  const std::vector<uint8_t>& b;
-  std::size_t end;  // the checksum, when there is one, is not read as data
-  std::size_t pos = 0;
+  const ModelSource& file;
+  uint64_t end;  // the checksum, when there is one, is not read as data
+  uint64_t pos = 0;
   [[noreturn]] void fail(const std::string& why) const { file_error(why + " (at byte " + fmt(double(pos)) + ")"); }
-  uint32_t u32() {
-    if (pos + 4 > end) fail("truncated");
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= uint32_t(b[pos + i]) << (8 * i);
-    pos += 4;
-    return v;
-  }
-  std::string str(std::size_t n) {
+  void bytes(uint8_t* dst, uint64_t n) {
     if (n > end - pos) fail("truncated");
-    std::string s(reinterpret_cast<const char*>(b.data() + pos), n);
+    file.read(pos, n, dst);
     pos += n;
+  }
+  uint32_t u32() {
+    uint8_t b[4];
+    bytes(b, 4);
+    return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+  }
+  std::string str(uint64_t n) {
+    if (n > end - pos) fail("truncated");
+    std::string s(std::size_t(n), '\0');
+    bytes(reinterpret_cast<uint8_t*>(s.data()), n);
     return s;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Trainer> Trainer::load_attntrn(const std::vector<uint8_t>& bytes) {
-  const bool v2 = starts_with(bytes, kMagicV2);
-  std::size_t end = bytes.size();
-  if (v2) {
-    if (bytes.size() < 12) file_error("truncated: " + fmt(double(bytes.size())) + " bytes");
+std::unique_ptr<Trainer> Trainer::load_attntrn(const ModelSource& file, bool allow_long_work) {
+  const std::vector<uint8_t> magic = prefix_of(file);
+  const bool v2 = starts_with(magic, kMagicV2);
+  uint64_t end = file.size();
+  if (v2) {  // ATTNTRN2 ends with the CRC-32 of every byte before it: checked first, read through once
+    if (end < 12) file_error("truncated: " + fmt(double(end)) + " bytes");
     end -= 4;
-    uint32_t stored = 0;
-    for (int i = 0; i < 4; ++i) stored |= uint32_t(bytes[end + i]) << (8 * i);
-    const uint32_t actual = crc32(bytes.data(), end);
-    if (stored != actual) {
-      file_error("its checksum does not match its contents (CRC-32 stored " + fmt(double(stored)) + ", computed " +
-                 fmt(double(actual)) + "): the file was changed or damaged after export");
-    }
+    uint8_t b[4];
+    file.read(end, 4, b);
+    const uint32_t stored = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+    const uint32_t actual = stream_crc(file, 0, end, 0);
+    if (stored != actual) checksum_error(fmt(double(stored)), fmt(double(actual)));
   }
-  Reader r{bytes, end};
-  r.pos = 8;
+  Reader r{file, end};
+  r.str(8);  // the magic
   const std::string header = r.str(r.u32());
   Fields f{{}, "1", "0"};
   for (std::size_t i = 0; i < header.size();) {
@@ -721,45 +740,35 @@ std::unique_ptr<Trainer> Trainer::load_attntrn(const std::vector<uint8_t>& bytes
   FileConfig c = read_config(f);
   const std::string text = r.str(r.u32());
   if (c.spec.task && *c.spec.task == "chars") c.spec.text = text;
+  c.spec.allow_long_work = allow_long_work;
 
   std::unique_ptr<Trainer> t;
   try {
     t = std::make_unique<Trainer>(c.spec, double(end - r.pos));
   } catch (const Error& e) {
-    file_error(std::string("its header describes no valid trainer: ") + e.what());
+    file_error(std::string("its header describes no valid trainer: ") + e.message());
   }
   auto& params = t->model_->params();
   if (r.u32() != params.size()) r.fail("wrong number of parameters for this spec");
+  std::vector<Destination> read;
   for (auto& p : params) {
     const std::string name = r.str(r.u32());
     if (name != p.name) r.fail("parameter " + shown(name) + " where '" + p.name + "' was expected");
     const uint32_t rows = r.u32(), cols = r.u32();
     if (rows != p.value->shape(0) || cols != p.value->shape(1)) r.fail("parameter '" + name + "' has the wrong shape");
-    const std::string data = r.str(std::size_t(rows) * cols * sizeof(float));
-    std::memcpy(p.value->data(), data.data(), data.size());
-    for (std::size_t i = 0; i < p.value->size(); ++i)
-      if (!std::isfinite(p.value->data()[i])) {
-        r.fail("parameter '" + name + "' holds a non-finite value (" + fmt(p.value->data()[i]) + " at index " +
-               fmt(double(i)) + ")");
-      }
+    r.bytes(reinterpret_cast<uint8_t*>(p.value->data()), uint64_t(rows) * cols * sizeof(float));
+    read.push_back({p.value->data(), p.value->size(), {}, "parameter '" + name + "'", 0});
   }
   for (std::size_t i = 0; i < params.size(); ++i) {
-    const char* which[2] = {"first", "second"};
-    int k = 0;
-    for (std::vector<float>* m : {&t->adam_->first_moment(i), &t->adam_->second_moment(i)}) {
-      const std::string data = r.str(m->size() * sizeof(float));
-      std::memcpy(m->data(), data.data(), data.size());
-      for (std::size_t j = 0; j < m->size(); ++j) {
-        const float v = (*m)[j];
-        if (!std::isfinite(v) || (k == 1 && v < 0)) {
-          r.fail(std::string("AdamW's ") + which[k] + " moment of parameter '" + params[i].name + "' holds " +
-                 fmt(v) + " at index " + fmt(double(j)) + (k == 1 ? " (must be finite and >= 0)" : " (must be finite)"));
-        }
-      }
-      ++k;
+    for (int k = 1; k <= 2; ++k) {
+      std::vector<float>& m = k == 1 ? t->adam_->first_moment(i) : t->adam_->second_moment(i);
+      r.bytes(reinterpret_cast<uint8_t*>(m.data()), m.size() * sizeof(float));
+      read.push_back({m.data(), m.size(), {}, std::string("AdamW's ") + (k == 1 ? "first" : "second") +
+                                                   " moment of parameter '" + params[i].name + "'", k});
     }
   }
   if (r.pos != end) r.fail("trailing bytes");
+  for (const Destination& d : read) check_values(d);
   t->adam_->set_steps(c.step);
   t->rng_.set_state(c.rng);
   return t;

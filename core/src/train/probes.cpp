@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "attn/errors.hpp"
+#include "attn/overflow.hpp"
 #include "attn/train/trainer.hpp"
 
 namespace attn::train {
@@ -41,12 +42,12 @@ int64_t add_induction_weights(std::vector<HeadScore>& scores, const std::vector<
 }
 
 void Trainer::refuse_non_finite_maps() {
-  for (int64_t l = 0; l < cfg_.n_layers; ++l)
-    for (float p : model_->attention_probs(l))
-      if (!std::isfinite(p)) {
-        throw_range("attention overflowed float32 (a weight map holds " + fmt(p) + ") although every weight is finite: " +
-                    largest_weight());
-      }
+  std::vector<Values> maps;
+  for (int64_t l = 0; l < cfg_.n_layers; ++l) {
+    const std::vector<float>& p = model_->attention_probs(l);
+    maps.push_back({"layer " + fmt(double(l)) + "'s maps", p.data(), p.size()});
+  }
+  refuse_overflow("attention", "a weight map holds a value that is not finite", maps, weights(), "");
 }
 
 std::vector<HeadScore> Trainer::head_scores() {
@@ -92,12 +93,16 @@ std::vector<HeadScore> Trainer::head_scores() {
   return scores;
 }
 
-xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
-  const int64_t n = int64_t(tokens.size()), h = cfg_.attn.h, layers = cfg_.n_layers;
-  if (n < 1 || n > task_->seq_len()) {
-    throw_range("tokens", "tokens has " + fmt(double(n)) + " elements, must be between 1 and seqLen (" +
+void Trainer::check_attention_length(double n) const {
+  if (n < 1 || n > double(task_->seq_len())) {
+    throw_range("tokens", "tokens has " + fmt(n) + " elements, must be between 1 and seqLen (" +
                 fmt(double(task_->seq_len())) + ")");
   }
+}
+
+xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
+  const int64_t n = int64_t(tokens.size()), h = cfg_.attn.h, layers = cfg_.n_layers;
+  check_attention_length(double(n));
   for (int64_t i = 0; i < n; ++i) {
     if (tokens[i] < 0 || tokens[i] >= cfg_.vocab) {
       throw_range("tokens", "tokens[" + fmt(double(i)) + "] (" + fmt(tokens[i]) + ") must be between 0 and vocabSize - 1 (" +

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
+#include "attn/cost.hpp"
 #include "attn/errors.hpp"
 #include "attn/fields.hpp"
+#include "attn/overflow.hpp"
 #include "attn/train/model_file.hpp"
 #include "attn/weights.hpp"
 
@@ -14,13 +17,24 @@ namespace attn::train {
 
 const std::vector<TrainerNumberField>& trainer_number_fields() {
   static const std::vector<TrainerNumberField> table = {
-      {"nLayers", &TrainerSpec::n_layers, true},          {"seqLen", &TrainerSpec::seq_len, false},
-      {"batchSize", &TrainerSpec::batch_size, false},     {"learningRate", &TrainerSpec::learning_rate, false},
-      {"seed", &TrainerSpec::seed, false},                {"vocabSize", &TrainerSpec::vocab_size, false},
-      {"totalSteps", &TrainerSpec::total_steps, false},   {"warmupSteps", &TrainerSpec::warmup_steps, false},
-      {"weightDecay", &TrainerSpec::weight_decay, false},
+      {"nLayers", &TrainerSpec::n_layers, true, true, 1, 4},
+      {"seqLen", &TrainerSpec::seq_len, false, true, 2, 1024},
+      {"batchSize", &TrainerSpec::batch_size, false, true, 1, 1024},
+      {"learningRate", &TrainerSpec::learning_rate, false, false, 0, 1, true},
+      {"seed", &TrainerSpec::seed, false, true, 0, kMaxSeed},
+      {"vocabSize", &TrainerSpec::vocab_size, false, true, 3, 65536},
+      {"totalSteps", &TrainerSpec::total_steps, false, true, 1, 1e9},
+      {"warmupSteps", &TrainerSpec::warmup_steps, false, true, 0, 1e9},
+      {"weightDecay", &TrainerSpec::weight_decay, false, false, 0, 1},
   };
   return table;
+}
+
+const TrainerNumberField& trainer_field(const char* name) {
+  for (const auto& f : trainer_number_fields()) {
+    if (std::string(f.name) == name) return f;
+  }
+  throw std::logic_error(std::string("no trainer field ") + name);
 }
 
 const std::vector<TrainerFlagField>& trainer_flag_fields() {
@@ -37,37 +51,45 @@ TaskKind parse_task(const std::optional<std::string>& t) {
   if (*t == "copy") return TaskKind::Copy;
   if (*t == "induction") return TaskKind::Induction;
   if (*t == "chars") return TaskKind::Chars;
-  throw_range("task", "task ('" + t->substr(0, 40) + "') must be one of 'copy', 'induction', 'chars'");
+  throw_range("task", "task (" + quoted(*t) + ") must be one of 'copy', 'induction', 'chars'");
 }
 
 constexpr int64_t kEvalSequences = 256;
 
-// Parameter floats of a model (a lower bound: LayerNorm vectors and biases are not counted).
-double param_floats(const ModelConfig& c) {
-  const double d = double(c.attn.d), v = double(c.vocab), n = double(c.attn.n);
-  double per_layer = 0;
-  for (const auto& slot : weight_slots(c.attn)) per_layer += double(slot.rows) * double(slot.cols);
-  if (c.mlp) per_layer += 8.0 * d * d;
-  return v * d + n * d + (c.tied ? 0.0 : d * v) + double(c.n_layers) * per_layer;
-}
+std::string mib(double bytes) { return fmt(std::ceil(bytes / 1048576.0)) + " MiB"; }
 
 }  // namespace
 
+void Trainer::check_text_length(double utf16_units) {
+  if (utf16_units > kMaxTextBytes) {
+    throw_range("text", "text (" + fmt(utf16_units) + " characters) is longer than " + fmt(kMaxTextBytes) +
+                " bytes of UTF-8, the most a model file holds");
+  }
+}
+
 Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
   const TaskKind kind = parse_task(spec.task);
-  const int64_t n = integer_field("seqLen", spec.seq_len, 2, 1024, 32);
-  batch_size_ = integer_field("batchSize", spec.batch_size, 1, 1024, 16);
-  const double lr = number_field("learningRate", spec.learning_rate, 0.0, 1.0, 3e-3, true);
-  seed_ = uint64_t(integer_field("seed", spec.seed, 0, 9007199254740991.0, 0));
-  const int64_t n_layers = integer_field("model.nLayers", spec.n_layers, 1, 4, 1);
-  const int64_t total = integer_field("totalSteps", spec.total_steps, 1, 1e9, 2000);
-  const int64_t warmup = integer_field("warmupSteps", spec.warmup_steps, 0, double(total), std::min<int64_t>(100, total / 10));
-  const double wd = number_field("weightDecay", spec.weight_decay, 0.0, 1.0, 0.01);
+  auto integer = [&](const char* name, const char* path, int64_t fallback, double hi = -1) {
+    const TrainerNumberField& f = trainer_field(name);
+    return integer_field(path, spec.*f.member, f.lo, hi >= 0 ? std::min(hi, f.hi) : f.hi, fallback);
+  };
+  auto number = [&](const char* name, double fallback) {
+    const TrainerNumberField& f = trainer_field(name);
+    return number_field(name, spec.*f.member, f.lo, f.hi, fallback, f.lo_open);
+  };
+  const int64_t n = integer("seqLen", "seqLen", 32);
+  batch_size_ = integer("batchSize", "batchSize", 16);
+  const double lr = number("learningRate", 3e-3);
+  seed_ = uint64_t(integer("seed", "seed", 0));
+  const int64_t n_layers = integer("nLayers", "model.nLayers", 1);
+  const int64_t total = integer("totalSteps", "totalSteps", 2000);
+  const int64_t warmup = integer("warmupSteps", "warmupSteps", std::min<int64_t>(100, total / 10), double(total));
+  const double wd = number("weightDecay", 0.01);
   Activation act = Activation::Gelu;
   if (spec.activation) {
     if (*spec.activation == "relu") act = Activation::Relu;
     else if (*spec.activation != "gelu")
-      throw_range("model.activation", "activation ('" + spec.activation->substr(0, 40) + "') must be 'gelu' or 'relu'");
+      throw_range("model.activation", "activation (" + quoted(*spec.activation) + ") must be 'gelu' or 'relu'");
   }
 
   // Data.
@@ -93,21 +115,22 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
   } else {
     if (spec.text) throw_range("text", "text applies to task 'chars' only");
     const bool copy = kind == TaskKind::Copy;
-    vocab = integer_field("vocabSize", spec.vocab_size, copy ? 3 : 4, 65536, copy ? 16 : 32);
+    vocab = integer_field("vocabSize", spec.vocab_size, copy ? 3 : 4, trainer_field("vocabSize").hi, copy ? 16 : 32);
     task_ = std::make_unique<Task>(kind, vocab, n);
   }
 
   // Model: the attention geometry is checked by the inference core's resolve().
   RawSpec raw = spec.model;
-  raw.seq_len = double(n);
   raw.causal = true;
   raw.return_weights = false;
   try {
-    cfg_.attn = resolve(raw, Need::Forward);
+    cfg_.attn = resolve(raw, Need::Shape);
   } catch (const Error& e) {
-    if (e.field().empty() || e.field() == "seqLen") throw;
+    if (e.field().empty()) throw;
     throw e.nested("model");  // the geometry's fields live in the model object
   }
+  cfg_.attn.n = n;
+  cfg_.attn.causal = true;
   cfg_.vocab = task_->vocab();
   cfg_.n_layers = n_layers;
   cfg_.mlp = spec.mlp.value_or(false);
@@ -115,26 +138,38 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
   cfg_.tied = spec.tied_embeddings.value_or(false);
   cfg_.activation = act;
 
-  // Working memory of a training step, roughly: activations per layer and the attention maps.
-  const double rows = double(batch_size_ * n), d = double(cfg_.attn.d), h = double(cfg_.attn.h);
-  const double per_layer = rows * (8.0 * d + 6.0 * h * double(cfg_.attn.d_qk() + cfg_.attn.dh) +
-                                   (cfg_.mlp ? 8.0 * 4.0 * d : 0.0)) + 2.0 * double(batch_size_) * h * double(n * n);
-  const double bytes = 4.0 * (double(n_layers) * per_layer + 4.0 * rows * double(cfg_.vocab));
-  if (bytes > kMaxWorkBytes) {
-    throw_range("this trainer needs about " + fmt(std::ceil(bytes / 1048576.0)) +
-                " MiB of working memory per step, more than the 1024 MiB limit: lower batchSize, seqLen or dModel");
+  // Memory, before anything is allocated: a step's activations; the parameters with their gradients
+  // and AdamW's two moments (16 bytes each); and what exporting the trainer and loading that export
+  // while it lives take together (the trainer twice, or the trainer and its file).
+  const double activations = step_activation_bytes(cfg_, batch_size_);
+  if (activations > kMaxWorkBytes) {
+    throw_range("this trainer needs about " + mib(activations) +
+                " of working memory per step, more than the 1024 MiB limit: lower batchSize, seqLen or dModel");
   }
-
-  // Parameters with their gradients and AdamW's two moments: 16 bytes each.
-  const double params = param_floats(cfg_);
+  const double params = model_param_floats(cfg_);
   if (16.0 * params > kMaxWorkBytes) {
-    throw_range("this model has about " + fmt(std::ceil(params / 1e6)) + " million parameters, needing about " +
-                fmt(std::ceil(16.0 * params / 1048576.0)) +
-                " MiB with gradients and AdamW moments, more than the 1024 MiB limit: lower dModel, nLayers or vocabSize");
+    throw_range("model.dModel", "this model has about " + fmt(std::ceil(params / 1e6)) +
+                " million parameters, needing about " + mib(16.0 * params) +
+                " with gradients and AdamW moments, more than the 1024 MiB limit: lower dModel, nLayers or vocabSize");
+  }
+  const double text_bytes = kind == TaskKind::Chars ? double(spec.text->size()) : 0.0;
+  const double heap = trainer_heap_bytes(cfg_, batch_size_), file = model_file_bytes(cfg_, text_bytes);
+  if (heap + std::max(heap, file) > kMaxTrainingHeapBytes) {
+    throw_range("model.dModel", "this trainer could not be exported and loaded again: it takes about " + mib(heap) +
+                " of memory and its model file about " + mib(file) + ", and loading that file while the trainer lives "
+                "needs about " + mib(heap + std::max(heap, file)) + ", more than the " + mib(kMaxTrainingHeapBytes) +
+                " the training module may take: lower dModel, nLayers, batchSize or seqLen");
   }
   if (file_bytes >= 0 && 12.0 * params > file_bytes) {
     throw_range("the model needs at least " + fmt(12.0 * params) + " bytes of tensors (weights and two moments), "
                 "the file has " + fmt(file_bytes) + " left");
+  }
+  // Time: every synchronous call of this trainer within the cap (cost.hpp), unless allowLongWork.
+  allow_long_work_ = spec.allow_long_work.value_or(false);
+  costs_ = trainer_costs(cfg_, batch_size_, text_bytes);
+  for (const Cost* c : {&costs_.create, &costs_.step, &costs_.evaluate, &costs_.head_scores, &costs_.export_model,
+                        &costs_.load_model}) {
+    check_sync_time(*c, allow_long_work_, "pass allowLongWork: true in the trainer spec");
   }
   model_ = std::make_unique<Model>(cfg_, seed_);
   AdamConfig ac;
@@ -147,8 +182,21 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
   eval_ = task_->eval_set(seed_ ^ 0xE7A1ull, kEvalSequences);
 }
 
+int64_t Trainer::max_steps_per_call() const {
+  if (allow_long_work_) return int64_t(kMaxFileStep);
+  return std::max<int64_t>(1, int64_t(std::floor(kMaxSyncSeconds / costs_.step.seconds())));
+}
+
 StepResult Trainer::step(int64_t n) {
   if (n < 1) throw_range("n", "n (" + fmt(double(n)) + ") must be >= 1");
+  if (n > max_steps_per_call()) {
+    throw_range("n", "n (" + fmt(double(n)) + ") is above the cap of a synchronous step(n): " +
+                         fmt(double(max_steps_per_call())) + " steps here (about " + fmt(kMaxSyncSeconds) +
+                         " s of work; one step of batchSize (" + fmt(double(batch_size_)) + ") x seqLen (" +
+                         fmt(double(task_->seq_len())) + ") tokens is estimated at " +
+                         fmt(costs_.step.seconds() * 1000.0) + " ms): call step in a loop, or use "
+                         "trainer.train({ steps, signal, onProgress })");
+  }
   if (double(adam_->steps()) + double(n) > 2 * kMaxFileStep) {
     throw_range("n", "n (" + fmt(double(n)) + ") would take the step count past " + fmt(2 * kMaxFileStep));
   }
@@ -169,31 +217,19 @@ StepResult Trainer::step(int64_t n) {
 // second moment (the trainer's own export would then be refused), naming the largest weight. Both
 // found by the fuzzer (tests/fuzz/corpus/model_regression_*).
 void Trainer::refuse_non_finite(double loss) {
-  bool finite = std::isfinite(loss);
-  for (const auto& p : model_->params()) {
-    if (!finite) break;
-    // |g| <= 1e19: AdamW's second moment adds g^2, which must stay below float32's 3.4e38
-    for (float g : *p.grad) finite = finite && std::fabs(g) <= 1e19f;
-  }
-  if (finite) return;
-  throw_range("training step " + fmt(double(adam_->steps() + 1)) + " overflowed float32 (loss " + fmt(loss) +
-              ", or a gradient, is not finite or above 1e19, where AdamW's g^2 overflows) although every weight is "
-              "finite: " + largest_weight() +
-              "; the step was not applied");
+  const float l = float(loss);
+  std::vector<Values> results = {{"loss", &l, 1}};
+  // |g| <= 1e19: AdamW's second moment adds g^2, which must stay below float32's 3.4e38
+  for (const auto& p : model_->params()) results.push_back({p.name, p.grad->data(), p.grad->size()});
+  refuse_overflow("training step " + fmt(double(adam_->steps() + 1)),
+                  "loss " + fmt(loss) + ", or a gradient, is not finite or above 1e19, where AdamW's g^2 overflows",
+                  results, weights(), "the step was not applied", 1e19f);
 }
 
-std::string Trainer::largest_weight() {
-  double largest = 0;
-  std::string where;
-  for (const auto& p : model_->params()) {
-    for (float v : *p.value) {
-      if (std::fabs(double(v)) > largest) {
-        largest = std::fabs(double(v));
-        where = p.name;
-      }
-    }
-  }
-  return "the largest is |" + where + "| = " + fmt(largest);
+std::vector<Values> Trainer::weights() {
+  std::vector<Values> in;
+  for (const auto& p : model_->params()) in.push_back({p.name, p.value->data(), p.value->size()});
+  return in;
 }
 
 EvalResult Trainer::measure(const Batch& b) {
@@ -226,10 +262,8 @@ EvalResult Trainer::measure(const Batch& b) {
 
 EvalResult Trainer::evaluate() {
   const EvalResult e = measure(eval_);
-  if (!std::isfinite(e.loss)) {
-    throw_range("evaluate overflowed float32 (the loss is " + fmt(e.loss) + ") although every weight is finite: " +
-                largest_weight());
-  }
+  const float loss = float(e.loss);
+  refuse_overflow("evaluate", "the loss is " + fmt(e.loss), {{"loss", &loss, 1}}, weights(), "");
   return e;
 }
 

@@ -30,7 +30,7 @@ export const describeBytes = (bytes, bpe, i18n) => i18n.t('kv.describeBytes', { 
  * The series of a state with their bytes: { defs, shapes, lengths, bpe, state }. defs: { id, variant,
  * preset, label, bytes | error }; shapes: the four variants' resolved shapes at this state (null: refused).
  */
-export async function measureSeries(client, state, presets) {
+export async function measureSeries(client, state, presets, opened, i18n) {
   const bpe = DTYPES[state.dtype] ?? 2;
   const common = { batch: state.batch, bytesPerElement: bpe };
   const resolved = await client.call('resolveShapes', VARIANT_IDS.map((v) => shapeSpec(state, v)));
@@ -41,8 +41,14 @@ export async function measureSeries(client, state, presets) {
     error: shapes[v] ? null : rebuildError(resolved[i].error),
   })).filter((d) => shown.includes(d.id));
   const byId = new Map(presets.map((p) => [p.id, p]));
-  for (const id of new Set(list(state.presets).filter((x) => byId.has(x)))) {
-    const p = byId.get(id);
+  const chosen = [...new Set(list(state.presets).filter((x) => byId.has(x)))].map((id) => byId.get(id));
+  if (opened) {  // the checkpoint open in the page (sources/pretrained.js), drawn as a real model
+    const i = opened.info;
+    chosen.unshift({ id: 'opened-model', name: i18n.t('kv.openedModel', { name: opened.name }), variant: i.variant, nHeads: i.nHeads, nKvHeads: i.nKvHeads,
+      dHead: i.dHead, nLayers: i.nLayers, latentRank: i.latentRank, ropeDim: i.ropeDim });
+  }
+  for (const p of chosen) {
+    const id = p.id;
     const tag = p.variant === 'gqa' ? `GQA-${p.nKvHeads}` : variantName(p.variant);
     defs.push({ id, variant: p.variant, preset: p, label: `${p.name} (${tag})`, request: cacheRequest(p, p.nLayers, common) });
   }

@@ -3,7 +3,8 @@
 // per token and its parameters, and how columns 2 and 3 differ from column 1 (parts/compare-column.js).
 // The maps come from the view's source; a box above says what random weights can and cannot show,
 // and lists the labs' trained models with their held-out scores (parts/compare-trained.js).
-import { VARIANT_IDS, createLatest, el, setViewState, variantLabel } from '../kit.js';
+import compareCss from '../styles/compare.css?inline';
+import { VARIANT_IDS, createLatest, el, setViewState, useStyles, variantLabel } from '../kit.js';
 import { legend } from '../render/colour.js';
 import { createReadout } from '../render/heatmap.js';
 import { compareColumn } from '../parts/compare-column.js';
@@ -18,6 +19,7 @@ export function parseCompare(text) {
 }
 
 export function createCompareView(root, ctx) {
+  useStyles(root, 'compare', compareCss);
   const latest = createLatest(root);
   const trained = createTrainedBox(ctx);
   const note = el('p', 'cmp-note');

@@ -3,30 +3,42 @@
 // attends to everything cached so far (parts/decode-cache.js). The session is the source's decoder.
 // Finished drawing (kit.js setViewState): data-state="ready" once the queue is empty, with the result
 // { length, cacheBytes } as the core reports them; buttons carry data-action="step|all|reset|word".
-import { el, plural, setViewState, variantName } from '../kit.js';
-import { fmtInt, fmtRatio } from '../format.js';
-import { cacheFormula, cacheWhat } from '../render/geometry.js';
+// Below it, the bandwidth measurement (parts/decode-bandwidth.js), on a button of its own.
+import decodeCss from '../styles/decode.css?inline';
+import { el, setViewState, useStyles } from '../kit.js';
+import { fmtInt } from '../format.js';
 import { createReadout } from '../render/heatmap.js';
 import { cacheStrip, newestWeights } from '../parts/decode-cache.js';
+import { decodeFacts, decodeIntro } from '../parts/decode-facts.js';
+import { createDecodeBandwidth } from '../parts/decode-bandwidth.js';
 import { tokenize } from '../tokens.js';
 
 const MAX_LEN = 64;
 
 export function createDecodeView(root, ctx) {
   const key = `decode-${Math.random().toString(36).slice(2)}`;
+  useStyles(root, 'decode', decodeCss);
   const button = (action, text, title, onclick) => el('button', { type: 'button', className: 'dec-button', dataset: { action }, title, onclick }, text);
   const stepBtn = button('step', 'Add next token', 'Append the next token of the sentence to the cache', () => append(() => (nextIdx < sentence.length ? [sentence[nextIdx++]] : [])));
   const allBtn = button('all', 'Add all', 'Append the rest of the sentence in one chunk (prefill)', () => append(() => {
-    const toks = sentence.slice(nextIdx, nextIdx + MAX_LEN - cached.length);
+    const toks = sentence.slice(nextIdx, nextIdx + maxLen() - cached.length);
     nextIdx += toks.length;
     return toks;
   }));
+  const predictBtn = button('predict', 'Add the model\'s next token', 'Append the token the model finds most likely', () => append(() => (predicted ? [predicted] : [])));
   const resetBtn = button('reset', 'Reset', 'Empty the cache (a new session)', () => restart());
   const wordInput = el('input', { type: 'text', name: 'word', placeholder: 'e.g. dog', size: 10, autocomplete: 'off', className: 'dec-word-input' });
   const wordBtn = el('button', { type: 'submit', className: 'dec-button', dataset: { action: 'word' } }, 'Append word');
   const form = el('form', { className: 'dec-word', onsubmit: (e) => {
     e.preventDefault();
-    const toks = tokenize(wordInput.value);
+    let toks;
+    try {
+      toks = (decoder?.tokenize ?? tokenize)(wordInput.value);
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+      return;
+    }
     if (toks.length) { wordInput.value = ''; append(() => toks); }
   } }, el('label', null, 'Your word ', wordInput), wordBtn);
   const intro = el('p', 'dec-intro');
@@ -39,13 +51,15 @@ export function createDecodeView(root, ctx) {
   const weights = el('div');
   const readout = createReadout('Hover or tap a strip, or focus it and use the arrow keys.');
   const live = el('p', { className: 'sr-live', role: 'status' });
-  root.replaceChildren(intro, el('div', 'dec-controls', stepBtn, allBtn, resetBtn, form), full, error,
+  root.replaceChildren(intro, el('div', 'dec-controls', stepBtn, allBtn, predictBtn, resetBtn, form), full, error,
     el('h4', 'dec-title', 'Tokens in the cache'), tokensList, facts, el('h4', 'dec-title', 'The cache, one block per token'), strip,
     weightsTitle, weights, readout, live);
+  const bandwidth = createDecodeBandwidth(root, ctx);  // runs when asked, never on the first map's path
 
   let state = null, shapeKey = '', sentence = [], nextIdx = 0, cached = [], cacheBytes = 0;
   let decoder = null, session = null;  // session: { shape, baseline } once started
-  let newest = null, gen = 0, pending = 0, queue = Promise.resolve();
+  let newest = null, gen = 0, pending = 0, queue = Promise.resolve(), predicted = null;
+  const maxLen = () => decoder?.maxLen ?? MAX_LEN;
 
   /** Runs tasks one after another (the session is stateful), dropping those of an older session. */
   function enqueue(task) {
@@ -68,7 +82,7 @@ export function createDecodeView(root, ctx) {
   function restart() {
     gen++;
     decoder?.dispose();
-    session = null; cached = []; nextIdx = 0; cacheBytes = 0; newest = null;
+    session = null; cached = []; nextIdx = 0; cacheBytes = 0; newest = null; predicted = null;
     const source = ctx.sourceFor('decode', state);
     decoder = source.decoder?.(state, { key, maxLen: MAX_LEN }) ?? null;
     if (!decoder) {
@@ -88,40 +102,36 @@ export function createDecodeView(root, ctx) {
   function append(pick) {
     enqueue(async (g) => {
       if (!session) return;
-      const toks = pick().slice(0, MAX_LEN - cached.length);
+      const toks = pick().slice(0, maxLen() - cached.length);
       if (!toks.length) return;
       const r = await decoder.append(toks);
       if (g !== gen) return;
       cached = cached.concat(toks);
       cacheBytes = r.cacheBytes;
       newest = { weights: r.weights, k: toks.length, length: r.length };
+      predicted = r.next?.[0]?.token ?? null;
       clearError();
       live.textContent = `${toks.length === 1 ? `“${toks[0]}”` : `${toks.length} tokens`} appended; ${r.length} in the cache, ${fmtInt(r.cacheBytes)} bytes.`;
     });
   }
 
   function render() {
-    const isFull = cached.length >= MAX_LEN, left = nextIdx < sentence.length;
+    const isFull = cached.length >= maxLen(), left = nextIdx < sentence.length, model = decoder?.model ?? null;
     for (const b of [stepBtn, allBtn]) b.disabled = !session || isFull || !left;
     wordBtn.disabled = wordInput.disabled = !session || isFull;
+    predictBtn.hidden = !model;
+    predictBtn.disabled = !session || isFull || !predicted;
+    predictBtn.textContent = predicted ? `Add the model's next token (“${predicted}”)` : 'Add the model\'s next token';
     stepBtn.textContent = left ? `Add next token (“${sentence[nextIdx]}”)` : 'Add next token';
     full.hidden = !isFull;
-    full.textContent = `The cache is full: this view keeps at most ${MAX_LEN} tokens. Reset to start a new session.`;
+    full.textContent = `The cache is full: this view keeps at most ${maxLen()} tokens. Reset to start a new session.`;
     tokensList.replaceChildren(...cached.map((t, i) => el('li', { className: `dec-token${i === cached.length - 1 ? ' dec-token-newest' : ''}`, title: `position ${i}` }, t)));
     if (!cached.length) tokensList.append(el('li', 'dec-token-empty', session ? 'empty: press “Add next token”' : error.hidden ? 'starting…' : 'no session'));
     for (const box of [facts, strip, weights, weightsTitle]) box.hidden = !session;
     if (!session) return;
-    const s = session.shape, f = cacheFormula(s), bytes = f.value * 4, L = cached.length;
-    intro.textContent = `${variantName(s.variant)} decoding with a KV cache (one layer, float32, at most ${MAX_LEN} tokens). Each step appends one token: ` +
-      'its keys and values are computed once and stored, and its query attends to everything cached so far.' +
-      (s.variant === 'mla' ? ' MLA stores only the latent and a small RoPE key, and decodes in the absorbed form, never rebuilding K or V.' : '');
-    const mha = session.baseline?.cacheFloatsPerToken;
-    facts.replaceChildren(
-      el('dt', null, 'Stored per token'), el('dd', null, `${cacheWhat(s)}: ${f.symbolic} = ${f.filled} = ${fmtInt(f.value)} floats`),
-      el('dt', null, 'Bytes per token'), el('dd', null, `${fmtInt(f.value)} × 4 bytes (float32) = ${fmtInt(bytes)} bytes`),
-      el('dt', null, 'Cache now'), el('dd', 'dec-total', `${plural(L, 'token')} × ${fmtInt(bytes)} bytes = ${fmtInt(L * bytes)} bytes (the core reports ${fmtInt(cacheBytes)} bytes)`),
-      ...(s.variant !== 'mha' && mha ? [el('dt', null, 'Against MHA'), el('dd', null, `MHA at this shape stores 2 · H · dh = ${fmtInt(mha)} floats per token: ` +
-        (mha >= f.value ? `${fmtRatio(mha / f.value)} more than ${variantName(s.variant)}` : `${fmtRatio(f.value / mha)} less than ${variantName(s.variant)}`))] : []));
+    const s = session.shape, L = cached.length;
+    intro.textContent = decodeIntro(s, model, maxLen());
+    facts.replaceChildren(...decodeFacts(s, session.baseline, L, cacheBytes, model));
     strip.replaceChildren(...cacheStrip(s, session.baseline, cached));
     weightsTitle.textContent = newest && L ? `Newest token “${cached[L - 1]}”: attention weights per head over the ${L} cached tokens` : 'Newest token: attention weights per head';
     weights.replaceChildren(newest && L ? newestWeights(s, newest, cached, readout) : el('p', 'note', 'Append a token to see where it looks.'));
@@ -142,6 +152,7 @@ export function createDecodeView(root, ctx) {
       gen++;
       queue.then(() => decoder?.dispose()).catch(() => {});
       ctx.reportError('decode', null);
+      bandwidth.destroy();
       root.replaceChildren();
     },
   };

@@ -5,10 +5,12 @@
 // "Load shape" loads the row's own H and G into the attention maps (parts/playground-shape.js says
 // what it scales and why). The lesson's rules for d_head (64 or 128; below 32 the heads fight the
 // sqrt(d_head) scale; above 256 the "many small specialists" gain fades) mark the rows that break them,
-// the page's current shape among them (its first row).
+// the page's current shape among them (its first row, under the opened checkpoint's when one is open).
 const sizeWords = (p) => (p >= 1e9 ? `~${p / 1e9}B` : `~${p / 1e6}M`);
 
-import { createLatest, el, showCoreError, variantName } from '../kit.js';
+import headsCss from '../styles/heads-table.css?inline';
+import modelCss from '../styles/model.css?inline';
+import { createLatest, el, showCoreError, useStyles, variantName } from '../kit.js';
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
 import { scrollRegion } from '../render/scroll-region.js';
 import { shapeSpec } from '../state.js';
@@ -50,13 +52,23 @@ async function currentRow(client, state) {
   return row;
 }
 
+/** The opened checkpoint (sources/pretrained.js) as a row, its cache counted as the other rows' are. */
+async function modelRow(client, opened) {
+  const i = opened.info;
+  const r = { id: 'opened-model', name: opened.name, opened, variant: i.variant, dModel: i.dModel, nHeads: i.nHeads,
+    dHead: i.dHead, nLayers: i.nLayers, nKvHeads: i.variant === 'mla' ? 0 : i.nKvHeads, latentRank: i.latentRank, ropeDim: i.ropeDim };
+  [r.kvBytes] = await client.call('kvCacheBytesMany', [cacheRequest(r)]);
+  return r;
+}
+
 let uid = 0;
 
 export function createHeadsTableView(root, ctx) {
+  useStyles(root, 'heads-table', headsCss);
   const { i18n } = ctx;
   const { t, fmt } = i18n;
   const latest = createLatest(root);
-  let rows = null, shapeKey = '';
+  let rows = null, shapeKey = '', shownModel = null;
   const status = el('p', { className: 'note', dataset: { role: 'status' }, 'aria-live': 'polite' });
   const body = el('tbody', { dataset: { role: 'rows' } });
   // What the cache column counts: above the table, not its caption (a caption is as wide as the table and scrolls with it).
@@ -94,15 +106,17 @@ export function createHeadsTableView(root, ctx) {
   function row(r) {
     const kv = r.variant === 'mla' ? t('heads.latent', { r: r.latentRank, dr: r.ropeDim }) : fmt.int(r.nKvHeads);
     const name = nameOf(r);
-    const button = r.current ? null : el('button', { type: 'button', dataset: { action: 'load-shape', row: r.id }, 'aria-label': t('heads.loadLabel', { name }),
-      onclick: () => load(r) }, t('heads.load'));
+    const button = r.opened ? t('heads.openInPage') : r.current ? null : el('button', { type: 'button', dataset: { action: 'load-shape', row: r.id },
+      'aria-label': t('heads.loadLabel', { name }), onclick: () => load(r) }, t('heads.load'));
     const sub = r.current ? `${variantName(r.variant)} · ${t('heads.currentNote')}`
-      : r.lesson ? t('heads.ruleOfThumb', { size: sizeWords(r.params ?? 0) }) : null;
+      : r.lesson ? t('heads.ruleOfThumb', { size: sizeWords(r.params ?? 0) })
+      : r.opened ? `${variantName(r.variant)} · ${t('heads.openedSource', { type: r.opened.info.modelType, bits: r.opened.dtypeBytes * 8,
+        bytes: fmt.binary(r.opened.info.kvBytesPerToken) })}` : null;
     const broken = ['low', 'high'].includes(dHeadRule(r.dHead));
-    return el('tr', { className: [r.lesson ? 'lesson-row' : '', r.current ? 'current-row' : '', broken ? 'rule-broken' : ''].join(' ').trim() || null,
-      dataset: { row: r.id } },
-      // A real model's name and its source are the core's data (English citations): marked so.
-      el('th', { scope: 'row' }, r.lesson || r.current ? name : el('span', { lang: 'en', dataset: { text: 'data' } }, name),
+    const kind = r.lesson ? 'lesson-row' : r.current ? 'current-row' : r.opened ? 'opened-row' : '';
+    return el('tr', { className: [kind, broken ? 'rule-broken' : ''].join(' ').trim() || null, dataset: { row: r.id } },
+      // A real model's name and its source are the core's data (English citations), a checkpoint's name its file's: marked so.
+      el('th', { scope: 'row' }, r.lesson || r.current ? name : r.opened ? t('heads.openedRow', { name }) : el('span', { lang: 'en', dataset: { text: 'data' } }, name),
         el('small', null, sub ?? [`${variantName(r.variant)} · `, el('span', { lang: 'en', dataset: { text: 'data' } }, r.source ?? '')])),
       el('td', null, fmt.int(r.dModel)), el('td', null, fmt.int(r.nHeads)), dHeadCell(r.dHead),
       el('td', null, `${kv}${r.lesson ? ` (${variantName(r.variant)})` : ''}`), el('td', null, fmt.int(r.nLayers)),
@@ -111,16 +125,20 @@ export function createHeadsTableView(root, ctx) {
 
   return {
     update(state) {
+      const model = ctx.model?.()?.opened ?? null;
+      if (model) useStyles(root, 'model', modelCss);
       const key = JSON.stringify([shapeSpec(state), state.nLayers]);
-      if (rows && key === shapeKey) return undefined;
+      if (rows && key === shapeKey && model === shownModel) return undefined;
       shapeKey = key;
+      shownModel = model;
       return latest.run(async () => {
         rows ??= await loadRows(ctx.client);
-        const current = await currentRow(ctx.client, state).catch(() => null);  // a refused shape: the form says why
-        return current ? [current, ...rows] : rows;
+        const [opened, current] = await Promise.all([model && modelRow(ctx.client, model),
+          currentRow(ctx.client, state).catch(() => null)]);  // a refused shape: the form says why
+        return [opened, current, ...rows].filter(Boolean);
       }, (all) => {
         body.replaceChildren(...all.map(row));
-        return { rows: rows.length, lessonRows: rows.filter((x) => x.lesson).length,
+        return { rows: rows.length, lessonRows: rows.filter((x) => x.lesson).length, opened: model?.name ?? null,
           broken: all.filter((x) => ['low', 'high'].includes(dHeadRule(x.dHead))).map((x) => x.id) };
       }, (e) => { showCoreError(status, e, i18n).prepend(t('heads.cannotLoadTable'), ' '); });
     },

@@ -2,7 +2,7 @@
 // heads grouped by the K/V head they read, on one shared scale; a selected query row compared across
 // all heads. The maps come from the view's source (sources/: seeded random weights, a trained model),
 // one layer at a time; every group and label is read off the core's shape (render/geometry.js).
-import { createLatest, el, inPageWords, setViewState } from '../kit.js';
+import { buildName, createLatest, el, inPageWords, setViewState } from '../kit.js';
 import { legend } from '../render/colour.js';
 import { saveControl } from '../render/save-control.js';
 import { kvGroups, groupLabel, headLabel } from '../render/geometry.js';
@@ -79,7 +79,7 @@ export function createHeatmapView(root, ctx) {
     const layer = data.layers > 1 ? ` · layer ${data.layer} of ${data.layers}` : '';
     return `${data.tokens.length} tokens · ${s.nHeads} query heads · ${source.title}${layer} · ` +
       `${data.causal ? 'causal' : 'bidirectional'} · computed in ${ms.toFixed(1)} ms by the ` +
-      `${ctx.info?.build === 'simd' ? 'WebAssembly SIMD' : `WebAssembly ${ctx.info?.build ?? ''}`} core. ` +
+      `${buildName(ctx.info?.build)} core. ` +
       `Rows are queries, columns keys${data.causal ? ' (grey: masked)' : ''}.`;
   }
 

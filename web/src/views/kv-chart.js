@@ -72,14 +72,15 @@ export function createKvChartView(root, ctx) {
   return {
     update(s) {
       controls.sync(s);
-      const key = JSON.stringify(DATA_FIELDS.map((f) => s[f]));
+      const opened = ctx.model?.()?.opened ?? null;
+      const key = JSON.stringify([...DATA_FIELDS.map((f) => s[f]), opened?.key]);
       const restyle = s.variant !== current;
       current = s.variant;
       if (key !== dataKey) {
         dataKey = key;
         latest.run(async () => {
           if (!memoryLines.length) memoryLines = memoryLinesOf(await ctx.client.call('deploymentTargets'));
-          return measureSeries(ctx.client, s, ctx.presets ?? []);
+          return measureSeries(ctx.client, s, ctx.presets ?? [], opened, i18n);
         }, (d) => { data = d; return refresh(); });
       } else if (restyle && data) {
         setViewState(root, 'ready', refresh());  // only the highlighted variant changed: no new numbers

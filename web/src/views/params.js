@@ -5,7 +5,8 @@
 // number, its formula with the values filled in (parts/params-rows.js, render/geometry.js). Under it,
 // the lesson's "the total parameters stay the same" (parts/params-same-cost.js).
 import { DTYPES, dtypeLabel, shapeSpec } from '../state.js';
-import { VARIANT_IDS, createLatest, el } from '../kit.js';
+import paramsCss from '../styles/params.css?inline';
+import { VARIANT_IDS, createLatest, el, useStyles } from '../kit.js';
 import { rebuildError } from '../core-errors.js';
 import { noBaselineRow, paramsRow, pendingRow, shapeNote } from '../parts/params-rows.js';
 import { measureSameCost, sameCostNodes } from '../parts/params-same-cost.js';
@@ -24,6 +25,7 @@ function kvRequest(shape, bytesPerElement) {
 export function createParamsView(root, ctx) {
   const { i18n } = ctx;
   const { t } = i18n;
+  useStyles(root, 'params', paramsCss);
   const latest = createLatest(root);
   let lastKey = '';
   const shapeLine = el('p', { className: 'note', dataset: { role: 'shape' } });

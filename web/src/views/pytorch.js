@@ -5,12 +5,14 @@
 // The code and the file come from lesson/pytorch-twin.js; the numbers from the view's source's stages
 // (the seeded source's pass in the worker: its input x, the weights it used and the resolved shape;
 // the core checks the shape before anything is embedded).
-import { createLatest, downloadBlob, el, setViewState, showCoreError, variantLabel } from '../kit.js';
+import lessonCss from '../styles/lesson.css?inline';
+import { createLatest, downloadBlob, el, setViewState, showCoreError, variantLabel, useStyles } from '../kit.js';
 import { TWIN_FILE, pytorchCode, twinFile } from '../lesson/pytorch-twin.js';
 
 export function createPytorchView(root, ctx) {
   const { i18n } = ctx;
   const { t } = i18n;
+  useStyles(root, 'lesson', lessonCss);
   const latest = createLatest(root);
   let last = null;  // { code, bytes, shape }
 

@@ -4,7 +4,8 @@
 // the source's pass returned (the core's forward with returnIntermediates), never recomputed here;
 // lesson/stages.js says which tensors each step shows, its formula with the sizes filled in, and what
 // each cell was made from. Steps: the step list, Previous / Next, or the arrow keys; `step` in the URL.
-import { createLatest, el, inPageWords, setViewState, variantLabel } from '../kit.js';
+import lessonCss from '../styles/lesson.css?inline';
+import { createLatest, el, inPageWords, setViewState, variantLabel, useStyles } from '../kit.js';
 import { cellStory, lessonSteps } from '../lesson/stages.js';
 import { createReadout } from '../render/heatmap.js';
 import { tensorFigure } from '../render/tensor-figure.js';
@@ -12,6 +13,7 @@ import { tensorFigure } from '../render/tensor-figure.js';
 const HINT = 'Hover a cell, or focus a plot and use the arrow keys, to see what it was made from.';
 
 export function createWalkthroughView(root, ctx) {
+  useStyles(root, 'lesson', lessonCss);
   const latest = createLatest(root);
   let last = null;      // { key, data: source.stages(), steps }
   let stepId = '';

@@ -17,8 +17,11 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "attn/overflow.hpp"
 #include "attn/spec.hpp"
 #include "attn/train/adam.hpp"
+#include "attn/train/costs.hpp"
+#include "attn/train/model_file.hpp"
 #include "attn/train/model.hpp"
 #include "attn/train/probes.hpp"
 #include "attn/train/tasks.hpp"
@@ -35,18 +38,28 @@ struct TrainerSpec {
   std::optional<std::string> activation;    // 'gelu' (default) | 'relu'
   std::optional<double> seq_len, batch_size, learning_rate, seed, vocab_size;  // 32, 16, 3e-3, 0, task's
   std::optional<double> total_steps, warmup_steps, weight_decay;
+  // Lifts the cap on the time of each synchronous call (kMaxSyncSeconds, cost.hpp): at creation,
+  // step(n), evaluate, headScores, attention, exportModel. JS allowLongWork; not saved in a file.
+  std::optional<bool> allow_long_work;
 };
 
 // The fields of a trainer spec by their JS names, besides the model's geometry (spec_number_fields
 // with geometry = true, spec.hpp) and the strings task, text, model.variant, model.activation: the
 // one table that the JS reader (wasm/bindings_train.cpp), the model file's reader and its export
-// (model_file.cpp) walk. `in_model`: JS gives it inside spec.model.
+// (model_file.cpp) walk, with the ranges the Trainer checks (docs/api.md states the same;
+// tests/node/field-ranges.test.mjs compares them). `in_model`: JS gives it inside spec.model.
+// `integer`: an integer in [lo, hi], else a number in [lo, hi] (lo itself refused when lo_open).
+// vocabSize's lo is the copy task's (induction needs 4); warmupSteps is at most totalSteps too.
 struct TrainerNumberField {
   const char* name;
   std::optional<double> TrainerSpec::*member;
   bool in_model;
+  bool integer;
+  double lo, hi;
+  bool lo_open = false;
 };
 const std::vector<TrainerNumberField>& trainer_number_fields();
+const TrainerNumberField& trainer_field(const char* name);
 // Flags, all inside spec.model.
 struct TrainerFlagField {
   const char* name;
@@ -56,6 +69,9 @@ const std::vector<TrainerFlagField>& trainer_flag_fields();
 
 // The largest model file load_model reads (the trainer's working-memory cap).
 constexpr double kMaxModelBytes = kMaxWorkBytes;
+// The heap that exporting a trainer and loading its export while it lives may take: the trainer,
+// the file and a second trainer (train/costs.hpp). The training module's heap grows to 2 GiB.
+constexpr double kMaxTrainingHeapBytes = 1.5 * 1024.0 * 1024.0 * 1024.0;
 // The largest step count a model file may carry (far above any run; keeps step + n exact).
 constexpr double kMaxFileStep = 1e12;
 
@@ -68,8 +84,14 @@ class Trainer {
   // whose parameters (and moments) cannot fit in them is refused before the model is allocated.
   explicit Trainer(const TrainerSpec& spec, double file_bytes = -1);
 
-  // n optimiser steps; loss = mean training cross-entropy of the last step (nats per token).
+  // n optimiser steps; loss = mean training cross-entropy of the last step (nats per token). n is
+  // at most max_steps_per_call() (else a RangeError, field "n").
   StepResult step(int64_t n = 1);
+  // The most steps one step(n) runs: about kMaxSyncSeconds of work (cost.hpp), at least 1
+  // (without the cap when the spec had allowLongWork).
+  int64_t max_steps_per_call() const;
+  // The estimates of this trainer's calls (train/costs.hpp).
+  const TrainerCosts& costs() const { return costs_; }
   // On the fixed held-out set (256 sequences; chars: up to 256 evenly spaced validation windows).
   EvalResult evaluate();
   // probes.cpp. Per layer and head, mean attention weight (probes.hpp): previousToken on key i-1,
@@ -79,19 +101,28 @@ class Trainer {
   std::vector<HeadScore> head_scores();
   // Attention weights for one sequence of 1..seqLen tokens: (layers, H, N, N).
   xt::xtensor<float, 4> attention(const std::vector<int32_t>& tokens);
+  // What attention() checks of its input's length (the binding calls it before copying the tokens).
+  void check_attention_length(double n) const;
+  // Refuses a 'chars' text before it is copied: its UTF-16 length (each unit at least one byte of
+  // UTF-8) above kMaxTextBytes. The byte count is checked again once it is UTF-8.
+  static void check_text_length(double utf16_units);
 
   // model_file.cpp. The spec (with the text for 'chars'), the step count, the data stream's state,
   // the weights and AdamW's moments: a loaded trainer evaluates and continues training exactly like
-  // the original. export_model writes a .safetensors file (the config in "__metadata__", a CRC-32;
-  // docs/api.md, "The model file"); load_model reads it and the older ATTNTRN2 / ATTNTRN1 files. It
-  // checks the checksum, every header field's type and range, every tensor for finite values, and
-  // throws attn::Error (field "bytes") naming what is wrong, before allocating anything the file
-  // cannot hold.
+  // the original. export_model writes a .safetensors file (the config in "__metadata__", a CRC-32
+  // of the whole file; docs/api.md, "The model file"); load_model reads it, the version-3 files and
+  // the older ATTNTRN2 / ATTNTRN1 files. It checks the size and the first bytes, then the header
+  // (every field's type and range, the tensors' layout), builds the trainer only when the file can
+  // hold its tensors (and the trainer's own caps admit it), reads the tensors straight into it, then
+  // the checksum and every tensor for finite values; it throws attn::Error (field "bytes") naming
+  // what is wrong. A file refused on its header is not read further.
   std::vector<uint8_t> export_model() const;
-  static std::unique_ptr<Trainer> load_model(const std::vector<uint8_t>& bytes);
-  // Checks what can be checked before the bytes are copied: total size <= kMaxModelBytes and the
-  // first 8 bytes (`prefix`, or fewer when the file is shorter): a magic ATTNTRN2 / ATTNTRN1, or a
-  // safetensors header length that fits the file and the header cap.
+  // allow_long_work: the loaded trainer's calls are not capped in time (as allowLongWork in a spec).
+  static std::unique_ptr<Trainer> load_model(const ModelSource& file, bool allow_long_work = false);
+  static std::unique_ptr<Trainer> load_model(const std::vector<uint8_t>& bytes, bool allow_long_work = false);
+  // The first check: total size <= kMaxModelBytes and the first 8 bytes (`prefix`, or fewer when
+  // the file is shorter): a magic ATTNTRN2 / ATTNTRN1, or a safetensors header length that fits the
+  // file and the header cap.
   static void check_model_prefix(const std::vector<uint8_t>& prefix, double total_bytes);
 
   Model& model() { return *model_; }
@@ -104,15 +135,15 @@ class Trainer {
   // Throws attn::Error when the loss or a gradient is not finite (float32 overflow), naming the
   // largest weight; called before AdamW updates the weights.
   void refuse_non_finite(double loss);
-  // "the largest is |name| = value", over every parameter, for overflow messages.
-  std::string largest_weight();
+  // The parameters as the inputs of an overflow check (overflow.hpp).
+  std::vector<Values> weights();
   // Masked loss and accuracy of the model on a batch, in chunks of at most batchSize sequences.
   EvalResult measure(const Batch& b);
   // Throws when layer maps of the last forward hold a non-finite weight (float32 overflow).
   void refuse_non_finite_maps();
   // model_file.cpp: the two readers behind load_model.
-  static std::unique_ptr<Trainer> load_safetensors(const std::vector<uint8_t>& bytes);
-  static std::unique_ptr<Trainer> load_attntrn(const std::vector<uint8_t>& bytes);
+  static std::unique_ptr<Trainer> load_safetensors(const ModelSource& file, bool allow_long_work);
+  static std::unique_ptr<Trainer> load_attntrn(const ModelSource& file, bool allow_long_work);
 
   TrainerSpec spec_;
   ModelConfig cfg_;
@@ -123,6 +154,8 @@ class Trainer {
   std::unique_ptr<AdamW> adam_;
   Rng rng_;
   Batch eval_;
+  TrainerCosts costs_;
+  bool allow_long_work_ = false;
 };
 
 }  // namespace attn::train

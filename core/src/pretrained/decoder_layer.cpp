@@ -1,0 +1,195 @@
+// decoder_layer.cpp — one block of a checkpoint (see decoder_layer.hpp).
+#include "attn/pretrained/decoder_layer.hpp"
+
+#include <algorithm>
+
+#include "attn/attention.hpp"
+#include "attn/pretrained/linear.hpp"
+#include "attn/rope.hpp"
+
+namespace attn::pretrained {
+
+namespace {
+
+// The grouped kernel's arguments for N queries at pos0 over the first pos0 + N cache rows.
+AttendArgs attend_args(const ModelConfig& c, int64_t n, int64_t pos0, float* maps) {
+  AttendArgs a;
+  a.n_q = n;
+  a.n_k = pos0 + n;
+  a.n_heads = c.n_heads;
+  a.scale = c.softmax_scale;
+  a.causal = true;
+  a.q_offset = pos0;
+  a.window = c.sliding_window;
+  a.weights = maps;
+  return a;
+}
+
+// ---- grouped attention (MHA / MQA / GQA): out (N, D) += o_proj(attend(q, k, v)).
+void grouped_attention(const ModelConfig& c, const LayerWeights& w, const Matrix& h, int64_t pos0, LayerCache& cache,
+                       float* maps, Matrix& out) {
+  const int64_t n = int64_t(h.shape(0)), d = c.d_model, dh = c.head_dim;
+  const int64_t wq = c.n_heads * dh, wkv = c.n_kv_heads * dh, width = wq + 2 * wkv;
+  Matrix qkv = uninitialised(n, width);  // (N, H*dh + 2*G*dh): per row [q | k | v]
+  if (!w.qkv.w.empty()) {
+    linear(w.qkv, h.data(), n, d, qkv.data(), width);
+  } else {
+    linear(w.q, h.data(), n, d, qkv.data(), width);
+    linear(w.k, h.data(), n, d, qkv.data() + wq, width);
+    linear(w.v, h.data(), n, d, qkv.data() + wq + wkv, width);
+  }
+  float* q = qkv.data();
+  float* k = qkv.data() + wq;
+  if (c.qk_norm) {  // each head's vector of dh floats
+    for (int64_t i = 0; i < n; ++i) {
+      norm_rows(w.q_norm, q + i * width, c.n_heads, dh, q + i * width, dh);
+      norm_rows(w.k_norm, k + i * width, c.n_kv_heads, dh, k + i * width, dh);
+    }
+  }
+  if (c.rope) {
+    apply_rope(q, n, width, 0, c.n_heads, dh, dh, pos0, c.rope_freqs);
+    apply_rope(k, n, width, 0, c.n_kv_heads, dh, dh, pos0, c.rope_freqs);
+  }
+  copy_columns(qkv.data(), width, wq, cache.k.data() + pos0 * wkv, wkv, 0, n, wkv);        // k rows -> cache
+  copy_columns(qkv.data(), width, wq + wkv, cache.v.data() + pos0 * wkv, wkv, 0, n, wkv);  // v rows -> cache
+  AttendArgs a = attend_args(c, n, pos0, maps);
+  a.n_kv_heads = c.n_kv_heads;
+  a.d_qk = a.d_v = dh;
+  a.q = q; a.ldq = width;
+  a.k = cache.k.data(); a.ldk = wkv;
+  a.v = cache.v.data(); a.ldv = wkv;
+  Matrix o = uninitialised(n, wq);  // (N, H*dh)
+  a.out = o.data();
+  a.ldo = wq;
+  attend(a);
+  linear(w.o, o.data(), n, wq, out.data(), d, true);
+}
+
+// ---- MLA: the queries (N, H*dqk), per head [q_nope | rope(q_pe)], and the latent rows [c | rope(k_pe)]
+// (N, r + rope) written to ckr (row stride ldc).
+Matrix latent_queries(const ModelConfig& c, const LayerWeights& w, const Matrix& h, int64_t pos0, float* ckr,
+                      int64_t ldc) {
+  const int64_t n = int64_t(h.shape(0)), d = c.d_model, dqk = c.head_dim, r = c.kv_lora_rank;
+  Matrix q = uninitialised(n, c.n_heads * dqk);
+  if (c.q_lora_rank > 0) {
+    Matrix qa = uninitialised(n, c.q_lora_rank);  // (N, q_lora_rank)
+    linear(w.q_a, h.data(), n, d, qa.data(), c.q_lora_rank);
+    norm_rows(w.q_a_norm, qa.data(), n, c.q_lora_rank, qa.data(), c.q_lora_rank);
+    linear(w.q_b, qa.data(), n, c.q_lora_rank, q.data(), c.n_heads * dqk);
+  } else {
+    linear(w.q, h.data(), n, d, q.data(), c.n_heads * dqk);
+  }
+  linear(w.kv_a, h.data(), n, d, ckr, ldc);  // [c | k_pe] before the norm and RoPE
+  norm_rows(w.kv_a_norm, ckr, n, ldc, ckr, ldc);
+  apply_rope(q.data(), n, c.n_heads * dqk, c.qk_nope, c.n_heads, dqk, c.qk_rope, pos0, c.rope_freqs);
+  apply_rope(ckr, n, ldc, r, 1, 0, c.qk_rope, pos0, c.rope_freqs);
+  return q;
+}
+
+// Naive form over one sequence: decompress K and V from the latent for every head.
+void latent_attention_naive(const ModelConfig& c, const LayerWeights& w, const Matrix& h, float* maps, Matrix& out) {
+  const int64_t n = int64_t(h.shape(0)), heads = c.n_heads, dqk = c.head_dim, dv = c.v_head_dim;
+  const int64_t r = c.kv_lora_rank, rq = r + c.qk_rope, nope = c.qk_nope, kvw = nope + dv;
+  Matrix ckr = uninitialised(n, rq);                        // (N, r + rope)
+  const Matrix q = latent_queries(c, w, h, 0, ckr.data(), rq);
+  Matrix kv = uninitialised(n, heads * kvw);                // (N, H*(nope + dv)): per head [k_nope | v]
+  linear(w.kv_b, ckr.data(), n, rq, kv.data(), heads * kvw);
+  Matrix k = uninitialised(n, heads * dqk), v = uninitialised(n, heads * dv);
+  for (int64_t hh = 0; hh < heads; ++hh) {
+    copy_columns(kv, hh * kvw, k, hh * dqk, nope);          // k_h = [k_nope_h | k_pe]
+    copy_columns(ckr, r, k, hh * dqk + nope, c.qk_rope);
+    copy_columns(kv, hh * kvw + nope, v, hh * dv, dv);      // v_h
+  }
+  AttendArgs a = attend_args(c, n, 0, maps);
+  a.n_kv_heads = heads;
+  a.d_qk = dqk;
+  a.d_v = dv;
+  a.q = q.data(); a.ldq = heads * dqk;
+  a.k = k.data(); a.ldk = heads * dqk;
+  a.v = v.data(); a.ldv = heads * dv;
+  Matrix o = uninitialised(n, heads * dv);                  // (N, H*dv)
+  a.out = o.data();
+  a.ldo = heads * dv;
+  attend(a);
+  linear(w.o, o.data(), n, heads * dv, out.data(), c.d_model, true);
+}
+
+// Absorbed form: one shared K/V head [c | k_pe] in the cache; W_uk folded into the queries and W_uv
+// into the output, head by head (factor by factor, never multiplied out).
+void latent_attention_absorbed(const ModelConfig& c, const LayerWeights& w, const Matrix& h, int64_t pos0,
+                               LayerCache& cache, float* maps, Matrix& out) {
+  const int64_t n = int64_t(h.shape(0)), heads = c.n_heads, dqk = c.head_dim, dv = c.v_head_dim;
+  const int64_t r = c.kv_lora_rank, rq = r + c.qk_rope, nope = c.qk_nope, kvw = nope + dv;
+  float* rows = cache.ckr.data() + pos0 * rq;                // the new cache rows
+  const Matrix q = latent_queries(c, w, h, pos0, rows, rq);  // (N, H*dqk)
+  Matrix qa = uninitialised(n, heads * rq);                  // (N, H*(r + rope)): per head [q~_h | q_pe_h]
+  for (int64_t hh = 0; hh < heads; ++hh) {
+    const WeightView w_uk = w.kv_b.w.row_range(hh * kvw, nope);  // (nope, r)
+    matmul_w(n, q.data() + hh * dqk, heads * dqk, w_uk, qa.data() + hh * rq, heads * rq);
+    copy_columns(q.data(), heads * dqk, hh * dqk + nope, qa.data(), heads * rq, hh * rq + r, n, c.qk_rope);
+  }
+  AttendArgs a = attend_args(c, n, pos0, maps);
+  a.n_kv_heads = 1;
+  a.d_qk = rq;
+  a.d_v = r;
+  a.q = qa.data(); a.ldq = heads * rq;
+  a.k = cache.ckr.data(); a.ldk = rq;
+  a.v = cache.ckr.data(); a.ldv = rq;
+  Matrix ol = uninitialised(n, heads * r);                   // (N, H*r): per head softmax(s_h) c
+  a.out = ol.data();
+  a.ldo = heads * r;
+  attend(a);
+  Matrix o = uninitialised(n, heads * dv);                   // (N, H*dv): v_h = o~_h W_uv_h^T
+  for (int64_t hh = 0; hh < heads; ++hh) {
+    const WeightView w_uv = w.kv_b.w.row_range(hh * kvw + nope, dv);  // (dv, r)
+    matmul_wt(n, ol.data() + hh * r, heads * r, w_uv, o.data() + hh * dv, heads * dv);
+  }
+  linear(w.o, o.data(), n, heads * dv, out.data(), c.d_model, true);
+}
+
+void mlp_half(const LayerWeights& w, Matrix& x) {
+  const int64_t n = int64_t(x.shape(0)), d = int64_t(x.shape(1));
+  Matrix h = uninitialised(n, d);
+  norm_rows(w.mlp_norm, x.data(), n, d, h.data(), d);
+  mlp_add(w.mlp, h.data(), n, x.data());
+}
+
+}  // namespace
+
+LayerCache make_layer_cache(const ModelConfig& c, int64_t max_len) {
+  LayerCache cache;
+  if (c.mla) {
+    cache.ckr = zeros(max_len, c.kv_lora_rank + c.qk_rope);
+  } else {
+    cache.k = zeros(max_len, c.n_kv_heads * c.head_dim);
+    cache.v = zeros(max_len, c.n_kv_heads * c.head_dim);
+  }
+  return cache;
+}
+
+void decoder_layer(const ModelConfig& c, const LayerWeights& w, Matrix& x, int64_t pos0, LayerCache& cache, float* maps) {
+  const int64_t n = int64_t(x.shape(0)), d = c.d_model;
+  Matrix h = uninitialised(n, d);
+  norm_rows(w.attn_norm, x.data(), n, d, h.data(), d);
+  if (c.mla) {
+    latent_attention_absorbed(c, w, h, pos0, cache, maps, x);
+  } else {
+    grouped_attention(c, w, h, pos0, cache, maps, x);
+  }
+  mlp_half(w, x);
+}
+
+void decoder_layer_sequence(const ModelConfig& c, const LayerWeights& w, Matrix& x, float* maps) {
+  const int64_t n = int64_t(x.shape(0)), d = c.d_model;
+  Matrix h = uninitialised(n, d);
+  norm_rows(w.attn_norm, x.data(), n, d, h.data(), d);
+  if (c.mla) {
+    latent_attention_naive(c, w, h, maps, x);
+  } else {
+    LayerCache cache = make_layer_cache(c, n);
+    grouped_attention(c, w, h, 0, cache, maps, x);
+  }
+  mlp_half(w, x);
+}
+
+}  // namespace attn::pretrained

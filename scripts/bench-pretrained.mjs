@@ -1,0 +1,155 @@
+// The pretrained row of npm run bench: a SmolLM2-135M-shaped llama checkpoint with random BF16
+// weights, generated here in memory (never written to disk), opened through attn.loadPretrained, then
+//   prefill   forward() over 64 tokens (median of 5 after 2 warm-up calls)
+//   decode    a session after a 64-token prompt: one token per append (median of 32 steps, after 8)
+// beside the bytes one decoding step streams (every weight once, the tied head included, plus the K/V
+// cache it reads) and the floor that bandwidth sets: those bytes at the copy bandwidth of a wasm
+// memory.copy measured in the same process.
+//
+//   node scripts/bench-pretrained.mjs [--build fma|simd|scalar]   (npm run bench runs it for each build)
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// HuggingFaceTB/SmolLM2-135M's config.json (the geometry; weights random)
+export const SMOLLM2_135M = {
+  model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_size: 576, intermediate_size: 1536,
+  num_attention_heads: 9, num_key_value_heads: 3, num_hidden_layers: 30, vocab_size: 49152, head_dim: 64,
+  max_position_embeddings: 8192, rms_norm_eps: 1e-5, rope_theta: 100000, rope_scaling: null, hidden_act: 'silu',
+  tie_word_embeddings: true, attention_bias: false, mlp_bias: false, torch_dtype: 'bfloat16',
+};
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+
+/** The tensors of a llama config: [name, shape]. */
+function llamaTensors(c) {
+  const d = c.hidden_size, dh = c.head_dim, h = c.num_attention_heads, g = c.num_key_value_heads, i = c.intermediate_size;
+  const t = [['model.embed_tokens.weight', [c.vocab_size, d]], ['model.norm.weight', [d]]];
+  for (let l = 0; l < c.num_hidden_layers; l++) {
+    const p = `model.layers.${l}.`;
+    t.push([`${p}input_layernorm.weight`, [d]], [`${p}post_attention_layernorm.weight`, [d]],
+      [`${p}self_attn.q_proj.weight`, [h * dh, d]], [`${p}self_attn.k_proj.weight`, [g * dh, d]],
+      [`${p}self_attn.v_proj.weight`, [g * dh, d]], [`${p}self_attn.o_proj.weight`, [d, h * dh]],
+      [`${p}mlp.gate_proj.weight`, [i, d]], [`${p}mlp.up_proj.weight`, [i, d]], [`${p}mlp.down_proj.weight`, [d, i]]);
+  }
+  return t;
+}
+
+/** A .safetensors file of random BF16 tensors (norm weights 1, the rest uniform in +-0.05). */
+export function randomBf16Checkpoint(config) {
+  const tensors = llamaTensors(config);
+  const header = { __metadata__: { format: 'pt' } };
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * 2;
+    header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let text = JSON.stringify(header);
+  text += ' '.repeat((8 - (text.length % 8)) % 8);
+  const start = 8 + text.length;
+  const file = new Uint8Array(start + offset);
+  new DataView(file.buffer).setBigUint64(0, BigInt(text.length), true);
+  file.set(new TextEncoder().encode(text), 8);
+  // a pool of random bf16 values (the top half of float32s), tiled over every tensor
+  const pool = new Uint16Array(1 << 20);
+  const f = new Float32Array(1);
+  const u = new Uint32Array(f.buffer);
+  let s = 12345;
+  for (let k = 0; k < pool.length; k++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    f[0] = (s / 4294967296 - 0.5) * 0.1;
+    pool[k] = u[0] >>> 16;
+  }
+  const data = new Uint16Array(file.buffer, start, offset / 2);
+  for (const [name, shape] of tensors) {
+    const [b, e] = header[name].data_offsets.map((x) => x / 2);
+    if (shape.length === 1) data.fill(0x3f80, b, e);  // 1.0
+    else for (let k = b; k < e; k += pool.length) data.set(pool.subarray(0, Math.min(pool.length, e - k)), k);
+  }
+  return file;
+}
+
+/** Bytes read per second by a wasm memory.copy of 64 MiB (the bandwidth behind the decode floor). */
+export async function copyBandwidth() {
+  // (module (memory (export "m") 2048) (func (export "c") (param i32 i32 i32) local.get 0 local.get 1 local.get 2 memory.copy))
+  const bytes = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 7, 1, 96, 3, 127, 127, 127, 0, 3, 2, 1, 0, 5, 4, 1,
+    0, 128, 16, 7, 9, 2, 1, 109, 2, 0, 1, 99, 0, 0, 10, 14, 1, 12, 0, 32, 0, 32, 1, 32, 2, 252, 10, 0, 0, 11]);
+  const { instance } = await WebAssembly.instantiate(bytes);
+  const size = 64 << 20;
+  new Uint8Array(instance.exports.m.buffer).fill(1);
+  const ms = [];
+  for (let k = 0; k < 12; k++) {
+    const t = performance.now();
+    instance.exports.c(size, 0, size);
+    ms.push(performance.now() - t);
+  }
+  return size / (median(ms.slice(2)) * 1e6) * 1e9;
+}
+
+/** Times the checkpoint on one build. */
+export async function benchPretrained(build) {
+  const { loadAttention } = await import(pathToFileURL(path.join(REPO, 'dist/lib/attention.mjs')).href);
+  const attn = await loadAttention({ simd: build !== 'scalar', fma: build === 'fma', training: false });
+  const config = SMOLLM2_135M;
+  const t0 = performance.now();
+  const file = randomBf16Checkpoint(config);
+  const model = await attn.loadPretrained({ config, weights: file });
+  const loadMs = performance.now() - t0;
+  const prompt = Int32Array.from({ length: 64 }, (_, k) => (k * 7919) % config.vocab_size);
+  const prefill = [];
+  for (let k = 0; k < 7; k++) {
+    const t = performance.now();
+    model.forward(prompt);
+    if (k >= 2) prefill.push(performance.now() - t);
+  }
+  const session = model.createSession({ maxLen: 64 + 40 });
+  session.append(prompt);
+  const steps = [];
+  for (let k = 0; k < 40; k++) {
+    const t = performance.now();
+    session.append([k % config.vocab_size]);
+    if (k >= 8) steps.push(performance.now() - t);
+  }
+  // one step streams every weight once (the tied embedding is the head) and reads the cache it holds
+  const cacheRead = session.cacheBytes;  // float32 K and V of the tokens so far, all layers
+  const bytesPerToken = model.info.weightBytes + cacheRead;
+  const gbs = await copyBandwidth();
+  const result = {
+    build, loadMs, params: model.info.params, weightBytes: model.info.weightBytes,
+    prefillMs: median(prefill), prefillRange: [Math.min(...prefill), Math.max(...prefill)],
+    decodeMs: median(steps), decodeRange: [Math.min(...steps), Math.max(...steps)],
+    bytesPerToken, copyGbs: gbs / 1e9, floorMs: (bytesPerToken / gbs) * 1e3,
+  };
+  session.dispose();
+  model.dispose();
+  return result;
+}
+
+/** The rows of npm run bench's table. */
+export function pretrainedRows(results) {
+  const header = ['pretrained (SmolLM2-135M shape, random BF16)', 'build', 'prefill 64 tokens ms', 'tokens/s',
+    'decode ms/token', 'tokens/s', 'bytes streamed/token', 'floor ms (copy GB/s)', 'decode / floor'];
+  const rows = results.map((r) => [
+    `${(r.params / 1e6).toFixed(1)}M params, ${(r.weightBytes / 1e6).toFixed(0)} MB`, r.build,
+    `${r.prefillMs.toFixed(0)} (${r.prefillRange.map((x) => x.toFixed(0)).join('-')})`, (64000 / r.prefillMs).toFixed(0),
+    `${r.decodeMs.toFixed(1)} (${r.decodeRange.map((x) => x.toFixed(1)).join('-')})`, (1000 / r.decodeMs).toFixed(1),
+    `${(r.bytesPerToken / 1e6).toFixed(1)} MB`, `${r.floorMs.toFixed(1)} (${r.copyGbs.toFixed(1)})`,
+    `${(r.decodeMs / r.floorMs).toFixed(2)}x`]);
+  return { header, rows };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { build: { type: 'string' } } });
+  const builds = values.build ? [values.build] : ['simd', 'scalar'];
+  const results = [];
+  for (const b of builds) results.push(await benchPretrained(b));
+  const { header, rows } = pretrainedRows(results);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows) console.log(line(r));
+}

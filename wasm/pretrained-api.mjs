@@ -1,0 +1,169 @@
+// pretrained-api.mjs: `attn.loadPretrained` (docs/api.md, "Pretrained checkpoints"), made from the
+// instantiated pretrained module (attention-pretrained-<build>.mjs). attention.mjs imports this file
+// and that module only when a checkpoint is first opened, so the first map never loads them.
+//
+// A checkpoint's files are read tensor by tensor: the 8-byte header length and the JSON header of
+// each file first (the core plans and checks everything from them and the config before allocating),
+// then each tensor's byte range, copied into the wasm heap where the model keeps it. A Blob (a File
+// from a picker or a drop) is read by slices, so a 2 GB file is never held whole in JS.
+
+import { Handle, call, fieldTypeError } from './attention-api.mjs';
+
+const LOAD_OPTIONS = ['config', 'weights', 'onProgress', 'signal'];
+
+/**
+ * One weights file as { field, size, read(begin, end) -> Promise<Uint8Array> }.
+ * @param {unknown} w  @param {string} field
+ */
+function fileSource(w, field) {
+  if (typeof Blob === 'function' && w instanceof Blob) {
+    return { field, size: w.size, read: async (/** @type {number} */ b, /** @type {number} */ e) => new Uint8Array(await w.slice(b, e).arrayBuffer()) };
+  }
+  /** @type {Uint8Array | null} */
+  let bytes = null;
+  if (w instanceof ArrayBuffer) bytes = new Uint8Array(w);
+  else if (w instanceof Uint8Array) bytes = w;
+  if (!bytes) {
+    const got = w === null ? 'null' : ArrayBuffer.isView(w) ? `a ${w.constructor.name}` : typeof w;
+    throw fieldTypeError(field, `${field} must be a .safetensors file as a Uint8Array, an ArrayBuffer or a Blob, got ${got}`);
+  }
+  if (bytes.buffer.byteLength === 0 && bytes.byteLength === 0 && bytes.byteOffset === 0) {
+    try { new Uint8Array(bytes.buffer); } catch { throw fieldTypeError(field, `${field} is a view of a detached ArrayBuffer`); }
+  }
+  const held = bytes;
+  return { field, size: held.byteLength, read: async (/** @type {number} */ b, /** @type {number} */ e) => held.subarray(b, e) };
+}
+
+/**
+ * The pretrained part of the API over the raw module P (its objects are Handles of attention-api.mjs:
+ * freed on dispose() or when dropped).
+ * @param {any} P  the instantiated attention-pretrained module
+ */
+export function makePretrained(P) {
+  /**
+   * `{ attentions, allowLongWork }` of forward / append.
+   * @param {unknown} options @param {string} where
+   */
+  const callOptions = (options, where) => {
+    if (options === undefined) return { attentions: false, allowLongWork: false };
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw new TypeError(`${where}: options must be an object { attentions?, allowLongWork? }`);
+    }
+    const out = { attentions: false, allowLongWork: false };
+    for (const key of Object.keys(options)) {
+      if (key !== 'attentions' && key !== 'allowLongWork') {
+        throw fieldTypeError(key, `${where} options have an unknown field '${key}'; known fields: allowLongWork, attentions`);
+      }
+      const v = /** @type {any} */ (options)[key];
+      if (v !== undefined && typeof v !== 'boolean') throw fieldTypeError(key, `${key} must be a boolean, got ${typeof v}`);
+      out[/** @type {'attentions' | 'allowLongWork'} */ (key)] = v === true;
+    }
+    return out;
+  };
+
+  class PretrainedSession extends Handle {
+    /** @param {any} raw */
+    constructor(raw) { super(raw, 'session'); }
+    get length() { return call(P, () => this.live().length()); }
+    get maxLen() { return call(P, () => this.live().maxLen()); }
+    /** Bytes the cache holds now (float32, every layer). */
+    get cacheBytes() { return call(P, () => this.live().cacheBytes()); }
+    /** @param {ArrayLike<number>} ids @param {{ attentions?: boolean, allowLongWork?: boolean }} [options] */
+    append(ids, options) {
+      const raw = this.live();
+      const o = callOptions(options, 'append');
+      return call(P, () => raw.append(ids, o.attentions, o.allowLongWork));
+    }
+    reset() { call(P, () => this.live().reset()); }
+  }
+
+  class Pretrained extends Handle {
+    /** @type {any} */ #info;
+    /** @param {any} raw */
+    constructor(raw) {
+      super(raw, 'model');
+      this.#info = Object.freeze(call(P, () => raw.info()));
+    }
+    get info() { this.live(); return this.#info; }
+    /** @param {ArrayLike<number>} ids @param {{ attentions?: boolean, allowLongWork?: boolean }} [options] */
+    forward(ids, options) {
+      const raw = this.live();
+      const o = callOptions(options, 'forward');
+      return call(P, () => raw.forward(ids, o.attentions, o.allowLongWork));
+    }
+    /** @param {{ maxLen: number }} options */
+    createSession(options) {
+      const raw = this.live();
+      if (options === null || typeof options !== 'object') throw new TypeError('createSession: options must be an object { maxLen }');
+      for (const key of Object.keys(options)) {
+        if (key !== 'maxLen') throw fieldTypeError(key, `createSession options have an unknown field '${key}'; known fields: maxLen`);
+      }
+      if (options.maxLen === undefined) throw fieldTypeError('maxLen', 'maxLen is required');
+      return new PretrainedSession(call(P, () => raw.createSession(options.maxLen)));
+    }
+  }
+
+  /**
+   * @param {{ config: object, weights: unknown, onProgress?: (p: { loaded: number, total: number }) => void, signal?: AbortSignal }} options
+   * @returns {Promise<Pretrained>}
+   */
+  async function loadPretrained(options) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw new TypeError('loadPretrained: options must be an object { config, weights, onProgress?, signal? }');
+    }
+    for (const key of Object.keys(options)) {
+      if (!LOAD_OPTIONS.includes(key)) throw fieldTypeError(key, `loadPretrained options have an unknown field '${key}'; known fields: ${LOAD_OPTIONS.join(', ')}`);
+    }
+    const { config, weights, onProgress, signal } = /** @type {any} */ (options);
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+      throw fieldTypeError('config', 'config must be the parsed config.json (an object)');
+    }
+    if (onProgress !== undefined && typeof onProgress !== 'function') throw fieldTypeError('onProgress', 'onProgress must be a function');
+    if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean')) {
+      throw fieldTypeError('signal', 'signal must be an AbortSignal');
+    }
+    let configText;
+    try {
+      configText = JSON.stringify(config);
+    } catch (e) {
+      throw fieldTypeError('config', `config could not be written as JSON (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (weights === undefined) throw fieldTypeError('weights', 'weights is required: the .safetensors file(s) of the checkpoint');
+    const list = Array.isArray(weights) ? weights : [weights];
+    if (list.length === 0) throw fieldTypeError('weights', 'weights is an empty Array: pass the .safetensors file(s)');
+    const files = list.map((w, i) => fileSource(w, Array.isArray(weights) && weights.length > 1 ? `weights[${i}]` : 'weights'));
+    const headers = [];
+    for (const f of files) {
+      signal?.throwIfAborted();
+      const first = await f.read(0, Math.min(8, f.size));
+      const length = call(P, () => P.headerLength(first, f.size, f.field));
+      headers.push(await f.read(8, 8 + length));
+    }
+    signal?.throwIfAborted();
+    const loader = call(P, () => P.createPretrainedLoader(configText, headers, files.map((f) => f.size)));
+    try {
+      const count = loader.copyCount();
+      const total = loader.bytes();
+      let loaded = 0;
+      for (let i = 0; i < count; i++) {
+        signal?.throwIfAborted();
+        const c = loader.copy(i);
+        const bytes = await files[c.file].read(c.begin, c.end);
+        call(P, () => loader.write(i, bytes));
+        loaded += c.end - c.begin;
+        onProgress?.({ loaded, total });
+      }
+      signal?.throwIfAborted();
+      return new Pretrained(call(P, () => loader.finish()));
+    } finally {
+      loader.delete();
+    }
+  }
+
+  return {
+    loadPretrained,
+    /** Bytes of the pretrained module's heap. */
+    heapBytes: () => P.HEAPU8.buffer.byteLength,
+    limits: P.pretrainedLimits(),
+  };
+}

@@ -1,0 +1,72 @@
+// model-host.js — how an <attention-playground> opens and closes a checkpoint (element.js imports this
+// on first use, so the first map never loads it): one opening at a time (a new one stops the last),
+// its progress to the watchers (ctx.watchModel: views/model.js), the opened model's source
+// (sources/pretrained.js) for the map views, and back to the lesson's block on close.
+
+/**
+ * Starts opening at once (host.modelJob is set before the first await) and resolves with the source,
+ * or null when it failed (job.error), was stopped or was replaced.
+ * @param {HTMLElement & Record<string, any>} host  the element
+ * @param {{ files: File[] } | { url: string }} input
+ */
+export async function openModel(host, input) {
+  host.modelJob?.controller.abort();
+  const job = { input, controller: new AbortController(), progress: null, error: null };
+  host.modelJob = job;
+  const tell = () => { for (const fn of host.modelWatchers) fn(job); };
+  job.promise = import('./sources/pretrained.js').then(({ openCheckpoint }) => openCheckpoint(host.ctx, input, {
+    signal: job.controller.signal, onProgress: (p) => { job.progress = p; tell(); } }));
+  tell();
+  host.rerender();
+  try {
+    const source = await job.promise;
+    if (host.modelJob !== job || !host.mounted) {
+      host.client.call('pretrainedDispose', source.opened.key).catch(() => {});
+      return null;
+    }
+    dropModel(host);
+    host.model = source;
+    host.modelJob = null;
+    const patch = { layer: 0, sel: '', model: input.url ?? '' };
+    if (!source.opened.tokenizer) {  // typed ids instead of words: a few ids to start from
+      host.textBeforeModel = host.state.text;
+      patch.text = Array.from({ length: Math.min(8, source.opened.info.vocabSize) }, (_, i) => i).join(' ');
+    }
+    host.setState(patch);
+    tell();
+    host.dispatchEvent(new CustomEvent('model', { detail: { name: source.opened.name, info: source.opened.info } }));
+    return source;
+  } catch (e) {
+    if (host.modelJob !== job) return null;
+    job.error = e;
+    tell();
+    host.rerender();
+    return null;
+  }
+}
+
+function dropModel(host) {
+  if (!host.model) return;
+  host.client.call('pretrainedDispose', host.model.opened.key).catch(() => {});
+  host.model = null;
+}
+
+/** Back to the lesson's block (and its sentence, where the model took typed ids). */
+export function closeModel(host) {
+  host.modelJob?.controller.abort();
+  host.modelJob = null;
+  const hadTokenizer = Boolean(host.model?.opened.tokenizer);
+  dropModel(host);
+  const patch = { model: '', layer: 0, sel: '' };
+  if (!hadTokenizer && host.textBeforeModel != null) patch.text = host.textBeforeModel;
+  host.textBeforeModel = null;
+  for (const fn of host.modelWatchers) fn(null);
+  host.setState(patch);
+}
+
+/** What the map views draw while a checkpoint opens: nothing yet, or why it could not be opened. */
+export const openingSource = (job) => ({
+  id: 'opening', title: 'the model being opened', key: () => `opening:${job.error ? 'error' : 'busy'}`,
+  tokens: () => ['…'], note: () => '', stages: null, decoder: null,
+  maps: () => (job.error ? Promise.reject(job.error) : job.promise.then(() => new Promise(() => {}))),
+});

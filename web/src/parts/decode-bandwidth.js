@@ -1,0 +1,136 @@
+// decode-bandwidth.js — the decode view's "why GQA exists" measurement, run on the learner's device
+// when asked: one generated token's time against the context length for MHA, GQA, MQA and MLA at one
+// real layer shape (Llama 3 8B's), beside the bytes that step reads (every weight once, plus the
+// cache) and the time those bytes take at the copy bandwidth measured in the same run (the floor).
+// The step without a KV cache (every earlier key and value recomputed) is timed at one context, so
+// the cache's purpose is a number too. The worker's decodeBandwidth does the timing
+// (worker-methods.js); this part draws it (render/line-chart.js) and says where it is not settled.
+import { el, variantName } from '../kit.js';
+import { fmtBinary, fmtInt, fmtTokens } from '../format.js';
+import { scrollRegion } from '../render/scroll-region.js';
+
+/** Llama 3 8B's attention (one layer), and MLA at DeepSeek-V2's latent and RoPE sizes on it. */
+export const BANDWIDTH_SHAPE = Object.freeze({ dModel: 4096, nHeads: 32 });
+export const BANDWIDTH_VARIANTS = Object.freeze([
+  { variant: 'mha', rope: true },
+  { variant: 'gqa', nKvHeads: 8, rope: true },
+  { variant: 'mqa', rope: true },
+  { variant: 'mla', latentRank: 512, ropeDim: 64 },
+]);
+export const BANDWIDTH_CONTEXTS = Object.freeze([0, 1024, 2048, 4096, 6144, 8192]);
+/** A spread (max - min over the rounds) above this share of the median: "not settled". */
+export const UNSETTLED_SPREAD = 0.25;
+
+/** Median, min and max of a list of times; settled when the range is within UNSETTLED_SPREAD of the median. */
+export function summarise(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  const median = s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  const min = s[0], max = s[s.length - 1];
+  return { median, min, max, settled: s.length >= 2 && max - min <= UNSETTLED_SPREAD * median };
+}
+
+/**
+ * The measurement's numbers, per variant and context: { variant, context, bytes, floorMs, ...summarise(ms) },
+ * from the worker's result { bandwidth: [B/s...], rows: [{ variant, context, weightBytes, cacheBytes, ms: [] }] }.
+ * The floor uses the best copy bandwidth of the run.
+ */
+export function bandwidthTable(result) {
+  const bw = Math.max(...result.bandwidth);
+  return result.rows.map((r) => {
+    const bytes = r.weightBytes + r.cacheBytes;
+    return { variant: r.variant, context: r.context, bytes, floorMs: (bytes / bw) * 1e3, ...summarise(r.ms) };
+  });
+}
+
+export function createDecodeBandwidth(root, ctx) {
+  const button = el('button', { type: 'button', className: 'dec-button', dataset: { action: 'bandwidth' } }, 'Measure on this device');
+  const stop = el('button', { type: 'button', className: 'dec-button', dataset: { action: 'bandwidth-stop' }, hidden: true }, 'Stop');
+  const status = el('p', { className: 'note', role: 'status' },
+    'Takes 10-60 s and up to about 800 MB of memory (one Llama 3 8B layer with an 8K cache at a time).');
+  const chartBox = el('div', { className: 'dec-bandwidth-chart', hidden: true });
+  const table = el('div', { className: 'dec-bandwidth-table', hidden: true });
+  const box = el('section', { className: 'dec-bandwidth', dataset: { state: 'idle' } },
+    el('h4', 'dec-title', 'Why GQA exists: decoding is memory-bound (measured here)'),
+    el('p', null, 'Each generated token reads every weight of the layer once and the whole KV cache. ' +
+      'If that reading is the bottleneck, a token takes at least bytes read ÷ memory bandwidth, and a smaller cache ' +
+      '(GQA, MQA, MLA) is a faster step. This measures one layer of Llama 3 8B (dModel 4096, 32 heads; GQA 8 K/V heads; ' +
+      'MLA latent 512 + RoPE 64) in your browser, with the bandwidth of a plain memory copy measured in the same run.'),
+    el('div', 'dec-controls', button, stop), status, chartBox, table);
+  root.append(box);
+
+  let chart = null, controller = null;
+  const setState = (state) => { box.dataset.state = state; };
+
+  async function measure() {
+    controller = new AbortController();
+    button.disabled = true;
+    stop.hidden = false;
+    setState('busy');
+    try {
+      const result = await ctx.client.run('decodeBandwidth', [{
+        shape: BANDWIDTH_SHAPE, variants: BANDWIDTH_VARIANTS, contexts: BANDWIDTH_CONTEXTS,
+      }], {
+        signal: controller.signal,
+        onProgress: (p) => { status.textContent = `Measuring ${variantName(p.variant)} at ${fmtTokens(p.context)} tokens of context (${p.done} of ${p.total})…`; },
+      });
+      // uPlot comes with the chart, on the first measurement: the decode view's first load does not carry it
+      const { createLineChart } = await import('../render/line-chart.js');
+      draw(result, createLineChart);
+      setState('ready');
+    } catch (e) {
+      status.textContent = controller.signal.aborted ? 'Stopped.' : `The measurement failed: ${e?.message ?? e}`;
+      setState(controller.signal.aborted ? 'idle' : 'error');
+    } finally {
+      button.disabled = false;
+      stop.hidden = true;
+      controller = null;
+    }
+  }
+  button.addEventListener('click', measure);
+  stop.addEventListener('click', () => controller?.abort());
+
+  function draw(result, createLineChart) {
+    const rows = bandwidthTable(result);
+    const variants = [...new Set(rows.map((r) => r.variant))];
+    const contexts = [...new Set(rows.map((r) => r.context))].sort((a, b) => a - b);
+    const at = (v, c) => rows.find((r) => r.variant === v && r.context === c);
+    const labels = variants.flatMap((v) => [`${variantName(v)} measured`, `${variantName(v)} floor`]);
+    const ys = variants.flatMap((v) => [contexts.map((c) => at(v, c).median), contexts.map((c) => at(v, c).floorMs)]);
+    chartBox.hidden = false;
+    chart ??= createLineChart(chartBox, { yLabel: 'ms per generated token', xLabel: 'context (tokens)', height: 280,
+      styleOf: (label) => ({ colour: Math.floor(labels.indexOf(label) / 2), ...(label.endsWith('floor') ? { dash: [6, 4] } : { points: 'also' }) }) });
+    chart.setData(labels, contexts, ys);
+
+    const last = contexts[contexts.length - 1];
+    const bw = Math.max(...result.bandwidth);
+    const uncached = new Map(result.uncached.map((u) => [u.variant, u]));
+    const head = ['variant', `bytes read at ${fmtTokens(last)}`, 'floor (bytes ÷ bandwidth)', 'measured: median (range)', 'measured ÷ floor',
+      `without a cache at ${fmtTokens(result.uncached[0]?.context ?? 0)}`];
+    const body = variants.map((v) => {
+      const r = at(v, last), u = uncached.get(v), cachedThere = u ? at(v, u.context) : null;
+      return el('tr', null, el('th', { scope: 'row' }, variantName(v)), el('td', null, fmtBinary(r.bytes)), el('td', null, `${r.floorMs.toFixed(2)} ms`),
+        el('td', null, `${r.median.toFixed(2)} ms (${r.min.toFixed(2)}-${r.max.toFixed(2)})${r.settled ? '' : ', not settled'}`),
+        el('td', null, `${(r.median / r.floorMs).toFixed(2)}×`),
+        el('td', null, u ? `${u.ms.toFixed(0)} ms${cachedThere ? ` (${fmtInt(Math.round(u.ms / cachedThere.median))}× the cached step)` : ''}` : '—'));
+    });
+    table.hidden = false;
+    table.replaceChildren(scrollRegion('Decode time against bytes read, per variant', el('table', 'dec-bandwidth-results',
+      el('caption', null, `One layer, ${fmtTokens(last)} tokens of context: what a generated token reads and how long it took`),
+      el('thead', null, el('tr', null, ...head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', null, ...body))));
+    const unsettled = rows.filter((r) => !r.settled).length;
+    status.textContent = `Copy bandwidth in this run: ${(bw / 1e9).toFixed(1)} GB/s (${result.bandwidth.map((b) => (b / 1e9).toFixed(1)).join(' and ')}, ` +
+      `before and after), ${result.rounds} rounds per point, build ${result.build}. ` +
+      (unsettled ? `${unsettled} of ${rows.length} points are not settled (their rounds differ by more than ${UNSETTLED_SPREAD * 100} %): ` +
+        'the device was busy; measure again for firmer numbers.' : 'Every point is settled (rounds within 25 %).');
+    box.result = { rows, bandwidth: result.bandwidth, uncached: result.uncached, build: result.build };
+  }
+
+  return {
+    destroy() {
+      controller?.abort();
+      chart?.destroy();
+      box.remove();
+    },
+  };
+}

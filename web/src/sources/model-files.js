@@ -1,0 +1,116 @@
+// model-files.js — a Hugging Face checkpoint folder as the page gets it: the files a picker or a drop
+// gives (File objects, names with or without their folder), or a folder served next to the page
+// (`?model=<relative url>`, same origin only: nothing is fetched from anywhere else). Either way the
+// result is { name, config, weights: Blob[], tokenizer | null }: config.json parsed, every
+// .safetensors file (the shards in any order; the core looks tensors up across them), and the folder's
+// tokenizer.json through the Hugging Face tokenizers port (loaded on first use), or null without one.
+
+/** An error naming the file it is about (error.field), as the core's errors name their field. */
+function fileError(field, message, Kind = TypeError) {
+  const e = new Kind(message);
+  e.field = field;
+  return e;
+}
+
+const baseName = (f) => (f.webkitRelativePath || f.name).split('/').pop();
+
+async function parseJson(blob, name) {
+  try {
+    return JSON.parse(await blob.text());
+  } catch (e) {
+    throw fileError(name, `${name} is not valid JSON (${e.message})`);
+  }
+}
+
+/** The tokenizer of tokenizer.json (and tokenizer_config.json), or null when the folder has none. */
+async function tokenizerOf(byName) {
+  const json = byName.get('tokenizer.json');
+  if (!json) return null;
+  const { makeTokenizer } = await import('@core/tokenizer.mjs');
+  const config = byName.get('tokenizer_config.json');
+  return makeTokenizer(await json.text(), config ? await config.text() : undefined);
+}
+
+/**
+ * A checkpoint from files (a folder picker, several files, a drop).
+ * @param {File[]} files
+ */
+export async function checkpointFromFiles(files) {
+  const byName = new Map(files.map((f) => [baseName(f), f]));
+  const folder = files[0]?.webkitRelativePath?.split('/')[0] || '';
+  const configFile = byName.get('config.json');
+  if (!configFile) {
+    throw fileError('config.json', `no config.json among the ${files.length} file${files.length === 1 ? '' : 's'} given: ` +
+      'open the checkpoint\'s folder, or select its config.json, *.safetensors and tokenizer.json together');
+  }
+  const weights = files.filter((f) => baseName(f).endsWith('.safetensors')).sort((a, b) => baseName(a).localeCompare(baseName(b)));
+  if (!weights.length) throw fileError('weights', 'no .safetensors file among the files given (a .bin or .gguf checkpoint cannot be opened here)');
+  const config = await parseJson(configFile, 'config.json');
+  return { name: folder || config.model_type || 'model', config, weights, tokenizer: await tokenizerOf(byName) };
+}
+
+/** The URL of a served folder, if it is on this page's origin (else an error naming `model`). */
+export function folderUrl(model, base = location.href) {
+  let url;
+  try {
+    url = new URL(model.endsWith('/') ? model : `${model}/`, base);
+  } catch {
+    throw fileError('model', `model ('${model}') is not a URL`);
+  }
+  if (url.origin !== new URL(base).origin) {
+    throw fileError('model', `model ('${model}') is on another site: only a folder served beside the page can be opened`, RangeError);
+  }
+  return url;
+}
+
+/** Reads a response's body as a Blob, reporting bytes as they arrive; `signal` stops it. */
+async function download(url, { signal, onProgress, optional = false } = {}) {
+  const res = await fetch(url, { signal });
+  if (!res.ok) {
+    if (optional) return null;
+    throw fileError('model', `${url.pathname.split('/').pop()} could not be read from the model folder (HTTP ${res.status})`);
+  }
+  const total = Number(res.headers.get('content-length')) || 0;
+  const chunks = [];
+  let loaded = 0;
+  for (const reader = res.body.getReader(); ;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    onProgress?.({ loaded, total });
+  }
+  return new Blob(chunks);
+}
+
+/**
+ * A checkpoint folder served beside the page: config.json, model.safetensors or the shards that
+ * model.safetensors.index.json lists, tokenizer.json and tokenizer_config.json when they are there.
+ */
+export async function checkpointFromUrl(model, { signal, onProgress } = {}) {
+  const dir = folderUrl(model);
+  const get = (name, optional) => download(new URL(name, dir), { signal, optional });
+  const config = await parseJson(await get('config.json'), 'config.json');
+  // model.safetensors, or else the shards model.safetensors.index.json lists (asked second: a missing
+  // file still answers 404, which the browser's console shows)
+  const progress = (file, done) => (p) => onProgress?.({ file, loaded: done + p.loaded, total: 0, fileTotal: p.total });
+  const single = await download(new URL('model.safetensors', dir), { signal, optional: true, onProgress: progress('model.safetensors', 0) });
+  const weights = single ? [single] : [];
+  if (!single) {
+    const index = await get('model.safetensors.index.json', true);
+    if (!index) throw fileError('model', 'the model folder has neither model.safetensors nor model.safetensors.index.json');
+    const names = [...new Set(Object.values((await parseJson(index, 'model.safetensors.index.json')).weight_map ?? {}))].sort();
+    let done = 0;
+    for (const name of names) {
+      const blob = await download(new URL(name, dir), { signal, onProgress: progress(name, done) });
+      done += blob.size;
+      weights.push(blob);
+    }
+  }
+  const byName = new Map();
+  for (const name of ['tokenizer.json', 'tokenizer_config.json']) {
+    const blob = await get(name, true);
+    if (blob) byName.set(name, blob);
+  }
+  return { name: dir.pathname.split('/').filter(Boolean).pop() || 'model', config, weights, tokenizer: await tokenizerOf(byName) };
+}

@@ -1,0 +1,124 @@
+// sources/pretrained.js — the third source: a Hugging Face checkpoint the learner opened (views/model.js,
+// "Open a model"). Its tokens are the checkpoint's own tokenizer's pieces of the sentence (or, for a
+// folder without tokenizer.json, the token ids the learner types); its maps are every layer's, from the
+// model's forward in the worker (worker-pretrained.js); its shape is the model's; its decoder is a KV-cache
+// session of the model that also says the model's next tokens. It has no walkthrough stages.
+// The interface every source implements: web/ARCHITECTURE.md, "Sources".
+import { el } from '../kit.js';
+import { checkpointFromFiles, checkpointFromUrl } from './model-files.js';
+import { tokenLabels } from './token-labels.js';
+
+/** The most tokens one pass takes here (the maps of 64 tokens are already 64 × 64 per head). */
+export const MAX_TOKENS = 64;
+
+/**
+ * @param {object} ctx  the view ctx (client, closeModel)
+ * @param {{ key: string, name: string, info: object, shape: object, dtypeBytes: number, tokenizer: object | null }} opened
+ */
+export function pretrainedSource(ctx, opened) {
+  const { info, tokenizer } = opened;
+  const limit = Math.min(MAX_TOKENS, info.maxPositions || MAX_TOKENS);
+  let encoded = null;  // { text, ids, tokens, note, error }
+  let passed = null;   // { text, result: Promise<{ attentions (layers, H, N, N), next }> }
+
+  /** A label for an id (the text it stands for, sources/token-labels.js; the id itself without a tokenizer) and back. */
+  const { label, idOf } = tokenLabels(tokenizer);
+
+  /** The sentence as ids and labels: the tokenizer's pieces, or typed ids (checked against the vocabulary). */
+  function encode(text) {
+    if (encoded?.text === text) return encoded;
+    let ids = [], error = null;
+    if (tokenizer) {
+      ids = [...tokenizer.encode(text).ids];
+    } else {
+      const words = text.split(/[\s,]+/).filter(Boolean);
+      const bad = words.find((w) => !/^\d+$/.test(w) || Number(w) >= info.vocabSize);
+      if (bad !== undefined) {
+        error = Object.assign(new RangeError(`text: '${bad}' is not a token id of this model (0 to ${info.vocabSize - 1}); ` +
+          'this folder has no tokenizer.json, so type token ids separated by spaces'), { field: 'text' });
+      }
+      ids = error ? [] : words.map(Number);
+    }
+    const cut = ids.length > limit;
+    ids = ids.slice(0, limit);
+    encoded = { text, ids, tokens: ids.map(label), error, note: cut ? `only the first ${limit} tokens are used` : '' };
+    return encoded;
+  }
+
+  /** Every layer's maps and the next tokens of the sentence (one forward per sentence). */
+  function pass(state) {
+    const e = encode(state.text);
+    if (e.error) return Promise.reject(e.error);
+    if (passed?.text !== state.text) {
+      passed = { text: state.text, result: ctx.client.call('pretrainedForward', opened.key, e.ids) };
+      passed.result.catch(() => { passed = null; });
+    }
+    return passed.result;
+  }
+
+  return {
+    id: 'pretrained',
+    title: `${opened.name} (${info.modelType})`,
+    opened,
+    label,
+    key: (state) => `pretrained:${opened.key}:${state.layer ?? 0}:${state.text}`,
+    tokens: (state) => encode(state.text).tokens,
+    ids: (state) => encode(state.text).ids,
+    note: (state) => encode(state.text).note,
+    /** Every head's map of one layer: { tokens, shape, layer, layers, causal, weights (H, N, N) }. */
+    async maps(state, { layer = 0 } = {}) {
+      const r = await pass(state);
+      const l = Math.min(Math.max(0, layer | 0), info.nLayers - 1);
+      const size = r.attentions.length / info.nLayers;
+      return { tokens: encode(state.text).tokens, shape: opened.shape, layer: l, layers: info.nLayers, causal: true,
+        weights: r.attentions.subarray(l * size, (l + 1) * size) };
+    },
+    /** All layers at once and the next tokens: { tokens, shape, layers, attentions (layers, H, N, N), next: [{ id, token, p }] }. */
+    async all(state) {
+      const r = await pass(state);
+      return { tokens: encode(state.text).tokens, shape: opened.shape, layers: info.nLayers, attentions: r.attentions,
+        next: r.next.map((n) => ({ ...n, token: label(n.id) })) };
+    },
+    stages: null,
+    /** A KV-cache session of the model: append(labels) → { weights (H, k, length) of state.layer, length, cacheBytes, next }. */
+    decoder(state, { key, maxLen }) {
+      return {
+        maxLen: Math.min(maxLen, info.maxPositions || maxLen),
+        model: { name: opened.name, layers: info.nLayers, layer: Math.min(state.layer | 0, info.nLayers - 1), dtypeBytes: opened.dtypeBytes,
+          kvBytesPerToken: info.kvBytesPerToken },
+        /** The labels of a typed word: the tokenizer's pieces (or typed ids). */
+        tokenize: (text) => { const e = encode(text); if (e.error) throw e.error; return e.tokens; },
+        async start() {
+          const r = await ctx.client.call('pretrainedSessionCreate', opened.key, key, this.maxLen);
+          return { ...r, shape: opened.shape, baseline: null };
+        },
+        async append(tokens) {
+          const r = await ctx.client.call('pretrainedSessionAppend', key, { ids: tokens.map(idOf), layer: this.model.layer });
+          return { ...r, next: r.next.map((n) => ({ ...n, token: label(n.id) })) };
+        },
+        dispose: () => ctx.client.call('pretrainedSessionDispose', key).catch(() => {}),
+      };
+    },
+    /** What the heatmap view adds to its summary: the way back to the lesson's example. */
+    extras: () => [' ', el('button', { type: 'button', dataset: { action: 'close-model' }, onclick: () => ctx.closeModel() },
+      'Back to the random-weight model')],
+  };
+}
+
+let opened = 0;
+/**
+ * Opens a checkpoint in the worker and returns its source: `input` is { files: File[] } (a picker, a
+ * drop) or { url } (a folder served beside the page). `onProgress({ phase: 'download' | 'load', loaded,
+ * total })`; `signal` stops it (the promise then rejects with an AbortError).
+ */
+export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
+  const t0 = performance.now();
+  const c = input.files ? await checkpointFromFiles(input.files)
+    : await checkpointFromUrl(input.url, { signal, onProgress: (p) => onProgress?.({ phase: 'download', ...p }) });
+  const key = `model-${++opened}`;
+  const total = c.weights.reduce((s, w) => s + w.size, 0);
+  const r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: c.weights }],
+    { signal, onProgress: (p) => onProgress?.({ phase: 'load', ...p }) });
+  return pretrainedSource(ctx, { key, name: c.name, url: input.url ?? '', info: r.info, shape: r.shape, dtypeBytes: r.dtypeBytes,
+    tokenizer: c.tokenizer, fileBytes: total, ms: performance.now() - t0 });
+}

@@ -1,0 +1,84 @@
+// model.js — a real model: "Open a model" (a Hugging Face checkpoint from a folder, files, a drop or
+// ?model=), then, for the sentence, the model's most likely next tokens, the heads' roles on a probe,
+// and every layer's maps at a glance, grouped by K/V head (parts/model-overview.js). The large maps,
+// the layer picker and the decode view draw the same model (sources/pretrained.js).
+import modelCss from '../styles/model.css?inline';
+import { createLatest, el, inPageWords, setViewState, useStyles } from '../kit.js';
+import { legend } from '../render/colour.js';
+import { createReadout } from '../render/heatmap.js';
+import { createModelOverview } from '../parts/model-overview.js';
+import { nextTokens, rolesTable } from '../parts/model-readings.js';
+import { createOpenModel } from '../parts/open-model.js';
+
+const HINT = 'Hover or tap a map, or focus it and use the arrow keys; a click shows its layer in the large maps.';
+
+export function createModelView(root, ctx) {
+  const latest = createLatest(root);
+  const opener = createOpenModel(ctx);
+  const summary = el('p', { className: 'note', dataset: { role: 'model-summary' } });
+  const next = el('div', 'mo-next-box');
+  const roles = el('div', 'mo-roles-box');
+  const tools = el('div', 'view-tools');
+  const readout = createReadout(HINT);
+  const overview = createModelOverview();
+  const body = el('div', { className: 'mo-body', hidden: true },
+    el('h3', 'mo-title', 'Next token'), next, el('h3', 'mo-title', 'Head roles'), roles,
+    el('h3', 'mo-title', 'Every layer, heads grouped by K/V head'), tools, readout, overview.element);
+  useStyles(root, 'model', modelCss);
+  root.replaceChildren(opener.element, summary, body);
+  let shown = '', state = null;
+  const roleCache = new Map();  // model key -> Promise<{ probe, scores }>
+
+  const unwatch = ctx.watchModel(() => {
+    opener.show(ctx.modelJob(), ctx.model());
+    if (!ctx.modelJob() || ctx.modelJob().error) setViewState(root, ctx.modelJob()?.error ? 'error' : 'ready', root.result ?? { opened: false });
+  });
+
+  const rolesOf = (source) => {
+    const k = source.opened.key;
+    if (!roleCache.has(k)) roleCache.set(k, ctx.client.call('pretrainedHeadRoles', k));
+    return roleCache.get(k);
+  };
+
+  function draw(source, data, r) {
+    const { info } = source.opened;
+    next.replaceChildren(el('p', 'note', `After “${data.tokens.slice(-3).join(' ')}”, the model's ten most likely next tokens:`), nextTokens(data.next));
+    roles.replaceChildren(rolesTable(r.scores, r.probe));
+    let hi = 0;
+    for (const w of data.attentions) hi = Math.max(hi, w);
+    tools.replaceChildren(legend('prob', [0, hi || 1], 'attention weight'));
+    overview.update(data, r.scores, readout, (layer) => ctx.setState({ layer }));
+    summary.textContent = `${data.tokens.length} tokens · ${info.nLayers} layers × ${info.nHeads} heads of ${source.title}, ` +
+      'each map on one shared scale (rows: queries, columns: keys; grey: masked).';
+    body.hidden = false;
+    ctx.reportError('model', null);
+    return { opened: true, model: info.modelType, layers: info.nLayers, heads: info.nHeads, tokens: data.tokens.length,
+      next: data.next.map((n) => n.token), roles: r.scores.length };
+  }
+
+  return {
+    update(next) {
+      state = next;
+      const source = ctx.sourceFor('model', state);
+      opener.show(ctx.modelJob(), ctx.model());
+      if (source.id !== 'pretrained') {
+        latest.cancel();
+        shown = '';
+        body.hidden = true;
+        summary.textContent = ctx.modelJob() ? '' : 'No model is open: the other views show the lesson\'s block with seeded random weights.';
+        setViewState(root, ctx.modelJob() && !ctx.modelJob().error ? 'busy' : 'ready', { opened: false });
+        return undefined;
+      }
+      const key = source.key({ ...state, layer: 0 });
+      if (key === shown) return undefined;
+      shown = key;
+      return latest.run(() => Promise.all([source.all(state), rolesOf(source)]), ([data, r]) => draw(source, data, r), (e) => {
+        shown = '';
+        body.hidden = true;
+        summary.textContent = `Cannot compute: ${inPageWords(e.message)}`;
+        ctx.reportError('model', e);
+      });
+    },
+    destroy() { unwatch(); latest.cancel(); root.replaceChildren(); },
+  };
+}

@@ -1,0 +1,103 @@
+// worker-pretrained.js — the worker's methods for an opened checkpoint (sources/pretrained.js): open
+// it (attn.loadPretrained, with progress and Stop), its maps, its next tokens, its head roles and its
+// KV-cache sessions. Models and sessions are kept under the page's keys. The tokenizer runs on the
+// page (sources/model-files.js), so these methods take and give token ids.
+import { headRoles, roleProbe } from './sources/head-roles.js';
+
+const models = new Map();    // key -> { model, shape, perLayerFloats, dtypeBytes }
+const sessions = new Map();  // key -> { session, model }
+
+const modelOf = (key) => {
+  const m = models.get(key);
+  if (!m) throw new Error(`no model '${key}'`);
+  return m;
+};
+
+/** The k most likely next tokens of one logits row: [{ id, p }] (softmax over the whole vocabulary). */
+export function topNext(logits, offset, vocab, k = 10) {
+  let hi = -Infinity;
+  for (let j = 0; j < vocab; j++) hi = Math.max(hi, logits[offset + j]);
+  let sum = 0;
+  for (let j = 0; j < vocab; j++) sum += Math.exp(logits[offset + j] - hi);
+  const ids = Array.from({ length: vocab }, (_, j) => j).sort((a, b) => logits[offset + b] - logits[offset + a]).slice(0, k);
+  return ids.map((id) => ({ id, p: Math.exp(logits[offset + id] - hi) / sum }));
+}
+
+/**
+ * The attention geometry of the model as the page's views read it (render/geometry.js): the model's own
+ * info, and the floats one token adds to one layer's cache, which the core's session reports.
+ */
+function shapeOf(info, perLayerFloats) {
+  const shape = { variant: info.variant, dModel: info.dModel, nHeads: info.nHeads, nKvHeads: info.nKvHeads, dHead: info.dHead,
+    kvHeadOf: info.kvHeadOf, cacheFloatsPerToken: perLayerFloats };
+  if (info.variant === 'mla') Object.assign(shape, { latentRank: info.latentRank, ropeDim: info.ropeDim });
+  return shape;
+}
+
+export const pretrainedMethods = {
+  /** Opens a checkpoint: { config, weights: Blob[] } → { info, shape, dtypeBytes }. Progress in bytes. */
+  async pretrainedOpen(attn, key, { config, weights }, job) {
+    models.get(key)?.model.dispose();
+    models.delete(key);
+    const model = await attn.loadPretrained({ config, weights, signal: job.signal, onProgress: (p) => job.progress(p) });
+    const info = model.info;
+    // One token through a session: the float32 elements it caches, all layers (cacheBytes / 4).
+    const probe = model.createSession({ maxLen: 1 });
+    probe.append([0]);
+    const floats = probe.cacheBytes / 4;
+    probe.dispose();
+    const perLayerFloats = floats / info.nLayers;
+    const dtypeBytes = info.kvBytesPerToken / floats;  // the checkpoint's bytes per cached element (2: F16, BF16)
+    const entry = { model, shape: shapeOf(info, perLayerFloats), dtypeBytes };
+    models.set(key, entry);
+    return { info, shape: entry.shape, dtypeBytes };
+  },
+
+  /** Every layer's maps and the next tokens: { attentions: (layers, H, N, N), next: [{ id, p }] }. */
+  pretrainedForward(attn, key, ids) {
+    const { model } = modelOf(key);
+    const { logits, attentions } = model.forward(ids, { attentions: true });
+    const size = attentions[0].length;
+    const all = new Float32Array(attentions.length * size);
+    attentions.forEach((m, l) => all.set(m, l * size));
+    const vocab = model.info.vocabSize;
+    return { attentions: all, next: topNext(logits, (ids.length - 1) * vocab, vocab) };
+  },
+
+  /** Per layer and head: previous token, induction, first token and duplicate token scores on the probe. */
+  pretrainedHeadRoles(attn, key, { seed = 0 } = {}) {
+    const { model } = modelOf(key);
+    const probe = roleProbe(model.info, seed);
+    const { attentions } = model.forward(probe.ids, { attentions: true });
+    return { probe, scores: headRoles(attentions, probe) };
+  },
+
+  pretrainedSessionCreate(attn, key, sessionKey, maxLen) {
+    pretrainedMethods.pretrainedSessionDispose(attn, sessionKey);
+    const { model } = modelOf(key);
+    const session = model.createSession({ maxLen });
+    sessions.set(sessionKey, { session, model });
+    return { length: session.length, cacheBytes: session.cacheBytes, maxLen: session.maxLen };
+  },
+  /** Appends ids: { weights (H, k, length) of `layer`, length, cacheBytes, next }. */
+  pretrainedSessionAppend(attn, sessionKey, { ids, layer = 0 }) {
+    const s = sessions.get(sessionKey);
+    if (!s) throw new Error(`no session '${sessionKey}'`);
+    const r = s.session.append(ids, { attentions: true });
+    const vocab = s.model.info.vocabSize;
+    const l = Math.min(Math.max(0, layer | 0), r.attentions.length - 1);
+    return { weights: r.attentions[l], length: s.session.length, cacheBytes: s.session.cacheBytes,
+      next: topNext(r.logits, (ids.length - 1) * vocab, vocab, 5) };
+  },
+  pretrainedSessionDispose(attn, sessionKey) {
+    sessions.get(sessionKey)?.session.dispose();
+    sessions.delete(sessionKey);
+    return true;
+  },
+  pretrainedDispose(attn, key) {
+    for (const [k, s] of sessions) if (s.model === models.get(key)?.model) pretrainedMethods.pretrainedSessionDispose(attn, k);
+    models.get(key)?.model.dispose();
+    models.delete(key);
+    return true;
+  },
+};
