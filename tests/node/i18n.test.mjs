@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EN, LANGS, LANG_IDS, createI18n, pickLang } from '../../web/src/i18n/index.js';
+import { EN, LANGS, LANG_IDS, createI18n, hasCatalog, loadI18n, pickLang } from '../../web/src/i18n/index.js';
 import { GLOSSARY } from '../../web/src/i18n/glossary.js';
+import { CATALOGS, ENGLISH_FILES } from './i18n-kit.mjs';
 
 const SRC = fileURLToPath(new URL('../../web/src/', import.meta.url));
-const en = LANGS.en.catalog;
+const en = CATALOGS.en;
 const NAMESPACES = new Set(Object.keys(en).map((k) => k.split('.')[0]));
 
 /** Every .js file of web/src but the catalogs themselves. */
@@ -51,7 +52,7 @@ test('every key the code uses is in every complete catalog, and every catalog ke
   const { literals, patterns } = usedKeys();
   assert.ok(literals.size > 100, `keys found in web/src: ${literals.size}`);
   for (const lang of LANG_IDS) {
-    const catalog = LANGS[lang].catalog;
+    const catalog = CATALOGS[lang];
     const missing = [...literals].filter((k) => !(k in catalog));
     assert.deepEqual(missing, [], `${lang}: keys used in web/src but missing from the catalog`);
     const unused = Object.keys(catalog).filter((k) => !literals.has(k) && !patterns.some((p) => p.test(k)));
@@ -59,9 +60,43 @@ test('every key the code uses is in every complete catalog, and every catalog ke
   }
 });
 
+test('English in pieces: no key in two files, and a module that speaks a key imports the file that has it', () => {
+  const fileOf = new Map();
+  for (const [file, words] of Object.entries(ENGLISH_FILES)) {
+    for (const key of Object.keys(words)) {
+      assert.ok(!fileOf.has(key), `${key}: in ${fileOf.get(key)} and ${file}`);
+      fileOf.set(key, file);
+    }
+  }
+  assert.ok(Object.keys(ENGLISH_FILES).length > 2 && 'shell.js' in ENGLISH_FILES, Object.keys(ENGLISH_FILES).join(', '));
+  // Literal keys only: a key built from a template is checked by the browser tests (the views in English).
+  const problems = [];
+  for (const file of sources()) {
+    const code = fs.readFileSync(file, 'utf8');
+    for (const m of code.matchAll(/'([^'\n\\]*)'|"([^"\n\\]*)"/g)) {
+      const owner = fileOf.get(m[1] ?? m[2]);
+      if (owner && owner !== 'shell.js' && !code.includes(`i18n/catalogs/en/${owner}'`)) {
+        problems.push(`${path.relative(SRC, file)}: ${m[1] ?? m[2]} (import '…/i18n/catalogs/en/${owner}')`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('another language\'s catalog is fetched when it is chosen, not imported with the page', async () => {
+  const index = fs.readFileSync(path.join(SRC, 'i18n/index.js'), 'utf8');
+  assert.doesNotMatch(index, /^import[^;]*catalogs\/hi/m, 'i18n/index.js imports the Hindi catalog statically');
+  assert.ok(hasCatalog('en'));
+  const hi = await loadI18n('hi');
+  assert.equal(hi.lang, 'hi');
+  assert.equal(hi.t('shell.title'), CATALOGS.hi['shell.title']);
+  assert.equal((await loadI18n('xx')).lang, 'en');
+});
+
 test('every language has the same keys and parameters, and the plural forms its locale needs', () => {
   for (const lang of LANG_IDS) {
-    const { catalog, locale } = LANGS[lang];
+    const catalog = CATALOGS[lang];
+    const { locale } = LANGS[lang];
     assert.deepEqual(Object.keys(catalog).sort(), Object.keys(en).sort(), `${lang}: the same keys as English`);
     const needed = new Intl.PluralRules(locale).resolvedOptions().pluralCategories;
     for (const [key, m] of Object.entries(catalog)) {
@@ -76,7 +111,7 @@ test('every language has the same keys and parameters, and the plural forms its 
 test('the glossary: a message whose English has a term has the language\'s rendering of it', () => {
   const problems = [];
   for (const lang of LANG_IDS.filter((l) => l !== 'en')) {
-    for (const [key, m] of Object.entries(LANGS[lang].catalog)) {
+    for (const [key, m] of Object.entries(CATALOGS[lang])) {
       const english = texts(en[key]).join(' ').replace(/\{\w+\}/g, '');  // the words, not the parameters' names
       for (const g of GLOSSARY) {
         const want = g.same ?? g[lang];

@@ -17,7 +17,7 @@ import { buildName, el, escapeHtml } from './kit.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
-import { LANGS, LANG_IDS, createI18n, pickLang } from './i18n/index.js';
+import { LANGS, LANG_IDS, createI18n, hasCatalog, loadI18n, pickLang } from './i18n/index.js';
 import { seededSource } from './sources/seeded.js';
 
 /** The views that draw an opened checkpoint (the others keep the lesson's seeded block). */
@@ -38,6 +38,7 @@ export class AttentionPlayground extends HTMLElement {
     super();
     this.uid = `ap${++uidCounter}`;
     this.attachShadow({ mode: 'open' });
+    this.i18n = createI18n('en');  // until #mount has the chosen language's
     this.views = [];
     this.errors = new Map();
     this.inspected = null;  // a trained model shown in the heatmap view (see ctx.inspectModel)
@@ -47,6 +48,7 @@ export class AttentionPlayground extends HTMLElement {
     this.state = { ...DEFAULTS };
     this.pending = false;
     this.modelWatchers = new Set();
+    this.mountCount = 0;     // #mount calls: a mount that waited for a catalog gives way to a later one
   }
 
   connectedCallback() { this.#mount(); }
@@ -85,8 +87,12 @@ export class AttentionPlayground extends HTMLElement {
   async #mount(keep = null) {
     this.#unmount();
     this.mounted = true;
+    const mount = ++this.mountCount;
     const asked = keep?.lang ?? this.#readState().lang;
-    const i18n = createI18n(pickLang(asked, globalThis.navigator?.languages ?? []));
+    const lang = pickLang(asked, globalThis.navigator?.languages ?? []);
+    // English is in the bundle; another language's catalog is fetched first (English if it cannot be).
+    const i18n = hasCatalog(lang) ? createI18n(lang) : await loadI18n(lang).catch(() => createI18n('en'));
+    if (!this.mounted || mount !== this.mountCount) return;  // disconnected, or mounted again meanwhile
     this.i18n = i18n;
     this.#setLangAttributes(i18n);
     const unknown = this.#unknownView();

@@ -5,6 +5,7 @@
 // check, reasons) are shown as the core writes them, in English, marked lang="en".
 import { el, variantLong, variantName } from '../kit.js';
 import { cfgTables } from './cfg-tables.js';
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
 /** The core's own sentence, as it writes it (English, marked so). */
 const coreText = (text) => el('span', { lang: 'en', dataset: { text: 'core' } }, text);

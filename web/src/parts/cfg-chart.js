@@ -4,6 +4,7 @@
 // estimate for a shape given directly (recommend with dModel and nLayers), asked once per preset.
 import { el, variantName } from '../kit.js';
 import { createKvChartView } from '../views/kv-chart.js';
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
 /** The cache shape of a preset: presets with the same one draw the same curve (GPT-2, BERT, T5). */
 const cacheShape = (p) => [p.variant, p.nLayers, p.nHeads, p.variant === 'gqa' ? p.nKvHeads : 0, p.dHead,

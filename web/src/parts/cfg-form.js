@@ -5,6 +5,8 @@
 // after a short pause, everything else at once. A core error goes next to the field it names.
 import { DTYPES, dtypeLabel } from '../state.js';
 import { VARIANT_IDS, el, field, variantLabel } from '../kit.js';
+import '../i18n/catalogs/en/kv.js';  // the English words it speaks
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
 export const DEBOUNCE_MS = 150;
 const UNITS = { M: 1e6, B: 1e9 };

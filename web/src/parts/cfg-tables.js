@@ -4,6 +4,7 @@
 import { dtypeLabel } from '../state.js';
 import { el, variantName } from '../kit.js';
 import { scrollRegion } from '../render/scroll-region.js';
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
 /** For table cells: binary units, decimal below (devices are sold in GB), the exact count on hover. */
 export const bytesCell = (b, i18n) => [el('span', { title: i18n.t('cfg.bytesExact', { bytes: i18n.fmt.int(b) }) }, i18n.fmt.binary(b)),

@@ -3,6 +3,7 @@
 // Numbers apply as they are typed (like the main form); the select and the checkboxes on change.
 import { DTYPES, dtypeLabel } from '../state.js';
 import { el, field, variantName } from '../kit.js';
+import '../i18n/catalogs/en/kv.js';  // the English words it speaks
 
 const INT = { min: '1', step: '1', inputmode: 'numeric' };
 

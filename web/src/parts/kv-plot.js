@@ -9,6 +9,7 @@ import { VARIANT_IDS, el } from '../kit.js';
 import { binaryTickExponents, spreadLabels } from '../render/kv-axis.js';
 import { EXTRA_COLOURS } from '../render/line-chart.js';
 import { describeBytes } from './kv-series.js';
+import '../i18n/catalogs/en/kv.js';  // the English words it speaks
 
 const DASHES = [[7, 4], [2, 3], [10, 3, 2, 3]];
 const FALLBACK_SERIES = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#8c564b', '#e377c2'];

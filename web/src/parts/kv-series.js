@@ -6,6 +6,7 @@ import { DTYPES, dtypeLabel, shapeSpec } from '../state.js';
 import { VARIANT_IDS, el, variantName } from '../kit.js';
 import { rebuildError } from '../core-errors.js';
 import { cacheFormula } from '../render/geometry.js';
+import '../i18n/catalogs/en/kv.js';  // the English words it speaks
 
 /** Sequence lengths: every power of two from 128 to 1,048,576 tokens and the 1.5x step between. */
 export const LENGTHS = [];

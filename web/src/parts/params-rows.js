@@ -5,6 +5,7 @@
 // Words from the catalog (i18n: the element's instance), numbers in its locale.
 import { el, showCoreError, variantLong, variantName } from '../kit.js';
 import { cacheFormula, kvDetail, paramTerms } from '../render/geometry.js';
+import '../i18n/catalogs/en/params.js';  // the English words it speaks
 
 /** Nodes joined by a separator: join([a, b], ' + ') -> a, ' + ', b. */
 const join = (nodes, sep) => nodes.flatMap((x, i) => (i ? [sep, x] : [x]));

@@ -3,6 +3,7 @@
 // core's paramCount of both MHA shapes), and beside it what MQA, GQA and MLA save against MHA (the
 // table's own rows).
 import { el, showCoreError, variantName } from '../kit.js';
+import '../i18n/catalogs/en/params.js';  // the English words it speaks
 
 /** The core's counts: MHA with H heads of D/H, and with one head of width D (dHead left to the core). */
 export async function measureSameCost(client, state) {

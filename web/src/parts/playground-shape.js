@@ -11,6 +11,7 @@
 import { shapeLine } from '../render/geometry.js';
 import { variantName } from '../kit.js';
 import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/play-shape.js';  // the English words it speaks
 
 export const PLAY_MAX_DMODEL = 128;
 export const PLAY_MAX_WEIGHTS = 2 ** 20;

@@ -13,6 +13,7 @@ import { DEBOUNCE_MS, createCfgForm } from '../parts/cfg-form.js';
 import { cfgAnswer } from '../parts/cfg-answer.js';
 import { createCfgChart } from '../parts/cfg-chart.js';
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
 /** The state keys this view reads: a change of any of them asks the core again. */
 const CFG_KEYS = ['cfgBudget', 'cfgDModel', 'cfgLayers', 'cfgSeqLen', 'cfgBatch', 'cfgTarget', 'cfgMemoryGB',

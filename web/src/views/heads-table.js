@@ -14,6 +14,7 @@ import { createLatest, el, showCoreError, useStyles, variantName } from '../kit.
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
 import { scrollRegion } from '../render/scroll-region.js';
 import { shapeSpec } from '../state.js';
+import '../i18n/catalogs/en/heads.js';  // the English words it speaks
 
 const CONTEXT = 8192;   // the context at which the configurator picks a lesson row's KV heads
 const BYTES = 2;        // fp16 / bf16

@@ -9,6 +9,7 @@ import { createKvControls } from '../parts/kv-controls.js';
 import { createKvPlot } from '../parts/kv-plot.js';
 import { captionText, measureSeries, valuesTable } from '../parts/kv-series.js';
 import { scrollRegion } from '../render/scroll-region.js';
+import '../i18n/catalogs/en/kv.js';  // the English words it speaks
 
 const DATA_FIELDS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'nLayers', 'dtype', 'batch', 'presets', 'kvVariants'];
 /** The core's deployment targets as horizontal lines (GB = 1e9 bytes): { bytes, label, short }. */

@@ -11,6 +11,7 @@ import { rebuildError } from '../core-errors.js';
 import { noBaselineRow, paramsRow, pendingRow, shapeNote } from '../parts/params-rows.js';
 import { measureSameCost, sameCostNodes } from '../parts/params-same-cost.js';
 import { scrollRegion } from '../render/scroll-region.js';
+import '../i18n/catalogs/en/params.js';  // the English words it speaks
 
 const FIELDS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'dtype', 'variant'];
 

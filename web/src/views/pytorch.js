@@ -8,6 +8,7 @@
 import lessonCss from '../styles/lesson.css?inline';
 import { createLatest, downloadBlob, el, setViewState, showCoreError, variantLabel, useStyles } from '../kit.js';
 import { TWIN_FILE, pytorchCode, twinFile } from '../lesson/pytorch-twin.js';
+import '../i18n/catalogs/en/pytorch.js';  // the English words it speaks
 
 export function createPytorchView(root, ctx) {
   const { i18n } = ctx;

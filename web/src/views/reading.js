@@ -3,6 +3,7 @@
 // sections; nothing is fetched from outside).
 import { el, setViewState } from '../kit.js';
 import { PAPERS } from '../lesson/papers.js';
+import '../i18n/catalogs/en/reading.js';  // the English words it speaks
 
 export function createReadingView(root, ctx) {
   const { t } = ctx.i18n;
