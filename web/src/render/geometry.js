@@ -8,6 +8,7 @@
 import { variantName } from '../kit.js';
 import { fmtInt } from '../format.js';
 import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 const n = (x) => fmtInt(x);
 const isMla = (shape) => shape.variant === 'mla';
@@ -27,17 +28,17 @@ export function kvGroups(shape) {
 }
 
 /** "K/V head 1 · query heads 2–3", "K/V head 0", "all 4 heads read the latent c (r = 16)". */
-export function groupLabel(shape, group) {
-  if (group.kvHead == null) return `all ${shape.nHeads} heads read the shared latent c (r = ${shape.latentRank})`;
+export function groupLabel(shape, group, i18n = EN) {
+  if (group.kvHead == null) return i18n.t('maps.groupLatent', { heads: shape.nHeads, r: shape.latentRank });
   const hs = group.heads;
-  if (hs.length === 1) return `K/V head ${group.kvHead}`;
-  return `K/V head ${group.kvHead} · query heads ${hs[0]}–${hs[hs.length - 1]}`;
+  if (hs.length === 1) return i18n.t('maps.group', { g: group.kvHead });
+  return i18n.t('maps.groupHeads', { g: group.kvHead, first: hs[0], last: hs[hs.length - 1] });
 }
 
 /** "head 3" or "head 3 → K/V 1" where heads share K/V heads. */
-export function headLabel(shape, h) {
+export function headLabel(shape, h, i18n = EN) {
   const shared = !isMla(shape) && shape.nKvHeads < shape.nHeads;
-  return shared ? `head ${h} → K/V ${shape.kvHeadOf[h]}` : `head ${h}`;
+  return shared ? i18n.t('maps.headShared', { h, g: shape.kvHeadOf[h] }) : i18n.t('maps.head', { h });
 }
 
 /** The short form for small maps: "h3" or "h3→kv1". */
