@@ -6,7 +6,7 @@
 // reload; <html lang> / dir and the host's are set; numbers are grouped in the locale.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { app, startBrowser, viewReady } from './browser.mjs';
+import { app, shot, startBrowser, viewReady } from './browser.mjs';
 import { LANGS, LANG_IDS } from '../../web/src/i18n/index.js';
 import { CATALOGS } from '../node/i18n-kit.mjs';
 
@@ -121,6 +121,12 @@ for (const lang of LANG_IDS) {
     assert.deepEqual(bad, []);
     assert.deepEqual(page.errors, []);
     await page.close();
+    if (lang === 'en') return;
+    // For a person to look at: the heatmap embed in this language (test-results/e2e/).
+    const embed = await b.open(`embed.html?view=heatmap&lang=${lang}`);
+    await viewReady(embed, 'heatmap', 1, 0, 30000);
+    await shot(embed, `embed-heatmap-${lang}`);
+    await embed.close();
   });
 }
 

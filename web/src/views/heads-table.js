@@ -139,7 +139,7 @@ export function createHeadsTableView(root, ctx) {
         return [opened, current, ...rows].filter(Boolean);
       }, (all) => {
         body.replaceChildren(...all.map(row));
-        return { rows: rows.length, lessonRows: rows.filter((x) => x.lesson).length, opened: model?.name ?? null,
+        return { rows: rows.length, lessonRows: rows.filter((x) => x.lesson).length, opened: model ? t('heads.openedRow', { name: model.name }) : null,
           broken: all.filter((x) => ['low', 'high'].includes(dHeadRule(x.dHead))).map((x) => x.id) };
       }, (e) => { showCoreError(status, e, i18n).prepend(t('heads.cannotLoadTable'), ' '); });
     },
