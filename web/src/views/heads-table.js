@@ -71,11 +71,14 @@ export function createHeadsTableView(root, ctx) {
   const latest = createLatest(root);
   let rows = null, shapeKey = '', shownModel = null;
   const status = el('p', { className: 'note', dataset: { role: 'status' }, 'aria-live': 'polite' });
+  // The opened checkpoint's and the page's own rows change with the page; the others are drawn once (so a
+  // "Load shape" button keeps its focus when the page's shape changes under it).
+  const own = el('tbody', { dataset: { role: 'own-rows' } });
   const body = el('tbody', { dataset: { role: 'rows' } });
   // What the cache column counts: above the table, not its caption (a caption is as wide as the table and scrolls with it).
   const what = el('p', { className: 'note', id: `heads-table-${++uid}` }, t('heads.what', { bytes: BYTES }));
   const table = el('table', { className: 'heads-table', 'aria-describedby': what.id },
-    el('thead', null, el('tr', null, ...COLUMNS.map((h) => el('th', { scope: 'col' }, h.startsWith('heads.') ? t(h) : h)))), body);
+    el('thead', null, el('tr', null, ...COLUMNS.map((h) => el('th', { scope: 'col' }, h.startsWith('heads.') ? t(h) : h)))), own, body);
   root.replaceChildren(
     el('p', { className: 'note' }, t('heads.intro')),
     el('ul', { className: 'note dhead-rules', dataset: { role: 'rules' } },
@@ -133,12 +136,16 @@ export function createHeadsTableView(root, ctx) {
       shapeKey = key;
       shownModel = model;
       return latest.run(async () => {
-        rows ??= await loadRows(ctx.client);
+        if (!rows) {
+          rows = await loadRows(ctx.client);
+          body.replaceChildren(...rows.map(row));
+        }
         const [opened, current] = await Promise.all([model && modelRow(ctx.client, model),
           currentRow(ctx.client, state).catch(() => null)]);  // a refused shape: the form says why
-        return [opened, current, ...rows].filter(Boolean);
-      }, (all) => {
-        body.replaceChildren(...all.map(row));
+        return [opened, current].filter(Boolean);
+      }, (mine) => {
+        own.replaceChildren(...mine.map(row));
+        const all = [...mine, ...rows];
         return { rows: rows.length, lessonRows: rows.filter((x) => x.lesson).length, opened: model ? t('heads.openedRow', { name: model.name }) : null,
           broken: all.filter((x) => ['low', 'high'].includes(dHeadRule(x.dHead))).map((x) => x.id) };
       }, (e) => { showCoreError(status, e, i18n).prepend(t('heads.cannotLoadTable'), ' '); });
