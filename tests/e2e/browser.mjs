@@ -37,10 +37,14 @@ export async function startBrowser({ copy = {} } = {}) {
   });
   fs.mkdirSync(SHOTS, { recursive: true });
 
-  /** Opens a page of dist/ (path relative to it); `errors` collects console errors and page errors. */
-  async function open(rel = '', { viewport = { width: 1280, height: 900 } } = {}) {
+  /**
+   * Opens a page of dist/ (path relative to it); `errors` collects console errors and page errors.
+   * `init`: a function run in the page before its scripts (page.addInitScript), with `initArg`.
+   */
+  async function open(rel = '', { viewport = { width: 1280, height: 900 }, init = null, initArg } = {}) {
     const page = await context.newPage();
     await page.setViewportSize(viewport);
+    if (init) await page.addInitScript(init, initArg);
     page.errors = [];
     page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
     page.on('pageerror', (e) => page.errors.push(String(e)));

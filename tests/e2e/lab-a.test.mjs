@@ -15,7 +15,7 @@ after(async () => { await b?.close(); });
 
 const status = labStatus;
 
-test('lab-heads: five head counts trained one after another, table and a summary from the measured losses', async () => {
+test('lab-heads: five head counts trained side by side, table and a summary from the measured losses', async () => {
   const page = await b.open('embed.html?view=lab-heads&labHSteps=30');
   const view = app(page).locator('[data-slot="lab-heads"]');
   const start = view.locator('[data-act="start"]');
@@ -57,6 +57,26 @@ test('lab-heads: five head counts trained one after another, table and a summary
   await shot(page, 'lab-heads');
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+test('lab-heads on 1 and on 4 cores: the same losses, the models spread over 4 trainer workers', async () => {
+  // The client makes one trainer worker per core navigator.hardwareConcurrency reports (client.js).
+  const cores = (n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true });
+  const tables = [];
+  for (const n of [1, 4]) {
+    const page = await b.open('embed.html?view=lab-heads&labHSteps=20', { init: cores, initArg: n });
+    const view = app(page).locator('[data-slot="lab-heads"]');
+    await view.locator('[data-act="start"]').click();
+    await status(page, 'lab-heads', ['done'], 30000);
+    const res = await viewResult(page, 'lab-heads');
+    tables.push(await view.locator('.lab-table tbody tr').evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent))));
+    assert.equal(page.workers().length, n, `${n} core(s): ${n} worker(s) (the first one holds trainers too)`);
+    console.log(`lab-heads 5 x 20 steps with ${n} trainer worker(s): ${res.trainingSeconds.toFixed(2)} s`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+  assert.equal(tables[0].length, 5);
+  assert.deepEqual(tables[1], tables[0], 'every model trains exactly as it does alone');
 });
 
 test('lab-induction: a short run plots loss and accuracy, scores every head and draws 2 x 4 maps', async () => {

@@ -133,6 +133,10 @@ test('?model= opens a folder served beside the page, with its tokenizer', async 
   await viewReady(page, 'heatmap');
   assert.equal((await viewResult(page, 'heatmap')).source, 'pretrained');
   assert.match(await el.locator('[data-role="model-facts"]').innerText(), /tokenizer\.json \(41 tokens\)/);
+  // The shape form says which sections draw the model; its fields stay for the lesson's block of the others.
+  const note = el.locator('[data-role="model-note"]');
+  assert.match(await note.innerText(), /show gpt2 \(gpt2\) \(2 layers, dModel 32, 4 query heads, 4 K\/V heads, dHead 8\)/);
+  assert.equal(await el.locator('input[name="dModel"]').isVisible(), true);
   await viewReady(page, 'model');
   assert.equal(await el.locator('[data-slot="model"] canvas[data-layer]').count(), 8, 'gpt2 fixture: 2 layers × 4 heads');
   assert.ok(page.url().includes('model=models'), 'the link keeps the model');
@@ -141,9 +145,21 @@ test('?model= opens a folder served beside the page, with its tokenizer', async 
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-slot="heatmap"]')?.result?.source === 'seeded');
   assert.ok(!page.url().includes('model='), 'closing the model drops it from the link');
+  assert.equal(await el.locator('[data-role="model-note"]').isHidden(), true, 'no model, no note');
   assert.deepEqual(b.outside, []);
   assert.deepEqual(page.errors, [], 'a folder with model.safetensors and its tokenizer asks for no file it lacks');
   await page.close();
+
+  // An embed of the maps alone: the model's shape is the model's, so only the sentence stays in the form.
+  const embed = await b.open('embed.html?view=heatmap&model=models/gpt2/');
+  const em = app(embed);
+  await embed.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"]')?.result?.source === 'pretrained');
+  assert.match(await em.locator('[data-role="model-note"]').innerText(), /has its own shape: only the sentence applies/);
+  assert.equal(await em.locator('input[name="dModel"]').isVisible(), false);
+  assert.equal(await em.locator('input[name="text"]').isVisible(), true);
+  assert.deepEqual(embed.errors, []);
+  await embed.close();
 });
 
 test('a checkpoint the core refuses says why, naming the field; a drop without config.json and another site are refused; the page keeps working', async () => {

@@ -27,3 +27,40 @@ test('roleOf: the highest score above 0.5 names the role, none when no score is 
   assert.equal(roleOf({ previousToken: 0.55, induction: 0.8, firstToken: 0.1, diagonal: 0.1 }), 'induction head');
   assert.equal(roleOf({ previousToken: 0.3, induction: 0.2, firstToken: 0.5, diagonal: 0.1 }), '');
 });
+
+const spread = await import(pathToFileURL(path.join(REPO, 'web/src/labs/spread.js')).href);
+const { summariseMqa } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/verdicts.js')).href);
+
+test('spread: mean and sample sd, a difference with its standard error, the late drop of held-out loss', () => {
+  assert.deepEqual(spread.meanSd([1, 2, 3]), { mean: 2, sd: 1, n: 3 });
+  assert.deepEqual(spread.meanSd([5]), { mean: 5, sd: 0, n: 1 });
+  assert.equal(spread.meanSd([NaN]).n, 0);
+  // sd 1 in both groups of 3: se = sqrt(1/3 + 1/3) = 0.8165
+  const d = spread.difference([1, 2, 3], [3, 4, 5]);
+  assert.equal(d.diff, 2);
+  assert.ok(Math.abs(d.se - Math.sqrt(2 / 3)) < 1e-12);
+  assert.equal(d.measurable, true, '2 > 2 × 0.8165');
+  assert.equal(spread.difference([1, 2, 3], [2, 3, 4]).measurable, false, '1 < 2 × 0.8165');
+  assert.equal(spread.difference([1], [9]).measurable, false, 'one seed each: no spread, no verdict');
+  // from the last evaluation at or before 80 % of the final step to the final one, averaged over runs
+  assert.ok(Math.abs(spread.lateDrop([[[20, 3], [40, 2], [80, 1.5], [100, 1.4]], [[50, 1], [100, 0.8]]]) - (0.1 + 0.2) / 2) < 1e-12);
+  assert.ok(Number.isNaN(spread.lateDrop([[[100, 1]]])));
+  assert.equal(spread.signedDiff({ diff: -0.0123, se: 0.004 }), '−0.0123 ± 0.0040');
+  assert.equal(spread.plusMinus({ mean: 0.00298, sd: 0.00006 }), '0.002980 ± 0.000060', 'small spreads keep two significant digits');
+  assert.equal(spread.plusMinus({ mean: 3.5701, sd: 0.349 }), '3.570 ± 0.349');
+});
+
+test('summariseMqa: differences in nats with their spread, never ratios; no verdict before the runs settle', () => {
+  const budget = { mha: { params: 16384, atN: 262144 }, mqa: { params: 9216, atN: 32768 } };
+  const o = { N: 2048, bytes: (n) => `${n} B`, drop: 0.001 };
+  const r = (m, g, q) => ({ mha: { losses: m, accuracies: [1, 1, 1] }, gqa: { losses: g, accuracies: [1, 1, 1] }, mqa: { losses: q, accuracies: [1, 1, 1] } });
+  const clear = summariseMqa(r([0.10, 0.11, 0.12], [0.11, 0.13, 0.12], [0.30, 0.32, 0.31]), budget, 150, o);
+  assert.match(clear, /^After 150 steps, 3 seeds per variant: MQA costs 0\.2000 nats of held-out loss \(\+0\.2000 ± 0\.0082, beyond 2 standard errors\)/);
+  assert.match(clear, /GQA shows no measurable difference from MHA \(\+0\.0100 ± 0\.0082 nats, within 2 standard errors\)/);
+  assert.match(clear, /43\.75 % fewer attention weights and a cache 8× smaller/);
+  assert.doesNotMatch(clear, /\d×,|× MHA|loss against MHA's: /, 'no ratio of losses');
+  const falling = summariseMqa(r([0.10, 0.11, 0.12], [0.11, 0.13, 0.12], [0.30, 0.32, 0.31]), budget, 150, { ...o, drop: 0.05 });
+  assert.match(falling, /^Not settled yet: held-out loss still fell by 0\.050 nats over the last fifth of the 150 steps/);
+  assert.doesNotMatch(falling, /costs 0|no measurable/);
+  assert.match(summariseMqa(r([1], [1], [1]), budget, 60, o), /^Only 60 steps per model: too few for a verdict on what MQA costs/);
+});

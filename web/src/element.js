@@ -372,6 +372,9 @@ export class AttentionPlayground extends HTMLElement {
    * looking at (npm run bench:page, docs/performance.md). Later views get the latest state.
    */
   #render() {
+    const opened = this.model?.opened;
+    this.controls?.showModel(opened ? { name: this.model.title, layers: opened.info.nLayers, shape: opened.shape } : null,
+      (this.viewIds ?? []).every((v) => MODEL_VIEWS.includes(v)));
     this.controls?.update(this.state, this.shape?.key === this.#shapeKey() ? this.shape.value : null);
     this.#resolveShape();
     this.#updatePlaygroundLink();

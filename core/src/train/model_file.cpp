@@ -319,6 +319,7 @@ SafetensorsHeader parse_safetensors_header(const uint8_t* json, std::size_t n) {
 }
 
 void BytesSource::read(uint64_t offset, uint64_t n, uint8_t* dst) const {
+  if (n == 0) return;  // an empty file has no data pointer: memcpy must not see it
   std::memcpy(dst, data_ + offset, std::size_t(n));
 }
 

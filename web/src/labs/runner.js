@@ -6,6 +6,7 @@
 //     (permalinks), and a run replaces the previous one (its late results are dropped);
 //   - training: api.train is the worker's trainerTrain, i.e. the core's trainer.train (chunks sized
 //     by the core, evaluations every `evalEvery` steps, progress posted back); Stop aborts it;
+//     api.each trains several models at once, one per trainer worker (client.js);
 //   - the trained models (labs/models.js), KEPT after a run for Export, Import and "Inspect".
 // The view-ready signal (kit.setViewState): 'ready' with { status: 'idle' | 'done' | 'stopped' |
 // 'imported', ... } when idle or finished, 'busy' with { status: 'running', step } while training,
@@ -61,7 +62,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
   function begin() {
     controller.abort();
     controller = new AbortController();
-    const my = ++run, signal = controller.signal;
+    const my = ++run, mine = controller, signal = controller.signal;
     const api = {
       signal,
       check() { if (my !== run || destroyed) throw new Stale(); },
@@ -98,6 +99,36 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
         return { step: last.step, loss: last.loss, stopped: false };
       },
       async evaluate(key) { const r = await ctx.client.call('trainerEvaluate', key); api.check(); return r; },
+      /**
+       * Runs one(item, i) for every item, up to ctx.client.trainerWorkers at once (the client spreads
+       * trainers over workers, one per core: client.js), starting none after Stop. Each run's progress
+       * goes through progressOf(i, text, step), shown together with the others in flight. A failure
+       * stops the others and rejects.
+       */
+      async each(items, one) {
+        const width = Math.max(1, Math.min(items.length, ctx.client.trainerWorkers ?? 1));
+        let next = 0;
+        const lane = async () => {
+          while (next < items.length && !signal.aborted) {
+            const i = next++;
+            try {
+              await one(items[i], i);
+            } catch (e) {
+              mine.abort();
+              throw e;
+            } finally {
+              lines.delete(i);
+            }
+          }
+        };
+        const lines = new Map();  // i -> the progress text of a run in flight
+        api.progressOf = (i, text, step) => {
+          lines.set(i, text);
+          api.progress([...lines.keys()].sort((a, b) => a - b).map((k) => lines.get(k)).join(' · '), step);
+        };
+        await Promise.all(Array.from({ length: width }, lane));
+      },
+      progressOf: (i, text, step) => api.progress(text, step),
       vocabOf: (key) => tools.vocabOf(key),
     };
     error.textContent = '';

@@ -1,6 +1,8 @@
 // verdicts.js — the labs' computed sentences: what each lab concludes from its measured numbers, and
 // when it may conclude anything (pure: tests/node/web-lab-verdicts.test.mjs).
 
+import { MEASURABLE_SE, SETTLED_NATS, difference, digitsFor, meanSd, plusMinus, signedDiff } from './spread.js';
+
 const fmt = (v, d = 3) => (v == null || !Number.isFinite(v) ? '—' : v.toFixed(d));
 const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
 
@@ -55,23 +57,35 @@ export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS) {
 export const MQA_ENOUGH_STEPS = 150;
 
 /**
- * The sentence after a run: the ranking by held-out loss and what MQA costs for what it saves.
- * @param {{ mha, gqa, mqa }} r  each trainer.evaluate()'s { loss, accuracy }
+ * The sentence after a run of every variant over several seeds: what MQA and GQA cost in held-out loss
+ * against MHA (differences in nats with their standard errors, never ratios of losses), and what they
+ * save. A verdict only when the runs are long enough and settled (held-out loss no longer falling), and a
+ * difference counts only beyond twice its standard error.
+ * @param {{ mha, gqa, mqa }} r  each { losses: number[], accuracies: number[] } (one per seed)
  * @param {{ mha, mqa }} b  each { params, atN } (attention weights, KV bytes at N)
- * @param {string[]} order  the variants' names, lowest held-out loss first
+ * @param {number} stepsRun
+ * @param {{ N: number, bytes: (n: number) => string, drop: number }} o  drop: labs/spread.js lateDrop
  */
-export function summariseMqa({ mha, gqa, mqa }, { mha: bm, mqa: bq }, order, stepsRun, { N, bytes }) {
-  const rel = (x) => (mha.loss > 0 ? x.loss / mha.loss : Infinity);
-  const accGap = (mha.accuracy - mqa.accuracy) * 100;
+export function summariseMqa(r, { mha: bm, mqa: bq }, stepsRun, { N, bytes, drop }) {
+  const seeds = r.mha.losses.length;
+  const stat = (v) => plusMinus(meanSd(r[v].losses));
+  const dg = difference(r.mha.losses, r.gqa.losses), dq = difference(r.mha.losses, r.mqa.losses);
+  const numbers = `held-out loss (mean ± standard deviation over ${seeds} seed${seeds === 1 ? '' : 's'}, nats per token): `
+    + `MHA ${stat('mha')}, GQA ${stat('gqa')}, MQA ${stat('mqa')}; against MHA, GQA ${signedDiff(dg)} and MQA ${signedDiff(dq)} `
+    + '(the difference of the means ± its standard error)';
   const few = tooFewSteps(stepsRun, MQA_ENOUGH_STEPS, 'a verdict on what MQA costs');
-  let verdict;
-  if (few) verdict = `${few}MQA ${(mqa.loss - mha.loss).toFixed(3)} nats from MHA's held-out loss, ${(mqa.accuracy * 100).toFixed(1)} % vs ${(mha.accuracy * 100).toFixed(1)} % accuracy`;
-  else if (Math.abs(accGap) < 0.5 && mqa.loss - mha.loss < 0.05) verdict = `MQA costs almost nothing here: the same accuracy (${(mqa.accuracy * 100).toFixed(1)} %) and only ${(mqa.loss - mha.loss).toFixed(3)} nats more held-out loss`;
-  else if (accGap > 0) verdict = `MQA pays ${accGap.toFixed(1)} accuracy points (${(mqa.accuracy * 100).toFixed(1)} % vs ${(mha.accuracy * 100).toFixed(1)} %) and ${(mqa.loss - mha.loss).toFixed(3)} nats of held-out loss`;
-  else verdict = `MQA's held-out loss is ${(mqa.loss - mha.loss).toFixed(3)} nats ${mqa.loss >= mha.loss ? 'above' : 'below'} MHA's at ${(mqa.accuracy * 100).toFixed(1)} % accuracy`;
-  return `After ${stepsRun} steps each, ${few ? 'held-out loss so far' : 'ranked by held-out loss'}: ${order.join(' < ')}. ${verdict}, `
-    + `for ${((bm.params - bq.params) / bm.params * 100).toFixed(2)} % fewer attention weights and a ${Number((bm.atN / bq.atN).toFixed(2))}× smaller cache `
-    + `(${bytes(bq.atN)} instead of ${bytes(bm.atN)} at N = ${N}). Held-out loss against MHA's: GQA ${rel(gqa).toFixed(2)}×, MQA ${rel(mqa).toFixed(2)}×${gqa.loss >= Math.min(mha.loss, mqa.loss) && gqa.loss <= Math.max(mha.loss, mqa.loss) ? ' (GQA between the two, as its cache is)' : ''}.`;
+  if (few) return `${few}${numbers}.`;
+  if (drop > SETTLED_NATS) {
+    return `Not settled yet: held-out loss still fell by ${drop.toFixed(3)} nats over the last fifth of the ${stepsRun} steps `
+      + `(more than ${SETTLED_NATS}), so no variant is named better yet: train longer. So far, ${numbers}.`;
+  }
+  const word = (name, d) => (!d.measurable
+    ? `${name} shows no measurable difference from MHA (${signedDiff(d)} nats, within ${MEASURABLE_SE} standard errors)`
+    : d.diff > 0 ? `${name} costs ${d.diff.toFixed(digitsFor(d.se))} nats of held-out loss (${signedDiff(d)}, beyond ${MEASURABLE_SE} standard errors)`
+      : `${name}'s held-out loss is ${(-d.diff).toFixed(digitsFor(d.se))} nats below MHA's (${signedDiff(d)}, beyond ${MEASURABLE_SE} standard errors)`);
+  return `After ${stepsRun} steps, ${seeds} seeds per variant: ${word('MQA', dq)}, `
+    + `for ${((bm.params - bq.params) / bm.params * 100).toFixed(2)} % fewer attention weights and a cache ${Number((bm.atN / bq.atN).toFixed(2))}× smaller `
+    + `(${bytes(bq.atN)} instead of ${bytes(bm.atN)} at N = ${N}); ${word('GQA', dg)}. In numbers: ${numbers}.`;
 }
 
 // ---- Lab 3: how small can the MLA latent be? -------------------------------------------------------

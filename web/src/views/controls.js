@@ -29,6 +29,10 @@ export function createControlsView(root, ctx, { uid }) {
     form.append(f.box);
   }
   const general = el('p', { className: 'field-error form-error', role: 'alert', hidden: true });
+  // While a checkpoint is open: which sections draw it, and what the shape fields still shape.
+  const modelNote = el('p', { className: 'landing-note model-note', role: 'status', dataset: { role: 'model-note' }, hidden: true });
+  form.prepend(modelNote);
+  let onlyModel = false;  // every section on the page draws the model: only the sentence applies
   // The sentence box stops taking characters at MAX_TEXT: say so when it does.
   const full = el('small', { className: 'field-note', role: 'status', dataset: { role: 'text-full' }, hidden: true },
     t('form.textFull', { max: MAX_TEXT }));
@@ -88,6 +92,8 @@ export function createControlsView(root, ctx, { uid }) {
       }
       // Which fields apply to the variant: the others are hidden or disabled, with the value the variant implies.
       const v = state.variant;
+      for (const [f] of FIELDS) if (f !== 'text') fields.get(f).box.hidden = onlyModel;
+      if (onlyModel) return;
       fields.get('latentRank').box.hidden = v !== 'mla';
       fields.get('ropeDim').box.hidden = v !== 'mla';
       fields.get('rope').box.hidden = v === 'mla';
@@ -95,6 +101,23 @@ export function createControlsView(root, ctx, { uid }) {
       kv.disabled = v !== 'gqa';
       kv.placeholder = v === 'mla' ? t('form.notApplicable') : '';
       if (v !== 'gqa') kv.value = v !== 'mla' && shape?.variant === v ? String(shape.nKvHeads) : '';
+    },
+    /**
+     * An opened checkpoint (null: none) and whether every section shown draws it. The sections that do
+     * (attention maps, decode, the model view) take the model's own shape; the fields shape the lesson's
+     * block of the others, so with only model sections on the page just the sentence stays.
+     * @param {{ name: string, layers: number, shape: { dModel: number, nHeads: number, nKvHeads: number, dHead: number } } | null} model
+     * @param {boolean} only
+     */
+    showModel(model, only) {
+      onlyModel = Boolean(model) && only;
+      modelNote.hidden = !model;
+      if (!model) return;
+      const s = model.shape;
+      const facts = t('form.modelFacts', { count: model.layers, dModel: s.dModel, H: s.nHeads, G: s.nKvHeads, dh: s.dHead });
+      // The checkpoint's name is its file's: shown as it is.
+      const [before, after] = t(onlyModel ? 'form.modelOnly' : 'form.modelOthers', { name: '\u0000', facts }).split('\u0000');
+      modelNote.replaceChildren(before, el('span', { dataset: { text: 'data' } }, model.name), after);
     },
     /** @param {Error[]} errors the core's current errors; each goes next to error.field when the form has it */
     showErrors(errors) {

@@ -1,5 +1,5 @@
 // lab-heads.js — Lab 1, "heads sweep": one-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads,
-// trained one after another on the copy task (the core's training loop: labs/runner.js), then
+// trained side by side (one per trainer worker: labs/runner.js api.each) on the copy task (the core's training loop: labs/runner.js), then
 // evaluated; the summary sentence is computed from the measured final losses (labs/verdicts.js).
 import labsCss from '../styles/labs.css?inline';
 import { el, useStyles } from '../kit.js';
@@ -30,7 +30,7 @@ export function createLabHeadsView(root, ctx) {
   const result = el('div', { className: 'lab-result', hidden: true }, table.element, summary);
   root.replaceChildren(el('p', 'lab-what', `Task: copy a random sequence of ${TASK.seqLen} tokens (vocabulary ${TASK.vocabSize}); `
     + 'one attention layer, d', sub('model'), ` = ${D_MODEL}, so d`, sub('head'), ` = ${D_MODEL} / h. Batch ${TASK.batchSize}, `
-    + 'AdamW with cosine decay over the run; the five models train one after another.'), controls, chartBox, result);
+    + 'AdamW with cosine decay over the run; the five models train side by side, as many at once as this device has cores (up to 4).'), controls, chartBox, result);
   const chart = createLineChart(chartBox, { yLabel: 'training loss (nats/token)', logY: true });
 
   async function run(api) {
@@ -41,20 +41,19 @@ export function createLabHeadsView(root, ctx) {
       const { xs, ys, labels } = alignCurves(runs.map((r) => ({ label: `h=${r.h}`, points: r.points })));
       chart.setData(labels, xs, ys);
     };
-    for (const r of runs) {
-      if (api.isStopped()) break;
-      api.progress(`h=${r.h}: creating the model…`);
+    await api.each(runs, async (r, i) => {
+      api.progressOf(i, `h=${r.h}: creating the model…`);
       r.key = await api.createModel(`${r.h} head${r.h > 1 ? 's' : ''}`, {
         ...TASK, seed: 0, totalSteps: steps, model: { variant: 'mha', dModel: D_MODEL, nHeads: r.h, nLayers: 1, layerNorm: true },
       });
-      api.progress(`h=${r.h}: step 0 / ${steps}`, 0);
+      api.progressOf(i, `h=${r.h}: step 0 / ${steps}`, 0);
       await api.train(r.key, { steps, onProgress: (p) => {
         Object.assign(r, { last: p, done: p.step });
         r.points.push([p.step, p.loss]);
-        api.progress(`h=${r.h}: step ${p.step} / ${steps}`, p.step);
+        api.progressOf(i, `h=${r.h}: step ${p.step} / ${steps}`, p.step);
         redraw();
       } });
-    }
+    });
     const stopped = api.isStopped();
     const secs = api.seconds();
     const done = `${runs.map((r) => r.done).join(' / ')} steps in ${secs.toFixed(1)} s`;

@@ -1,8 +1,11 @@
 // lab-mqa.js — Lab 2 (lesson exercise "medium"): MHA, GQA (2 K/V heads) and MQA at the same dModel
 // (64) and 8 heads. Immediately: attention weights and KV cache per token and at N = 2048, from the
-// core (labs/mqa-budget.js). On "Train all three": the same copy task for each, one after another (the
-// core's training loop: labs/runner.js), the loss curves live, then held-out loss and accuracy side by
-// side and a summary computed from the numbers (labs/verdicts.js).
+// core (labs/mqa-budget.js). On "Train all three": the same copy task for each variant with SEEDS seeds,
+// side by side (one model per trainer worker; the core's training loop: labs/runner.js), held-out loss
+// evaluated every fifth of the run and drawn live (mean over the seeds), then each variant's held-out loss
+// as mean ± standard deviation, its difference from MHA with its standard error, and a summary computed
+// from those numbers that names a difference only beyond its spread and only once the runs have settled
+// (labs/verdicts.js, labs/spread.js).
 import labsCss from '../styles/labs.css?inline';
 import { el, useStyles } from '../kit.js';
 import { fmtBinary, fmtInt } from '../format.js';
@@ -12,6 +15,7 @@ import { createLabRunner } from '../labs/runner.js';
 import { createLabTable, twoLines } from '../labs/table.js';
 import { MQA_TASK as TASK } from '../labs/tasks.js';
 import { summariseMqa } from '../labs/verdicts.js';
+import { difference, lateDrop, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
 
 const D = 64, H = 8, N = 2048, BPE = 4;
@@ -20,9 +24,12 @@ const VARIANTS = [
   { id: 'gqa', name: 'GQA', nKvHeads: 2, detail: '2 K/V heads' },
   { id: 'mqa', name: 'MQA', nKvHeads: 1, detail: '1 K/V head' },
 ];
-// ~12 ms per step (wasm, Node), so the default 150 steps take ~2 s per variant (Chromium: 3 x 300 steps in 14 s).
+/** Seeds per variant: each a different initialisation and data order (the trainer's seed). */
+export const SEEDS = [0, 1, 2];
+// ~12 ms per step (wasm, Node), so the default 300 steps take ~4 s per model (9 models: 3 variants × 3 seeds;
+// at 300 steps held-out loss has settled: no longer falling by 0.01 nats over the last fifth).
 export const STEPS = { label: 'Steps per variant', min: 1, max: 5000 };
-const stepsOf = (state) => parseIntegerField(state.labMSteps, STEPS).value ?? 150;
+const stepsOf = (state) => parseIntegerField(state.labMSteps, STEPS).value ?? 300;
 
 export function createLabMqaView(root, ctx) {
   useStyles(root, 'labs', labsCss);
@@ -30,62 +37,85 @@ export function createLabMqaView(root, ctx) {
   const controls = el('div', { dataset: { role: 'controls' } });
   const chartBox = el('div', { dataset: { role: 'chart' } });
   const table = createLabTable({ label: 'Results', dataset: { role: 'results' }, bodyDataset: { role: 'result-rows' }, hidden: true,
-    columns: ['Variant', 'Attention weights', 'KV bytes / token', `KV at N = ${N}`, twoLines('Held-out loss', 'nats / token'),
-      twoLines('Accuracy', 'predictable positions')] });
+    columns: ['Variant', 'Attention weights', 'KV bytes / token', `KV at N = ${N}`,
+      twoLines('Held-out loss', `nats / token, mean ± sd of ${SEEDS.length} seeds`), twoLines('Against MHA', 'nats, ± standard error'),
+      twoLines('Accuracy', 'predictable positions, mean')] });
   const summary = el('p', { className: 'lab-summary', dataset: { role: 'summary' }, 'aria-live': 'polite' });
   root.replaceChildren(budget.element, controls, chartBox, table.element, summary);
-  const chart = createLineChart(chartBox, { yLabel: 'training loss (nats / token)', logY: true });
-  let curves = [], results = new Map(), stepsRun = 0;  // results: variant -> trainer.evaluate()
+  const chart = createLineChart(chartBox, { yLabel: `held-out loss (nats / token), mean of ${SEEDS.length} seeds`, logY: true });
+  // runs: one per variant and seed: { v, seed, val: [[step, held-out loss], ...], result: trainer.evaluate() | null }
+  let runs = [], stepsRun = 0;
+  const runsOf = (id) => runs.filter((r) => r.v.id === id);
+  /** A variant's measured seeds: { losses, accuracies } (complete only when every seed is done). */
+  const measured = (id) => {
+    const done = runsOf(id).filter((r) => r.result);
+    return { losses: done.map((r) => r.result.loss), accuracies: done.map((r) => r.result.accuracy), complete: done.length === SEEDS.length };
+  };
+  const results = () => Object.fromEntries(VARIANTS.map((v) => [v.id, measured(v.id)]));
 
+  /** Each variant's held-out loss at the steps every seed has reached, averaged over its seeds. */
   function drawChart() {
+    const curves = VARIANTS.map((v) => {
+      const seeds = runsOf(v.id);
+      const steps = seeds.length ? seeds[0].val.map(([st]) => st).filter((st) => seeds.every((r) => r.val.some(([x]) => x === st))) : [];
+      return { label: v.name, points: steps.map((st) => [st, meanSd(seeds.map((r) => r.val.find(([x]) => x === st)[1])).mean]) };
+    });
     const { xs, ys, labels } = alignCurves(curves);
     chart.setData(labels, xs, ys);
   }
 
   function renderResults() {
-    table.show(results.size > 0);
+    const m = results();
+    const shown = VARIANTS.filter((v) => m[v.id].complete);
+    table.show(shown.length > 0);
     const b = budget.budget;
-    table.setRows(VARIANTS.filter((v) => results.has(v.id)).map((v) => {
-      const r = results.get(v.id), bv = b.get(v.id);
+    table.setRows(shown.map((v) => {
+      const r = m[v.id], bv = b.get(v.id), loss = meanSd(r.losses);
+      const against = v.id === 'mha' ? '—' : m.mha.complete ? signedDiff(difference(m.mha.losses, r.losses)) : '…';
       return { dataset: { variant: v.id }, cells: [{ header: true, text: v.name }, bv ? fmtInt(bv.params) : '…',
         bv ? `${fmtInt(bv.perToken)} B` : '…', bv ? fmtBinary(bv.atN) : '…',
-        { text: r.loss.toFixed(4), dataset: { role: `loss-${v.id}` } }, `${(r.accuracy * 100).toFixed(1)} %`] };
+        { text: plusMinus(loss), dataset: { role: `loss-${v.id}`, mean: String(loss.mean) } },
+        { text: against, dataset: { role: `diff-${v.id}` } }, `${(meanSd(r.accuracies).mean * 100).toFixed(1)} %`] };
     }));
-    const complete = results.size === VARIANTS.length && b.size === VARIANTS.length;
-    const order = [...VARIANTS].sort((x, y) => results.get(x.id)?.loss - results.get(y.id)?.loss).map((v) => v.name);
-    summary.textContent = complete ? summariseMqa(Object.fromEntries(results), Object.fromEntries(b), order, stepsRun,
-      { N, bytes: fmtBinary }) : '';
+    const complete = VARIANTS.every((v) => m[v.id].complete) && b.size === VARIANTS.length;
+    summary.textContent = complete ? summariseMqa(m, Object.fromEntries(b), stepsRun,
+      { N, bytes: fmtBinary, drop: lateDrop(runs.map((r) => r.val)) }) : '';
   }
 
   async function run(api) {
     const steps = api.values.labMSteps;
+    const evalEvery = Math.max(1, Math.round(steps / 5));
     stepsRun = steps;
-    curves = VARIANTS.map((v) => ({ label: v.name, points: [] }));
-    results = new Map();
+    runs = VARIANTS.flatMap((v) => SEEDS.map((seed) => ({ v, seed, val: [], result: null })));
     renderResults();
-    for (const [i, v] of VARIANTS.entries()) {
-      const key = await api.createModel(v.name, { ...TASK, totalSteps: steps, warmupSteps: Math.min(30, Math.floor(steps / 10)),
-        model: { variant: v.id, dModel: D, nHeads: H, nKvHeads: v.nKvHeads } });
-      const res = await api.train(key, { steps, onProgress: ({ step, loss }) => {
-        curves[i].points.push([step, loss]);
-        api.progress(`Training ${v.name} (${i + 1} of ${VARIANTS.length}): step ${step} / ${steps}, loss ${loss.toFixed(3)} · `
-          + `${api.seconds().toFixed(1)} s`, step);
+    drawChart();
+    await api.each(runs, async (r, i) => {
+      const name = `${r.v.name} seed ${r.seed}`;
+      const key = await api.createModel(name, { ...TASK, seed: r.seed, totalSteps: steps, warmupSteps: Math.min(30, Math.floor(steps / 10)),
+        model: { variant: r.v.id, dModel: D, nHeads: H, nKvHeads: r.v.nKvHeads } });
+      const res = await api.train(key, { steps, evalEvery, onProgress: (p) => {
+        if (p.evaluation) r.val.push([p.step, p.evaluation.loss]);
+        api.progressOf(i, `${name}: step ${p.step} / ${steps}`, p.step);
         drawChart();
       } });
-      if (res.stopped) break;
-      results.set(v.id, await api.evaluate(key));
+      if (res.stopped) return;
+      r.result = await api.evaluate(key);
+      if (r.val.at(-1)?.[0] !== res.step) r.val.push([res.step, r.result.loss]);
+      drawChart();
       renderResults();
-    }
+    });
     drawChart();
-    api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${results.size} of ${VARIANTS.length} × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
-    return { results: Object.fromEntries(results), curves: seriesPoints(chart.data()) };
+    const done = runs.filter((r) => r.result).length;
+    api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${done} of ${runs.length} models (${VARIANTS.length} variants × ${SEEDS.length} seeds) × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
+    return { results: results(), curves: seriesPoints(chart.data()) };
   }
 
   const runner = createLabRunner(controls, root, ctx, {
     id: 'lab-mqa',
     startLabel: 'Train all three',
     againLabel: 'Train all three again',
-    idleText: (st) => `Not trained yet: press “Train all three” (3 × ${stepsOf(st)} steps, about ${Math.max(1, Math.round(stepsOf(st) * 3 * 0.016))} s).`,
+    idleText: (st) => `Not trained yet: press “Train all three” (${VARIANTS.length} variants × ${SEEDS.length} seeds × ${stepsOf(st)} steps, `
+      + `about ${Math.max(1, Math.round(stepsOf(st) * VARIANTS.length * SEEDS.length * 0.016 / Math.max(1, ctx.client.trainerWorkers ?? 1)))} s).`,
     fields: [{ name: 'labMSteps', ...STEPS, hint: `copy task, ${TASK.vocabSize} symbols, ${TASK.seqLen} tokens`,
       parse: (t) => parseIntegerField(t, STEPS) }],
     run,

@@ -1,6 +1,6 @@
 // lab-rank.js — Lab 3 (lesson exercise "hard"): character-level models of a Tiny Shakespeare slice
-// (first 90 % trains, last 10 % validates), MHA against MLA at several latent ranks r, trained one after
-// another (the core's training loop: labs/runner.js; it evaluates every EVAL_EVERY steps). Live:
+// (first 90 % trains, last 10 % validates), MHA against MLA at several latent ranks r, trained side by
+// side (one per trainer worker; the core's training loop: labs/runner.js; it evaluates every EVAL_EVERY steps). Live:
 // training and validation curves in bits per character. Afterwards: a table (r, KV-cache bytes per
 // token per layer, validation bits/char) and a chart of bits/char against cache bytes (log x), both
 // labs/rank-results.js, and the answer (labs/verdicts.js).
@@ -70,22 +70,22 @@ export function createLabRankView(root, ctx) {
     runs.forEach((r, i) => { r.bytes = bytes[i]; });
     const text = await loadCorpus();
     api.check();
-    for (const [i, r] of runs.entries()) {
+    await api.each(runs, async (r, i) => {
       const model = { variant: r.variant, dModel: D, nHeads: H, dHead: DH, mlp: true, ...(r.variant === 'mla' ? { latentRank: r.rank, ropeDim: DR } : {}) };
       const key = await api.createModel(runName(r), { ...TRAIN, text, totalSteps: steps, warmupSteps: Math.min(20, Math.floor(steps / 10)), model });
       const res = await api.train(key, { steps, evalEvery: EVAL_EVERY, onProgress: (p) => {
         r.train.push([p.step, p.loss / LN2]);
         if (p.evaluation) r.val.push([p.step, p.evaluation.bitsPerToken]);
-        api.progress(`Training ${runName(r)} (${i + 1} of ${runs.length}): step ${p.step} / ${steps}, `
+        api.progressOf(i, `Training ${runName(r)} (${i + 1} of ${runs.length}): step ${p.step} / ${steps}, `
           + `training ${(p.loss / LN2).toFixed(2)} bits/char · ${api.seconds().toFixed(1)} s`, p.step);
         drawCurves();
       } });
-      if (res.stopped) break;
+      if (res.stopped) return;
       r.result = await api.evaluate(key);
       if (r.val.at(-1)?.[0] !== res.step) r.val.push([res.step, r.result.bitsPerToken]);
       drawCurves();
       renderResults(true);
-    }
+    });
     renderResults(false);
     const trained = runs.filter((r) => r.result).length;
     api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${trained} of ${runs.length} models × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
