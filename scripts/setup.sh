@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian/Ubuntu machine:
 #   1. Debian packages of the toolchain (skipped with ATTN_SKIP_APT=1); with --test also what the
-#      tests need (Debian's Chromium for the browser tests, python3-torch for the PyTorch twin test);
+#      tests need (Debian's Chromium for the browser tests, python3-torch for the PyTorch twin test,
+#      fonts-noto-core for Noto Sans Devanagari: the Hindi page's screenshots and tests show real glyphs;
+#      the page itself fetches no fonts);
 #      with --peers what `npm run bench:peers` compares against (NumPy on OpenBLAS, PyTorch to export
 #      the ONNX graphs),
 #   2. Node.js >= 20,
@@ -17,7 +19,7 @@ APT_PACKAGES=(
 )
 for arg in "$@"; do
   case "$arg" in
-    --test) APT_PACKAGES+=(chromium python3-torch python3-numpy) ;;
+    --test) APT_PACKAGES+=(chromium python3-torch python3-numpy fonts-noto-core) ;;
     --peers) APT_PACKAGES+=(python3-numpy libopenblas0-pthread python3-torch) ;;
   esac
 done

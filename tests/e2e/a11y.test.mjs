@@ -1,6 +1,6 @@
 // Accessibility: axe-core (devDependency) injected into the served page, on index.html and every
-// embed view, light and dark: no serious or critical violations. The view list comes from the
-// registry, so a new view is checked without touching this file.
+// embed view, light and dark, in English and in Hindi (lang=hi): no serious or critical violations.
+// The view list comes from the registry, so a new view is checked without touching this file.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -30,9 +30,10 @@ test('the registry lists every view', () => {
   assert.ok(VIEW_IDS.length >= 10, `views found: ${VIEW_IDS}`);
 });
 
-for (const scheme of ['light', 'dark']) {
-  test(`index.html has no serious or critical axe violations (${scheme})`, async () => {
-    const page = await b.open();
+for (const [lang, scheme] of [['en', 'light'], ['en', 'dark'], ['hi', 'light'], ['hi', 'dark']]) {
+  const query = lang === 'en' ? '' : `lang=${lang}`;
+  test(`index.html has no serious or critical axe violations (${lang}, ${scheme})`, async () => {
+    const page = await b.open(query ? `?${query}` : '');
     await page.emulateMedia({ colorScheme: scheme });
     for (const v of ['heatmap', 'compare', 'decode', 'params', 'kv-chart', 'configurator']) await viewReady(page, v, 1, 0, 30000);
     // Sections below the fold are not laid out (content-visibility: auto), so axe would compute colours
@@ -48,10 +49,10 @@ for (const scheme of ['light', 'dark']) {
     await page.close();
   });
 
-  test(`every embed view has no serious or critical axe violations (${scheme})`, async () => {
+  test(`every embed view has no serious or critical axe violations (${lang}, ${scheme})`, async () => {
     const problems = [];
     for (const view of VIEW_IDS) {
-      const page = await b.open(`embed.html?view=${view}`, { viewport: { width: 720, height: 700 } });
+      const page = await b.open(`embed.html?view=${view}${query ? `&${query}` : ''}`, { viewport: { width: 720, height: 700 } });
       await page.emulateMedia({ colorScheme: scheme });
       await viewReady(page, view, 1, 0, 30000);
       for (const line of await violations(page)) problems.push(`${view}: ${line}`);

@@ -140,7 +140,7 @@ test('heads table: the lesson rows beside real models; "Load shape" sets the pla
   assert.equal((await viewResult(page, 'heads-table')).lessonRows, 4);
   const llama = table.locator('tr[data-row="llama-3-70b"]');
   const cells = (await llama.locator('td').allTextContents()).join(' | ');
-  assert.equal(cells, '8,192 | 64 | 128 | 8 | 80 | 320 KiB | Load shape');
+  assert.equal(cells, '8,192 | 64 | 128as usual (64 or 128) | 8 | 80 | 320 KiB | Load shape');
   await llama.locator('button[data-action="load-shape"]').click();
   await page.waitForFunction(() => /nHeads=64/.test(location.search) && /variant=gqa/.test(location.search));
   assert.equal(await el.locator('select[name="variant"]').inputValue(), 'gqa');
@@ -185,5 +185,62 @@ test('compare: random weights are said to measure nothing; lab 2\'s trained mode
   await viewReady(page, 'heatmap', draws + 1);
   assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').textContent(), /trained model: MQA seed 0/);
   assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('the parameter view: H heads of width D/H cost what one head of width D costs (4·D², the core\'s counts), beside the variants\' savings', async () => {
+  for (const [D, H] of [[64, 4], [512, 8], [1024, 16]]) {
+    const page = await b.open(`embed.html?view=params&v=2&dModel=${D}&nHeads=${H}`);
+    await viewReady(page, 'params');
+    const box = app(page).locator('[data-slot="params"] [data-role="same-cost"]');
+    const items = await box.locator('li').allTextContents();
+    const grouped = (4 * D * D).toLocaleString('en-US');
+    assert.match(items[0], new RegExp(`H = ${H} heads of width dh = D/H = ${D.toLocaleString('en-US')}/${H}: ${grouped} weights`));
+    assert.match(items[1], new RegExp(`one head of width D = ${D.toLocaleString('en-US')}: ${grouped} weights`));
+    assert.equal(items[2], `4·D² = 4·${D.toLocaleString('en-US')}² = ${grouped}`);
+    // The savings beside it are the table's own rows against MHA.
+    const rows = await viewResult(page, 'params');
+    const mha = rows.find((r) => r.variant === 'mha').params;
+    assert.equal(mha, 4 * D * D, 'the table\'s MHA row is the same 4·D²');
+    const savings = await box.locator('[data-role="savings"]').textContent();
+    for (const v of ['mqa', 'gqa', 'mla']) assert.match(savings, new RegExp(v.toUpperCase()));
+    const mqa = rows.find((r) => r.variant === 'mqa').params;
+    assert.match(savings, new RegExp(`MQA −${((1 - mqa / mha) * 100).toFixed(2).replace(/\.?0+$/, '')} %`));
+    await page.close();
+  }
+});
+
+test('the heads table gives the lesson\'s d_head rules and marks the rows that break them, the page\'s own shape among them', async () => {
+  const page = await b.open('embed.html?view=heads-table&v=2');  // the lesson's example: D = 64, H = 4, dh = 16
+  await viewReady(page, 'heads-table');
+  const table = app(page).locator('[data-slot="heads-table"]');
+  assert.match(await table.locator('[data-role="rules"]').textContent(), /64 or 128.*Below 32.*sqrt\(d_head\).*Above 256/);
+  assert.deepEqual((await viewResult(page, 'heads-table')).broken, ['current'], 'dh = 16 breaks the rule; no lesson row or real model does');
+  assert.match(await table.locator('tr[data-row="current"]').textContent(), /16breaks the rule: below 32/);
+  assert.equal(await table.locator('tr.rule-broken').count(), 1);
+  assert.match(await table.locator('tr[data-row="palm-540b"] td[data-rule]').textContent(), /256within 32–256/);
+  await page.close();
+  const wide = await b.open('embed.html?view=heads-table&v=2&dModel=1024&nHeads=2');  // dh = 512
+  await viewReady(wide, 'heads-table');
+  await wide.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heads-table"] tr[data-row="current"] td[data-rule="high"]'));
+  assert.match(await app(wide).locator('tr[data-row="current"]').textContent(), /512breaks the rule: above 256/);
+  await wide.close();
+});
+
+test('further reading: the lesson\'s five papers as plain citations, what each part of the page takes from them, nothing fetched', async () => {
+  const page = await b.open('index.html?v=2');
+  await viewReady(page, 'reading', 1, 0, 30000);
+  const list = app(page).locator('[data-slot="reading"] [data-role="papers"] > li');
+  assert.equal(await list.count(), 5);
+  const text = (await list.allTextContents()).join('\n');
+  for (const re of [/Vaswani.*2017.*Attention Is All You Need.*§3\.2\.2/, /Shazeer.*2019.*One Write-Head is All You Need/,
+    /Ainslie.*2023.*GQA/, /DeepSeek-AI.*2024.*DeepSeek-V2/, /Olsson.*2022.*In-context Learning and Induction Heads/]) assert.match(text, re);
+  // On the full page each view it names links to its section.
+  const link = app(page).locator('[data-slot="reading"] li[data-paper="shazeer"] a', { hasText: 'KV-cache size' });
+  assert.equal(await link.count(), 1);
+  assert.match(await link.getAttribute('href'), /^#ap\d+-section-kv-chart$/);
+  assert.equal(await app(page).locator('[data-slot="reading"] a[href^="http"]').count(), 0, 'no outside link');
+  assert.deepEqual(b.outside, []);
   await page.close();
 });

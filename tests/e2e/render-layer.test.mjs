@@ -9,6 +9,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import { DIST, REPO, app, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { CATALOGS } from '../node/i18n-kit.mjs';
 
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { embed, tokenize } = await import(pathToFileURL(path.join(REPO, 'web/src/tokens.js')).href);
@@ -94,22 +95,35 @@ test('"Save figure" writes a PNG and an SVG named after the variant, layer and h
   await page.close();
 });
 
-test('the heatmap embed\'s first map transfers at most 120 KB gzip, without the training module or the figure export', async (t) => {
+/** What the heatmap embed transfers until its first map: { total (bytes gzip -9), names, hindi (a file holds the Hindi catalog) }. */
+async function firstMap(query) {
   const files = new Map();
+  const hindi = Buffer.from(CATALOGS.hi['shell.tagline']);
+  let hasHindi = false;
   const page = await b.context.newPage();
   page.on('response', async (res) => {
     const body = await res.body().catch(() => null);
-    if (body) files.set(new URL(res.url()).pathname, zlib.gzipSync(body, { level: 9 }).length);
+    if (!body) return;
+    files.set(new URL(res.url()).pathname, zlib.gzipSync(body, { level: 9 }).length);
+    hasHindi ||= body.includes(hindi);
   });
-  await page.goto(`${b.base}embed.html?view=heatmap`);
+  await page.goto(`${b.base}embed.html?view=heatmap${query}`);
   await viewReady(page, 'heatmap');
   await page.waitForLoadState('networkidle');
-  const names = [...files.keys()].map((p) => path.basename(p));
-  const total = [...files.values()].reduce((s, n) => s + n, 0);
+  await page.close();
+  return { total: [...files.values()].reduce((s, n) => s + n, 0), names: [...files.keys()].map((p) => path.basename(p)), hindi: hasHindi };
+}
+
+test('the heatmap embed\'s first map transfers at most 120 KB gzip, without the training module, the figure export or the Hindi catalog', async (t) => {
+  const { total, names, hindi } = await firstMap('');
   // the SIMD build, or the FMA one where the engine has relaxed SIMD (attention.mjs picks it)
   assert.ok(names.some((n) => /^attention-(simd|fma)-.*\.wasm$/.test(n)), `the SIMD or FMA core is among ${names.join(', ')}`);
   assert.ok(!names.some((n) => /train|export-/.test(n)), `neither the training module nor export.js: ${names.join(', ')}`);
+  assert.equal(hindi, false, `the English page fetched the Hindi catalog: ${names.join(', ')}`);
   t.diagnostic(`first map: ${total} bytes gzip (${(total / 1024).toFixed(1)} KB) in ${names.length} files`);
   assert.ok(total <= 120 * 1024, `first map: ${(total / 1024).toFixed(1)} KB gzip in ${names.length} files (${names.join(', ')}), budget 120 KB`);
-  await page.close();
+  // In Hindi the catalog comes too (fetched once the language is known): measured, and it must arrive.
+  const hi = await firstMap('&lang=hi');
+  assert.equal(hi.hindi, true, `lang=hi: no file held the Hindi catalog (${hi.names.join(', ')})`);
+  t.diagnostic(`first map with lang=hi: ${hi.total} bytes gzip (${(hi.total / 1024).toFixed(1)} KB) in ${hi.names.length} files`);
 });

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { escapeHtml, html, inPageWords, plural, raw, variantLabel, variantName, VARIANT_IDS } from '../../web/src/kit.js';
 import { rebuildError, serializeError } from '../../web/src/core-errors.js';
 import { parseIntegerField, parseIntegerList } from '../../web/src/labs/fields.js';
-import { MAX_TOKENS, tokenize, tokenCount, truncationNote } from '../../web/src/tokens.js';
+import { MAX_TOKENS, tokenize, tokenCount, truncation } from '../../web/src/tokens.js';
+import { seededSource } from '../../web/src/sources/seeded.js';
 
 test('html escapes every interpolation unless it is html or raw', () => {
   const evil = '<img src=x onerror="alert(1)">&\'';
@@ -63,6 +64,8 @@ test('a long sentence is cut to 100 tokens and the page can say so (regression: 
   assert.equal(MAX_TOKENS, 100);
   assert.equal(tokenize(long).length, 100);
   assert.equal(tokenCount(long), 130);
-  assert.match(truncationNote(long), /130 tokens: only the first 100 are used \(30 left out\)/);
-  assert.equal(truncationNote('the cat sat'), '');
+  assert.deepEqual(truncation(long), { count: 130, max: 100, left: 30 });
+  assert.match(seededSource({}).note({ text: long }), /130 tokens: only the first 100 are used \(30 left out\)/);
+  assert.equal(truncation('the cat sat'), null);
+  assert.equal(seededSource({}).note({ text: 'the cat sat' }), '');
 });

@@ -13,10 +13,11 @@ import renderCss from './styles/render.css?inline';
 import viewsCss from './styles/views.css?inline';
 import tablesCss from './styles/tables.css?inline';
 import { DEFAULTS, fromParams, shapeSpec, toParams } from './state.js';
-import { buildName, el } from './kit.js';
+import { buildName, el, escapeHtml } from './kit.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
+import { LANGS, LANG_IDS, createI18n, hasCatalog, loadI18n, pickLang } from './i18n/index.js';
 import { seededSource } from './sources/seeded.js';
 
 /** The views that draw an opened checkpoint (the others keep the lesson's seeded block). */
@@ -37,6 +38,7 @@ export class AttentionPlayground extends HTMLElement {
     super();
     this.uid = `ap${++uidCounter}`;
     this.attachShadow({ mode: 'open' });
+    this.i18n = createI18n('en');  // until #mount has the chosen language's
     this.views = [];
     this.errors = new Map();
     this.inspected = null;  // a trained model shown in the heatmap view (see ctx.inspectModel)
@@ -46,6 +48,7 @@ export class AttentionPlayground extends HTMLElement {
     this.state = { ...DEFAULTS };
     this.pending = false;
     this.modelWatchers = new Set();
+    this.mountCount = 0;     // #mount calls: a mount that waited for a catalog gives way to a later one
   }
 
   connectedCallback() { this.#mount(); }
@@ -77,15 +80,27 @@ export class AttentionPlayground extends HTMLElement {
     return (this.getAttribute('controls') ?? this.#urlParams().get('controls')) === 'off';
   }
 
-  async #mount() {
+  /**
+   * Builds the element for its attributes and the URL, or for `keep` (a state, when only the language
+   * changed: the views are built again in the new language, nothing else changes).
+   */
+  async #mount(keep = null) {
     this.#unmount();
     this.mounted = true;
+    const mount = ++this.mountCount;
+    const asked = keep?.lang ?? this.#readState().lang;
+    const lang = pickLang(asked, globalThis.navigator?.languages ?? []);
+    // English is in the bundle; another language's catalog is fetched first (English if it cannot be).
+    const i18n = hasCatalog(lang) ? createI18n(lang) : await loadI18n(lang).catch(() => createI18n('en'));
+    if (!this.mounted || mount !== this.mountCount) return;  // disconnected, or mounted again meanwhile
+    this.i18n = i18n;
+    this.#setLangAttributes(i18n);
     const unknown = this.#unknownView();
     if (unknown !== null) {
       this.#showUnknownView(unknown);
       return;
     }
-    this.state = this.#readState();
+    this.state = keep ?? this.#readState();
     const view = this.state.view;
     const single = view !== 'all';
     const showControls = !single || (!this.#controlsOff() && !viewById(view).ownControls);
@@ -99,19 +114,22 @@ export class AttentionPlayground extends HTMLElement {
     const core = Promise.all([this.client.call('info'), this.client.call('presets')]);
     viewById(sections[0]).create.preload?.();
 
+    const { t } = i18n;
     const section = (id) => el('section', { className: 'panel', dataset: { section: id }, 'aria-labelledby': `${this.uid}-${id}`, id: `${this.uid}-section-${id}` },
-      single ? null : el('h2', { id: `${this.uid}-${id}`, tabindex: '-1' }, viewById(id).title),
-      single || !viewById(id).intro ? null : el('p', 'intro', viewById(id).intro),
+      single ? null : el('h2', { id: `${this.uid}-${id}`, tabindex: '-1' }, t(`view.${id}.title`)),
+      single || !i18n.has(`view.${id}.intro`) ? null : el('p', 'intro', t(`view.${id}.intro`)),
       el('div', { className: 'view', dataset: { slot: id } }));
     this.shadowRoot.replaceChildren(el('style', null, css), el('div', { className: `app ${single ? 'single' : 'full'}`, dataset: { view } },
       single ? null : this.#header(sections),
-      showControls ? el('section', { className: 'panel controls-panel', 'aria-label': 'Controls', dataset: { slot: 'controls' } }) : null,
+      showControls ? el('section', { className: 'panel controls-panel', 'aria-label': t('shell.controls'), dataset: { slot: 'controls' } }) : null,
       ...sections.map(section),
       single ? el('p', 'foot', el('span', { dataset: { role: 'open-link' } }), el('span', { dataset: { role: 'build' } })) : null));
+    this.shadowRoot.querySelector('[data-action="lang"]')?.addEventListener('change', (e) => this.setLang(e.target.value));
     this.#updatePlaygroundLink();
 
     const ctx = {
       client: this.client,
+      i18n,
       setState: (patch) => this.setState(patch),
       reportError: (source, error) => this.#reportError(source, error),
       theme: () => this.#theme(),
@@ -152,7 +170,7 @@ export class AttentionPlayground extends HTMLElement {
       noteTrained: (lab, models) => {
         // A lab reports its models whenever its panel refreshes: re-render only when they changed
         // (a re-render redraws the first view, e.g. the walkthrough's plots under the pointer).
-        const labTitle = viewById(lab)?.title.split(' · ')[0] ?? lab;  // 'Lab 2'
+        const labTitle = viewById(lab) ? t(`view.${lab}.title`).split(' · ')[0] : lab;  // 'Lab 2'
         const named = models.map((m) => ({ ...m, labTitle }));
         const changed = JSON.stringify(named) !== JSON.stringify(this.trained.get(lab) ?? []);
         this.trained.set(lab, named);
@@ -170,11 +188,11 @@ export class AttentionPlayground extends HTMLElement {
     try {
       [ctx.info, ctx.presets] = await core;
     } catch (e) {
-      this.#setBuild(`core failed to load: ${e.message}`);
+      this.#setBuild(t('shell.coreFailed', { message: e.message }));
       return;
     }
     if (!this.mounted) return;
-    this.#setBuild(buildName(ctx.info.build));
+    this.#setBuild(buildName(ctx.info.build, i18n));
     this.viewIds = sections;
     // ?model=: the opening starts before the views are made, so the map views wait for the model.
     if (this.state.model && this.model?.opened.url !== this.state.model) (await this.#host()).openModel(this, { url: this.state.model });
@@ -197,8 +215,29 @@ export class AttentionPlayground extends HTMLElement {
     this.mounted = false;
   }
 
-  /** The full page's header: title, the build, Copy link / embed, and the contents in lesson order. */
+  /** `lang` and `dir` on the host (and on <html> of a page the element owns: sync-url). */
+  #setLangAttributes({ lang, dir }) {
+    this.setAttribute('lang', lang);
+    this.setAttribute('dir', dir);
+    if (this.hasAttribute('sync-url')) {
+      document.documentElement.lang = lang;
+      document.documentElement.dir = dir;
+    }
+  }
+
+  /**
+   * Speaks `lang` (an id of i18n LANGS, or '' for the browser's language): the views are built again
+   * in it, the state and the URL keep everything else (no reload).
+   */
+  setLang(lang) {
+    const state = { ...this.state, lang: LANGS[lang] ? lang : '' };
+    this.setState({ lang: state.lang });
+    this.#mount(state);
+  }
+
+  /** The full page's header: title, the build, the language, Copy link / embed, and the contents in lesson order. */
   #header(sections) {
+    const { t, lang } = this.i18n;
     const go = (id) => (e) => {
       e.preventDefault();
       const target = this.shadowRoot.querySelector(`[data-section="${id}"]`);
@@ -218,16 +257,18 @@ export class AttentionPlayground extends HTMLElement {
       target.querySelector('h2')?.focus({ preventScroll: true });
     };
     return el('header', 'app-head',
-      el('div', null, el('h1', null, 'Attention Playground'),
-        el('p', 'tagline', 'Multi-head attention and its variants (MHA, MQA, GQA, MLA), computed in your browser.')),
+      el('div', null, el('h1', null, t('shell.title')),
+        el('p', 'tagline', t('shell.tagline'))),
       el('div', 'app-actions',
-        el('span', { className: 'badge', dataset: { role: 'build' } }, 'loading core…'),
-        el('button', { type: 'button', dataset: { action: 'copy-link' } }, 'Copy link'),
-        el('button', { type: 'button', dataset: { action: 'copy-embed' } }, 'Copy embed code'),
+        el('span', { className: 'badge', dataset: { role: 'build' } }, t('shell.loadingCore')),
+        el('label', { className: 'lang-picker' }, t('shell.language'), ' ',
+          el('select', { dataset: { action: 'lang' } }, ...LANG_IDS.map((id) => el('option', { value: id, lang: id, selected: id === lang, dataset: { text: 'language-name' } }, LANGS[id].name)))),
+        el('button', { type: 'button', dataset: { action: 'copy-link' } }, t('shell.copyLink')),
+        el('button', { type: 'button', dataset: { action: 'copy-embed' } }, t('shell.copyEmbed')),
         el('span', { className: 'copied', role: 'status', dataset: { role: 'copied' } })),
-      el('nav', { className: 'contents', 'aria-label': 'Contents', dataset: { role: 'contents' } },
+      el('nav', { className: 'contents', 'aria-label': t('shell.contents'), dataset: { role: 'contents' } },
         el('ol', null, ...sections.map((id) => el('li', null, el('a', { href: `#${this.uid}-section-${id}`, dataset: { go: id }, onclick: go(id) },
-          viewById(id).title.split(':')[0]))))));
+          t(`view.${id}.short`)))))));
   }
 
   /** The full playground's URL for a state: on our own embed.html (sync-url) or where the page says it is. */
@@ -247,7 +288,7 @@ export class AttentionPlayground extends HTMLElement {
     }
     let a = box.querySelector('a');
     if (!a) {
-      a = el('a', { target: '_blank', rel: 'noopener', dataset: { action: 'open-playground' } }, 'Open in the Attention Playground');
+      a = el('a', { target: '_blank', rel: 'noopener', dataset: { action: 'open-playground' } }, this.i18n.t('shell.openPlayground'));
       box.replaceChildren(a, ' · ');
     }
     a.href = url;
@@ -257,7 +298,7 @@ export class AttentionPlayground extends HTMLElement {
   #showUnknownView(asked) {
     this.shadowRoot.replaceChildren(el('style', null, css), el('div', { className: 'app single', dataset: { view: 'unknown' } },
       el('p', { className: 'field-error', role: 'alert', dataset: { role: 'unknown-view' } },
-        `There is no view "${asked}". The views are: ${VIEW_IDS.join(', ')} ("all" is the whole playground).`)));
+        this.i18n.t('shell.unknownView', { asked, views: VIEW_IDS.join(', ') }))));
     this.dispatchEvent(new CustomEvent('ready', { detail: { view: null, views: [], error: `unknown view "${asked}"` } }));
   }
 
@@ -396,21 +437,22 @@ export class AttentionPlayground extends HTMLElement {
 
   #wireActions() {
     const root = this.shadowRoot;
+    const { t } = this.i18n;
     const say = (text) => { const el = root.querySelector('[data-role="copied"]'); if (el) el.textContent = text; };
     const copy = async (text, what) => {
       try {
         await navigator.clipboard.writeText(text);
-        say(`${what} copied`);
+        say(t('shell.copied', { what }));
       } catch {
-        say(`${what}: ${text}`);  // no clipboard permission: show it to copy by hand
+        say(t('shell.copyByHand', { what, text }));  // no clipboard permission: show it to copy by hand
       }
       this.lastCopied = text;
     };
-    root.querySelector('[data-action="copy-link"]')?.addEventListener('click', () => copy(location.href, 'Link'));
+    root.querySelector('[data-action="copy-link"]')?.addEventListener('click', () => copy(location.href, t('shell.link')));
     root.querySelector('[data-action="copy-embed"]')?.addEventListener('click', () => {
       const params = toParams({ ...this.state, view: 'heatmap' });
       const src = new URL(`embed.html?${params}`, location.href).href;
-      copy(`<iframe src="${src}" title="Attention Playground" loading="lazy" style="width:100%;border:0" height="520"></iframe>`, 'Embed code');
+      copy(`<iframe src="${src}" title="${escapeHtml(t('shell.title'))}" loading="lazy" style="width:100%;border:0" height="520"></iframe>`, t('shell.embedCode'));
     });
   }
 }

@@ -1,67 +1,67 @@
 // format.js — how the page writes numbers: grouped integers, bytes in binary and decimal units,
-// token counts (1.5K), large counts in words, percentages, changes and ratios. Pure (Node tests).
+// token counts (1.5K), large counts in words, percentages, changes and ratios, in a locale
+// (createFormat; the fmt* exports are en-US). Pure (Node tests).
 
-const EN = 'en-US';
-const groupFmt = new Intl.NumberFormat(EN, { maximumFractionDigits: 2 });
-
-/** 16384 -> "16,384"; 9.5 -> "9.5". */
-export function fmtInt(n) {
-  return Number.isFinite(n) ? groupFmt.format(n) : String(n);
-}
-
-/** At most `digits` significant digits, no trailing zeros: 6.4 -> "6.4", 8.0532 -> "8.053". */
-function sig(x, digits = 4) {
-  if (x === 0) return '0';
-  if (Number.isInteger(x) && Math.abs(x) < 10 ** digits) return String(x);
-  return String(Number(x.toPrecision(digits)));
+/**
+ * The formatters of one locale ('en-US', 'hi-IN'): digits grouped as the locale groups them
+ * (hi-IN: 10,73,74,18,240), decimals as it writes them; units stay symbols (B, KiB, GB).
+ * @param {string} locale
+ */
+export function createFormat(locale) {
+  const groupFmt = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
+  const pctFmt = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
+  const countFmt = new Intl.NumberFormat(locale, { notation: 'compact', compactDisplay: 'long', maximumSignificantDigits: 4 });
+  const sigFmts = new Map();
+  /** At most `digits` significant digits, no trailing zeros: 6.4 -> "6.4", 8.0532 -> "8.053". */
+  const sig = (x, digits = 4) => {
+    if (!sigFmts.has(digits)) sigFmts.set(digits, new Intl.NumberFormat(locale, { maximumSignificantDigits: digits, useGrouping: false }));
+    return sigFmts.get(digits).format(x);
+  };
+  const scaled = (bytes, base, units, digits) => {
+    let i = 0;
+    let v = bytes;
+    while (Math.abs(v) >= base && i < units.length - 1) { v /= base; i++; }
+    return `${sig(v, digits)} ${units[i]}`;
+  };
+  /** 16384 -> "16,384"; 9.5 -> "9.5". */
+  const int = (n) => (Number.isFinite(n) ? groupFmt.format(n) : String(n));
+  /** 0.4375 -> "43.75 %" (up to 2 decimals). */
+  const pct = (x) => `${pctFmt.format(x * 100)} %`;
+  return {
+    int,
+    sig,
+    /** Binary units (KiB = 1,024 B): 3221225472 -> "3 GiB", 1.5 * 2^30 -> "1.5 GiB". */
+    binary: (bytes, digits = 4) => scaled(bytes, 1024, BIN_UNITS, digits),
+    /** Decimal units (kB = 1,000 B): 10737418240 -> "10.74 GB". */
+    decimal: (bytes, digits = 4) => scaled(bytes, 1000, DEC_UNITS, digits),
+    /** Sequence lengths: 128, 1536, 32768 -> "128", "1.5K", "32K", 1048576 -> "1M" (K = 1,024 tokens). */
+    tokens: (n) => (n >= 1048576 ? `${sig(n / 1048576, 3)}M` : n >= 1024 ? `${sig(n / 1024, 3)}K` : String(n)),
+    /** Large counts in the locale's words: 5368709120 -> "5.369 billion" (hi-IN: "5.369 अरब"); small ones grouped. */
+    count: (n) => (Math.abs(n) < 1e6 ? int(n) : countFmt.format(n)),
+    pct,
+    /** A signed change: -0.4375 -> "−43.75 %", 0 -> "±0 %". */
+    change: (x) => (x === 0 ? '±0 %' : `${x > 0 ? '+' : '−'}${pct(Math.abs(x))}`),
+    /** A ratio below 1 as a fraction when exact: 0.25 -> "1/4", 0.15625 -> "1/6.4", 2 -> "2×". */
+    ratio: (x) => {
+      if (!Number.isFinite(x) || x <= 0) return '—';
+      if (x === 1) return '1×';
+      if (x > 1) return `${sig(x, 3)}×`;
+      const inv = 1 / x;
+      return `1/${Number.isInteger(inv) ? inv : sig(inv, 3)}`;
+    },
+  };
 }
 
 const BIN_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const DEC_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
 
-function scaled(bytes, base, units, digits) {
-  let i = 0;
-  let v = bytes;
-  while (Math.abs(v) >= base && i < units.length - 1) { v /= base; i++; }
-  return `${sig(v, digits)} ${units[i]}`;
-}
-
-/** Binary units (KiB = 1,024 B): 3221225472 -> "3 GiB", 10737418240 -> "10 GiB", 1.5 * 2^30 -> "1.5 GiB". */
-export const fmtBinary = (bytes, digits = 4) => scaled(bytes, 1024, BIN_UNITS, digits);
-/** Decimal units (kB = 1,000 B): 10737418240 -> "10.74 GB". */
-export const fmtDecimal = (bytes, digits = 4) => scaled(bytes, 1000, DEC_UNITS, digits);
-
-/** Sequence lengths: 128, 1536, 32768 -> "128", "1.5K", "32K", 1048576 -> "1M" (K = 1,024 tokens). */
-export function fmtTokens(n) {
-  if (n >= 1048576) return `${sig(n / 1048576, 3)}M`;
-  if (n >= 1024) return `${sig(n / 1024, 3)}K`;
-  return String(n);
-}
-
-/** Large counts in words: 5368709120 -> "5.369 billion"; small ones grouped. */
-export function fmtCount(n) {
-  const a = Math.abs(n);
-  if (a < 1e6) return fmtInt(n);
-  const [d, w] = a >= 1e15 ? [1e15, 'quadrillion'] : a >= 1e12 ? [1e12, 'trillion'] : a >= 1e9 ? [1e9, 'billion'] : [1e6, 'million'];
-  return `${sig(n / d, 4)} ${w}`;
-}
-
-/** 0.4375 -> "43.75 %" (up to 2 decimals). */
-export function fmtPct(x) {
-  return `${new Intl.NumberFormat(EN, { maximumFractionDigits: 2 }).format(x * 100)} %`;
-}
-
-/** A signed change: -0.4375 -> "−43.75 %", 0 -> "±0 %". */
-export function fmtChange(x) {
-  if (x === 0) return '±0 %';
-  return `${x > 0 ? '+' : '−'}${fmtPct(Math.abs(x))}`;
-}
-
-/** A ratio below 1 as a fraction when exact: 0.25 -> "1/4", 0.15625 -> "1/6.4", 2 -> "2×". */
-export function fmtRatio(x) {
-  if (!Number.isFinite(x) || x <= 0) return '—';
-  if (x === 1) return '1×';
-  if (x > 1) return `${sig(x, 3)}×`;
-  const inv = 1 / x;
-  return `1/${Number.isInteger(inv) ? inv : sig(inv, 3)}`;
-}
+/** English (en-US), for code that is not given a locale's formatters. */
+const EN = createFormat('en-US');
+export const fmtInt = EN.int;
+export const fmtBinary = EN.binary;
+export const fmtDecimal = EN.decimal;
+export const fmtTokens = EN.tokens;
+export const fmtCount = EN.count;
+export const fmtPct = EN.pct;
+export const fmtChange = EN.change;
+export const fmtRatio = EN.ratio;

@@ -9,6 +9,8 @@
 //   useStyles(node, name, css)  a view's own stylesheet, added once to the root that shows it
 // Pure helpers (no DOM at import time), so Node tests can import this module.
 
+import { EN } from './i18n/index.js';
+
 // ---- html ---------------------------------------------------------------------------------------
 const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 /** Text -> HTML text (the five characters that matter, inside elements and quoted attributes). */
@@ -67,12 +69,13 @@ let fieldCounter = 0;
 /**
  * A form field: <div class="field"><label/><input/><small hint/><p error/></div>.
  * kind: 'number' | 'text' | 'select' | 'checkbox'; options for a select: [[value, text]...].
- * Returns { box, input, setError(message | ''), error } (the error slot has role="alert" and is
- * referenced by aria-describedby, the input gets aria-invalid while an error shows).
+ * Returns { box, input, setError(message | '', detail?), error } (the error slot has role="alert" and is
+ * referenced by aria-describedby, the input gets aria-invalid while an error shows; `detail`, the
+ * core's own English words, follows the message in a span marked lang="en").
  * @param {{ name: string, label: string, kind?: string, hint?: string, options?: [string, string][],
- *           attrs?: Record<string, any>, wide?: boolean, id?: string }} o
+ *           attrs?: Record<string, any>, wide?: boolean, id?: string, i18n?: object }} o
  */
-export function field({ name, label, kind = 'text', hint = '', options = [], attrs = {}, wide = false, id }) {
+export function field({ name, label, kind = 'text', hint = '', options = [], attrs = {}, wide = false, id, i18n = EN }) {
   const fid = id ?? `f${++fieldCounter}-${name}`;
   const hintEl = hint ? el('small', { id: `${fid}-help` }, hint) : null;
   const error = el('p', { className: 'field-error', id: `${fid}-err`, role: 'alert', hidden: true });
@@ -88,9 +91,9 @@ export function field({ name, label, kind = 'text', hint = '', options = [], att
   const box = kind === 'checkbox'
     ? el('div', { className: 'field field-check', dataset: { field: name } }, input, labelEl, hintEl, error)
     : el('div', { className: `field${wide ? ' field-wide' : ''}`, dataset: { field: name } }, labelEl, input, hintEl, error);
-  const setError = (message) => {
+  const setError = (message, detail = '') => {
     error.hidden = !message;
-    error.textContent = message || '';
+    error.replaceChildren(message || '', ...(message && detail ? [' ', coreDetail(detail, i18n)] : []));
     input.toggleAttribute('aria-invalid', Boolean(message));
   };
   /**
@@ -99,7 +102,7 @@ export function field({ name, label, kind = 'text', hint = '', options = [], att
    */
   const numberProblem = () => {
     if (kind !== 'number' || (input.value !== '' && Number.isFinite(Number(input.value)))) return '';
-    return input.validity?.badInput ? `${label}: what is typed is not a number` : `${label} is empty: type a number`;
+    return i18n.t(input.validity?.badInput ? 'form.notANumber' : 'form.empty', { label });
   };
   return { box, input, error, setError, numberProblem };
 }
@@ -198,14 +201,33 @@ export const VARIANT_INFO = Object.freeze({
   gqa: { name: 'GQA', long: 'grouped-query' },
   mla: { name: 'MLA', long: 'multi-head latent' },
 });
+/**
+ * The core's own words (an error's English message) where the page shows them as a detail: marked
+ * lang="en" (read as English, and not text of the catalog), in the page's words (inPageWords).
+ */
+export const coreDetail = (message, i18n = EN) => el('span', { className: 'core-detail', lang: 'en', dataset: { text: 'core' } },
+  i18n.t('error.detail', { message: inPageWords(message) }));
+
+/**
+ * A core error shown in an element (a table cell, a status line): the catalog's sentence and the
+ * core's message as the detail.
+ */
+export function showCoreError(target, error, i18n = EN) {
+  const { text, detail } = i18n.coreError(error);
+  target.replaceChildren(text, ' ', coreDetail(detail, i18n));
+  return target;
+}
+
 /** 'gqa' -> 'GQA' */
 export const variantName = (v) => VARIANT_INFO[v]?.name ?? String(v).toUpperCase();
-/** 'gqa' -> 'GQA (grouped-query)' */
-export const variantLabel = (v) => (VARIANT_INFO[v] ? `${VARIANT_INFO[v].name} (${VARIANT_INFO[v].long})` : String(v));
+/** 'gqa' -> 'GQA (grouped-query)', the long name in the page's language. */
+export const variantLabel = (v, i18n = EN) => (VARIANT_INFO[v] ? `${VARIANT_INFO[v].name} (${variantLong(v, i18n)})` : String(v));
+/** 'gqa' -> 'grouped-query' in the page's language. */
+export const variantLong = (v, i18n = EN) => i18n.t(`variant.${v}.long`);
 
 /** Which WebAssembly build of the core runs (attn.info.build), in words. */
-export const buildName = (build) => ({ fma: 'WebAssembly SIMD with FMA (relaxed SIMD)', simd: 'WebAssembly SIMD',
-  scalar: 'WebAssembly (scalar, no SIMD)' })[build] ?? `WebAssembly ${build ?? ''}`;
+export const buildName = (build, i18n = EN) => (['fma', 'simd', 'scalar'].includes(build) ? i18n.t(`shell.build.${build}`)
+  : `WebAssembly ${build ?? ''}`);
 
 // ---- words ------------------------------------------------------------------------------------------
 /** The core's API words -> the page's words, for messages the page shows (the API names stay in the core). */

@@ -2,8 +2,7 @@
 // and <attention-playground view="<id>"> show one. Adding a view: one file in views/ exporting
 // create<Name>View(root, ctx) -> { update(state), destroy() }, plus a lazy() factory and one line here.
 //   id           URL / attribute value
-//   title        heading on the full page (plain text)
-//   intro        one sentence under the heading on the full page (plain text, or '')
+//   (its heading and its intro are the catalog's `view.<id>.title` and `view.<id>.intro`, i18n/catalogs/)
 //   create       the view's factory
 //   ownControls  true: the view brings its own settings, so a single embed of it hides the shape form
 //
@@ -12,6 +11,7 @@
 // embed.html?view=heatmap loads neither uPlot nor the labs. Chunks resolve against the bundle's own
 // URL (base './' in vite.config.mjs), so any sub-path works; standalone.html inlines them all.
 import { setViewState } from './kit.js';
+import { EN } from './i18n/index.js';
 import { createHeatmapView } from './views/heatmap.js';
 
 /** The loads of the lazy views an element is creating in this task (one batch per mount). */
@@ -61,7 +61,7 @@ function lazy(load, name) {
         })
         .catch((e) => {
           if (gone) return;
-          root.textContent = `This view could not be loaded (${e?.message ?? e}): reload the page to try again.`;
+          root.textContent = (ctx.i18n ?? EN).t('shell.viewLoadFailed', { message: e?.message ?? e });
           setViewState(root, 'error');
         });
     };
@@ -88,6 +88,7 @@ const createCompareView = lazy(() => import('./views/compare.js'), 'createCompar
 const createDecodeView = lazy(() => import('./views/decode.js'), 'createDecodeView');
 const createKvChartView = lazy(() => import('./views/kv-chart.js'), 'createKvChartView');
 const createParamsView = lazy(() => import('./views/params.js'), 'createParamsView');
+const createReadingView = lazy(() => import('./views/reading.js'), 'createReadingView');
 const createConfiguratorView = lazy(() => import('./views/configurator.js'), 'createConfiguratorView');
 const createModelView = lazy(() => import('./views/model.js'), 'createModelView');
 const createLabHeadsView = lazy(() => import('./views/lab-heads.js'), 'createLabHeadsView');
@@ -96,31 +97,21 @@ const createLabMqaView = lazy(() => import('./views/lab-mqa.js'), 'createLabMqaV
 const createLabRankView = lazy(() => import('./views/lab-rank.js'), 'createLabRankView');
 
 export const REGISTRY = [
-  { id: 'walkthrough', title: 'The mechanism, step by step: split → attend → concat → W_o', create: createWalkthroughView, ownControls: false,
-    intro: 'One sentence through every stage of the lesson, drawn from the core\'s own tensors. Step with the buttons or the arrow keys; hover a cell to see what it was made from.' },
-  { id: 'heatmap', title: 'Attention maps, one per head', create: createHeatmapView, ownControls: false,
-    intro: 'softmax(Q_h · K_gᵀ / √d_head) for every query head h; query heads that share a K/V head g are boxed together.' },
-  { id: 'model', title: 'A real model: open a Hugging Face checkpoint', create: createModelView, ownControls: false,
-    intro: '' },
-  { id: 'compare', title: 'Variants side by side', create: createCompareView, ownControls: false,
-    intro: 'The same sentence, seed and query/output projections through different variants.' },
-  { id: 'decode', title: 'Decoding with a KV cache', create: createDecodeView, ownControls: false, intro: '' },
-  { id: 'pytorch', title: 'The same computation in PyTorch', create: createPytorchView, ownControls: false,
-    intro: 'The code you would write next, for these settings, and a file with this page\'s input, weights and output to check it against.' },
-  { id: 'heads-table', title: 'How many heads? The rule of thumb and real models', create: createHeadsTableView, ownControls: true,
-    intro: 'The lesson\'s table next to real models, with the KV cache each one pays per token.' },
-  { id: 'params', title: 'Parameters and KV cache per token', create: createParamsView, ownControls: true, intro: '' },
-  { id: 'kv-chart', title: 'KV-cache size against context length', create: createKvChartView, ownControls: true, intro: '' },
-  { id: 'configurator', title: 'Configurator: a new model\'s attention', create: createConfiguratorView, ownControls: true,
-    intro: 'From a parameter budget, a context length and a device: the variant, the head counts and the KV cache they cost.' },
-  { id: 'lab-heads', title: 'Lab 1 · Do more heads help? (heads sweep)', create: createLabHeadsView, ownControls: true,
-    intro: 'One-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads, trained on the copy task in your browser.' },
-  { id: 'lab-mqa', title: 'Lab 2 · What does MQA save, and what does it cost?', create: createLabMqaView, ownControls: true,
-    intro: 'MHA, GQA and MQA at the same dModel: parameters, KV cache at N = 2048, and trained quality on the same task.' },
-  { id: 'lab-rank', title: 'Lab 3 · How small can the MLA latent be?', create: createLabRankView, ownControls: true,
-    intro: 'Character-level models of Shakespeare: MHA against MLA at several latent ranks, validation bits per character against KV cache.' },
-  { id: 'lab-induction', title: 'Lab 4 · Watch induction heads form', create: createLabInductionView, ownControls: true,
-    intro: 'A two-layer attention-only model on sequences with repeated segments (A B … A → B): loss, accuracy and every head\'s role, live.' },
+  { id: 'walkthrough', create: createWalkthroughView, ownControls: false },
+  { id: 'heatmap', create: createHeatmapView, ownControls: false },
+  { id: 'model', create: createModelView, ownControls: false },
+  { id: 'compare', create: createCompareView, ownControls: false },
+  { id: 'decode', create: createDecodeView, ownControls: false },
+  { id: 'pytorch', create: createPytorchView, ownControls: false },
+  { id: 'heads-table', create: createHeadsTableView, ownControls: true },
+  { id: 'params', create: createParamsView, ownControls: true },
+  { id: 'kv-chart', create: createKvChartView, ownControls: true },
+  { id: 'configurator', create: createConfiguratorView, ownControls: true },
+  { id: 'lab-heads', create: createLabHeadsView, ownControls: true },
+  { id: 'lab-mqa', create: createLabMqaView, ownControls: true },
+  { id: 'lab-rank', create: createLabRankView, ownControls: true },
+  { id: 'lab-induction', create: createLabInductionView, ownControls: true },
+  { id: 'reading', create: createReadingView, ownControls: true },
 ];
 
 /** id -> entry */

@@ -12,6 +12,7 @@ export const dtypeLabel = (k) => DTYPE_LABELS[k] ?? String(k);
 
 export const DEFAULTS = Object.freeze({
   view: 'all',
+  lang: '',          // the page's language (an id of i18n/index.js LANGS); '' = the browser's when a catalog has it
   text: 'the cat sat on the mat',
   variant: 'mha',    // the lesson's example: MHA with 4 heads
   dModel: 64,
@@ -68,7 +69,7 @@ const V2_VIEWS = ['walkthrough', 'pytorch', 'heads-table']; // views a version 1
 /** Whether URL parameters are a version 1 link (see URL_VERSION). */
 function isVersion1(params) {
   if (params.has('v') || V2_KEYS.some((k) => params.has(k)) || V2_VIEWS.includes(params.get('view'))) return false;
-  return [...params.keys()].some((k) => k !== 'view' && k in DEFAULTS);
+  return [...params.keys()].some((k) => k !== 'view' && k !== 'lang' && k in DEFAULTS);  // lang: newer than both
 }
 
 /**
@@ -111,7 +112,7 @@ export function toParams(state) {
     if (v === DEFAULTS[key]) continue;
     p.set(key, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
   }
-  if ([...p.keys()].some((k) => k !== 'view')) p.set('v', String(URL_VERSION));  // see fromParams
+  if ([...p.keys()].some((k) => k !== 'view' && k !== 'lang')) p.set('v', String(URL_VERSION));  // see fromParams
   return p;
 }
 

@@ -23,10 +23,10 @@ export function tokenCount(text) {
   return (String(text).match(TOKEN_RE) ?? []).length;
 }
 
-/** '' or the sentence saying the text was cut to MAX_TOKENS tokens. */
-export function truncationNote(text) {
+/** null, or how the text was cut to MAX_TOKENS tokens: { count (its tokens), max, left (left out) }. */
+export function truncation(text) {
   const n = tokenCount(text);
-  return n > MAX_TOKENS ? `Your sentence has ${n} tokens: only the first ${MAX_TOKENS} are used (${n - MAX_TOKENS} left out).` : '';
+  return n > MAX_TOKENS ? { count: n, max: MAX_TOKENS, left: n - MAX_TOKENS } : null;
 }
 
 // FNV-1a over the token, mixed with the seed, then a splitmix-style 32-bit generator.

@@ -1,55 +1,72 @@
 // cfg-answer.js — the configurator's answer (views/configurator.js): the variant and why, whether
 // weights + KV cache fit the device, the warnings, the tables (parts/cfg-tables.js), how to build
-// and check the model, the reasons and the rules that fired. All of it is the core's recommend.
-import { VARIANT_INFO, el, variantName } from '../kit.js';
-import { fmtBinary, fmtDecimal, fmtInt } from '../format.js';
+// and check the model, the reasons and the rules that fired. All of it is the core's recommend: the
+// page's words come from the catalog; the core's own sentences (justification, warnings, init, bias,
+// check, reasons) are shown as the core writes them, in English, marked lang="en".
+import { el, variantLong, variantName } from '../kit.js';
 import { cfgTables } from './cfg-tables.js';
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
-/** Memory the way devices are sold (GB = 10^9 B), binary and exact on hover. */
-const gb = (b) => el('span', { title: `${fmtBinary(b)} · ${fmtInt(b)} bytes` }, fmtDecimal(b));
+/** The core's own sentence, as it writes it (English, marked so). */
+const coreText = (text) => el('span', { lang: 'en', dataset: { text: 'core' } }, text);
 
-function kvHeadsText(r) {
-  if (r.variant === 'mla') return `a latent of rank ${fmtInt(r.latentRank)} + a RoPE key of ${fmtInt(r.ropeDim ?? 0)}`;
-  if (r.variant === 'mqa') return `${fmtInt(r.nHeads)} query heads sharing 1 K/V head`;
-  if (r.variant === 'mha') return `${fmtInt(r.nHeads)} heads, each with its own K/V`;
-  return `${fmtInt(r.nHeads)} query heads sharing ${fmtInt(r.nKvHeads)} K/V heads`;
+function kvHeadsText(r, { t }) {
+  if (r.variant === 'mla') return t('cfg.kvMla', { r: r.latentRank, dr: r.ropeDim ?? 0 });
+  if (r.variant === 'mqa') return t('cfg.kvMqa', { count: r.nHeads });
+  if (r.variant === 'mha') return t('cfg.kvMha', { count: r.nHeads });
+  return t('cfg.kvGqa', { count: r.nKvHeads, H: r.nHeads });
+}
+
+/** A catalog message whose `{name}`s are nodes (memory figures with their hover): text around them, the nodes in place. */
+function withNodes(message, nodes) {
+  return message.split(/(\{\w+\})/).map((part) => {
+    const m = /^\{(\w+)\}$/.exec(part);
+    return m && m[1] in nodes ? nodes[m[1]] : part;
+  }).filter((x) => x !== '');
 }
 
 /** "✓ Fits 24 GB GPU: weights 16 GB + KV cache 1.07 GB = 17.07 GB of 24 GB, 6.9 GB to spare." */
-function fitLine(r, s, targets) {
-  const sum = ['weights ', gb(r.weightBytes), ' + KV cache ', gb(r.kvBytesTotal), ' = ', gb(r.weightBytes + r.kvBytesTotal)];
+function fitLine(r, s, targets, i18n) {
+  const { t, fmt } = i18n;
+  /** Memory the way devices are sold (GB = 10^9 B), binary and exact on hover. */
+  const gb = (b) => el('span', { title: t('cfg.bytesTitle', { binary: fmt.binary(b), bytes: fmt.int(b) }) }, fmt.decimal(b));
+  const nodes = { weights: gb(r.weightBytes), cache: gb(r.kvBytesTotal), total: gb(r.weightBytes + r.kvBytesTotal) };
   const p = (kind, ...children) => el('p', { className: `cfg-fit cfg-fit-${kind}`, dataset: { role: 'fit' } }, ...children);
-  if (r.fits === null || r.fits === undefined) return p('none', el('strong', null, 'Fit not checked'), ': no deployment target. ', ...sum, '.');
-  const target = targets.find((t) => t.id === s.cfgTarget)?.name ?? (s.cfgTarget === 'custom' ? 'custom memory' : s.cfgTarget);
-  const margin = gb(Math.abs(r.marginBytes ?? 0));
+  const message = (key) => t(key);  // its {names} stay in (no parameters given): withNodes fills them
+  if (r.fits === null || r.fits === undefined) return p('none', el('strong', null, t('cfg.fitNone')), ' ', ...withNodes(message('cfg.fitNoneSum'), nodes));
+  const target = targets.find((x) => x.id === s.cfgTarget)?.name;
+  nodes.target = target ? el('span', { lang: 'en', dataset: { text: 'data' } }, target) : s.cfgTarget === 'custom' ? t('cfg.customMemory') : s.cfgTarget;
+  Object.assign(nodes, { memory: gb(r.memoryBytes), margin: gb(Math.abs(r.marginBytes ?? 0)) });
   return r.fits
-    ? p('yes', el('span', { 'aria-hidden': 'true' }, '✓'), ' ', el('strong', null, 'Fits'), ` ${target}: `, ...sum, ' of ', gb(r.memoryBytes), ', ', margin, ' to spare.')
-    : p('no', el('span', { 'aria-hidden': 'true' }, '✗'), ' ', el('strong', null, 'Does not fit'), ` ${target}: `, ...sum, ' of ', gb(r.memoryBytes), ', ', margin, ' over.');
+    ? p('yes', el('span', { 'aria-hidden': 'true' }, '✓'), ' ', el('strong', null, t('cfg.fits')), ' ', ...withNodes(message('cfg.fitsSum'), nodes))
+    : p('no', el('span', { 'aria-hidden': 'true' }, '✗'), ' ', el('strong', null, t('cfg.fitsNot')), ' ', ...withNodes(message('cfg.fitsNotSum'), nodes));
 }
 
-const list = (items, className, label) => el('ul', { className, 'aria-label': label }, ...items.map((x) => el('li', null, x)));
+const list = (items, className, label) => el('ul', { className, 'aria-label': label }, ...items.map((x) => el('li', null, coreText(x))));
 
 /**
  * @param {object} r  the core's recommendation
  * @param {object} s  the state (the form's values: target, batch, context, data type)
  * @param {object[]} targets  the core's deploymentTargets()
+ * @param {object} i18n  the element's words and formats
  * @returns {Node[]}
  */
-export function cfgAnswer(r, s, targets) {
+export function cfgAnswer(r, s, targets, i18n) {
+  const { t } = i18n;
   return [
     el('div', 'cfg-headline',
       el('p', 'cfg-variant', el('strong', { dataset: { role: 'variant' } }, variantName(r.variant)), ' ',
-        el('span', null, `(${VARIANT_INFO[r.variant]?.long ?? ''}): ${kvHeadsText(r)}`)),
-      el('p', { className: 'cfg-justification', dataset: { role: 'justification' } }, r.justification),
-      fitLine(r, s, targets)),
-    r.warnings?.length ? el('div', { className: 'cfg-warnings', role: 'note' }, el('h4', null, 'Warnings'),
-      list(r.warnings, 'cfg-warning-list', 'Warnings')) : null,
-    cfgTables(r, s),
+        el('span', null, `(${variantLong(r.variant, i18n)}): ${kvHeadsText(r, i18n)}`)),
+      el('p', { className: 'cfg-justification', dataset: { role: 'justification' } }, coreText(r.justification)),
+      fitLine(r, s, targets, i18n)),
+    r.warnings?.length ? el('div', { className: 'cfg-warnings', role: 'note' }, el('h4', null, t('cfg.warnings')),
+      list(r.warnings, 'cfg-warning-list', t('cfg.warnings'))) : null,
+    cfgTables(r, s, i18n),
     el('dl', 'cfg-build',
-      el('dt', null, 'Initialisation'), el('dd', { dataset: { role: 'init' } }, r.init),
-      el('dt', null, 'Biases'), el('dd', { dataset: { role: 'bias' } }, r.bias),
-      el('dt', null, 'Check the built model'), el('dd', { dataset: { role: 'check' } }, r.check)),
-    ...(r.reasons?.length ? [el('h4', null, 'Why'), list(r.reasons, 'cfg-reasons', 'Reasons')] : []),
-    r.rules?.length ? el('p', 'cfg-rules', el('span', 'note', 'Rules that fired:'), ...r.rules.map((x) => el('code', 'cfg-chip', x))) : null,
+      el('dt', null, t('cfg.init')), el('dd', { dataset: { role: 'init' } }, coreText(r.init)),
+      el('dt', null, t('cfg.bias')), el('dd', { dataset: { role: 'bias' } }, coreText(r.bias)),
+      el('dt', null, t('cfg.check')), el('dd', { dataset: { role: 'check' } }, coreText(r.check))),
+    ...(r.reasons?.length ? [el('h4', null, t('cfg.why')), list(r.reasons, 'cfg-reasons', t('cfg.reasons'))] : []),
+    r.rules?.length ? el('p', 'cfg-rules', el('span', 'note', t('cfg.rulesFired')), ...r.rules.map((x) => el('code', { className: 'cfg-chip', dataset: { text: 'code' } }, x))) : null,
   ].filter(Boolean);
 }

@@ -4,6 +4,7 @@
 // estimate for a shape given directly (recommend with dModel and nLayers), asked once per preset.
 import { el, variantName } from '../kit.js';
 import { createKvChartView } from '../views/kv-chart.js';
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
 /** The cache shape of a preset: presets with the same one draw the same curve (GPT-2, BERT, T5). */
 const cacheShape = (p) => [p.variant, p.nLayers, p.nHeads, p.variant === 'gqa' ? p.nKvHeads : 0, p.dHead,
@@ -39,7 +40,8 @@ export function createCfgChart(ctx, titleId) {
   const note = el('p', { className: 'note', dataset: { role: 'chart-note' } });
   const status = el('p', { className: 'error-text', dataset: { role: 'chart-status' }, role: 'status', hidden: true });
   const box = el('div', { className: 'cfg-chart', dataset: { role: 'chart' }, role: 'group', 'aria-labelledby': titleId });
-  const element = el('div', 'cfg-chart-part', el('h3', { id: titleId }, 'KV cache of this shape beside the closest real models'), note, status, box);
+  const { t } = ctx.i18n;
+  const element = el('div', 'cfg-chart-part', el('h3', { id: titleId }, t('cfg.chart.title')), note, status, box);
   let chart = null, chartState = null, sizes = null, shown = 0;
   const showError = (text) => { status.hidden = !text; status.textContent = text; };
 
@@ -57,15 +59,14 @@ export function createCfgChart(ctx, titleId) {
       chartState = { ...s, ...shape, dtype: s.cfgDtype, batch: s.cfgBatch, presets: ids.join(',') };
       const names = ids.map((id) => presets.find((p) => p.id === id)?.name).filter(Boolean);
       const missing = ['gqa', 'mla'].filter((v) => !shape.kvVariants.includes(v)).map(variantName);
-      note.textContent = `Solid: the variants the configurator priced at the recommended shape (${variantName(r.variant)} thick)`
-        + `${missing.length ? `; ${missing.join(' and ')} not priced at this shape` : ''}. Dashed: ${names.length ? names.join(', ') : 'no real model'}, `
-        + 'the closest in size by the configurator\'s own estimate from their dModel and layers (dense: for mixture-of-experts '
-        + 'models, near their active parameters). The chart\'s settings change only this chart.';
+      note.textContent = [t('cfg.chart.solid', { variant: variantName(r.variant) }),
+        missing.length ? t('cfg.chart.missing', { variants: missing.join(', ') }) : '',
+        t('cfg.chart.dashed', { models: names.length ? names.join(', ') : t('cfg.chart.noModel') })].filter(Boolean).join(' ');
       showError('');
       chart ??= createKvChartView(box, {
-        client: ctx.client, theme: ctx.theme, info: ctx.info, presets,
+        client: ctx.client, i18n: ctx.i18n, theme: ctx.theme, info: ctx.info, presets,
         setState: (patch) => { chartState = { ...chartState, ...patch }; chart.update(chartState); },
-        reportError: (source, error) => showError(error ? `Chart: ${error.message}` : ''),
+        reportError: (source, error) => showError(error ? t('cfg.chart.error', { message: error.message }) : ''),
       });
       chart.update(chartState);
     },

@@ -4,15 +4,15 @@
 // in the shared state (the cfg* keys of state.js), so a permalink reproduces it: typed numbers apply
 // after a short pause, everything else at once. A core error goes next to the field it names.
 import { DTYPES, dtypeLabel } from '../state.js';
-import { VARIANT_IDS, el, field, inPageWords, variantLabel } from '../kit.js';
-import { fmtDecimal } from '../format.js';
+import { VARIANT_IDS, el, field, variantLabel } from '../kit.js';
+import '../i18n/catalogs/en/kv.js';  // the English words it speaks
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
 export const DEBOUNCE_MS = 150;
 const UNITS = { M: 1e6, B: 1e9 };
 const INT = { min: '1', step: '1', inputmode: 'numeric' };
 const DECIMAL = { min: '0', step: 'any', inputmode: 'decimal' };
-const PRIORITIES = [['quality', 'quality (more KV heads)'], ['balanced', 'balanced'], ['memory', 'memory (smallest cache)']];
-const DTYPE_NOTES = { fp32: '4 B', bf16: '2 B', fp8: '1 B', int4: '0.5 B' };
+const PRIORITIES = ['quality', 'balanced', 'memory'];
 /** Which form field a core error belongs to: the request field (error.field) -> the state key. */
 const ERROR_FIELDS = {
   paramBudget: 'cfgBudget', dModel: 'cfgDModel', nLayers: 'cfgLayers', seqLen: 'cfgSeqLen', batch: 'cfgBatch',
@@ -23,10 +23,11 @@ const sig = (x, digits = 6) => String(Number(x.toPrecision(digits)));
 const isDims = (s) => s.cfgDModel > 0 || s.cfgLayers > 0;
 
 /** The budget: a number and its unit (M or B) in one field. */
-function budgetField(id) {
-  const f = field({ id, name: 'cfgBudget', label: 'Parameter budget', kind: 'number', hint: 'total parameters', attrs: DECIMAL });
-  const unit = el('select', { name: 'cfgUnit', 'aria-label': 'Budget unit' }, el('option', { value: 'M' }, 'M (million)'),
-    el('option', { value: 'B' }, 'B (billion)'));
+function budgetField(id, i18n) {
+  const { t } = i18n;
+  const f = field({ id, name: 'cfgBudget', label: t('field.cfgBudget'), kind: 'number', hint: t('hint.cfgBudget'), attrs: DECIMAL, i18n });
+  const unit = el('select', { name: 'cfgUnit', 'aria-label': t('cfg.budgetUnit') }, el('option', { value: 'M' }, t('cfg.unitM')),
+    el('option', { value: 'B' }, t('cfg.unitB')));
   const pair = el('span', 'cfg-budget');
   f.input.before(pair);
   pair.append(f.input, unit);
@@ -38,27 +39,31 @@ function budgetField(id) {
  * @param {string} id  a prefix for the fields' ids
  * @param {(patch: object) => void} setState
  * @param {() => object | null} recommended  the recommendation shown (the dims mode starts from its shape)
+ * @param {object} i18n  the element's words and formats
  */
-export function createCfgForm(id, setState, recommended) {
-  const num = (k, label, hint, attrs = INT) => field({ id: `${id}-${k}`, name: k, label, kind: 'number', hint, attrs });
-  const sel = (k, label, options, hint) => field({ id: `${id}-${k}`, name: k, label, kind: 'select', hint, options });
+export function createCfgForm(id, setState, recommended, i18n) {
+  const { t } = i18n;
+  // Labels and hints: the catalog's field.<key> and hint.<key>.
+  const hint = (k) => (i18n.has(`hint.${k}`) ? t(`hint.${k}`) : '');
+  const num = (k, attrs = INT) => field({ id: `${id}-${k}`, name: k, label: t(`field.${k}`), kind: 'number', hint: hint(k), attrs, i18n });
+  const sel = (k, options) => field({ id: `${id}-${k}`, name: k, label: t(`field.${k}`), kind: 'select', hint: hint(k), options, i18n });
   const f = {
-    cfgBudget: budgetField(`${id}-cfgBudget`),
-    cfgDModel: num('cfgDModel', 'dModel', 'model width'),
-    cfgLayers: num('cfgLayers', 'Layers', 'transformer blocks'),
-    cfgSeqLen: num('cfgSeqLen', 'Target context (tokens)', 'sequence length to serve'),
-    cfgBatch: num('cfgBatch', 'Batch', 'sequences cached at once'),
-    cfgTarget: sel('cfgTarget', 'Deployment target', [], 'memory for weights + KV cache'),
-    cfgMemoryGB: num('cfgMemoryGB', 'Custom memory (GB)', 'GB = 10⁹ bytes', DECIMAL),
-    cfgDtype: sel('cfgDtype', 'KV-cache data type', Object.keys(DTYPES).map((k) => [k, `${dtypeLabel(k)} (${DTYPE_NOTES[k]} / element)`]), 'weights: 2 bytes / parameter'),
-    cfgPriority: sel('cfgPriority', 'Priority', PRIORITIES, ''),
-    cfgVariant: sel('cfgVariant', 'Force variant', [['', 'auto (recommend)'], ...VARIANT_IDS.map((v) => [v, variantLabel(v)])], 'priced and warned about'),
-    cfgBenchmark: field({ id: `${id}-cfgBenchmark`, name: 'cfgBenchmark', label: 'Benchmarking MLA', kind: 'checkbox', hint: 'allow MLA under 1B parameters' }),
+    cfgBudget: budgetField(`${id}-cfgBudget`, i18n),
+    cfgDModel: num('cfgDModel'),
+    cfgLayers: num('cfgLayers'),
+    cfgSeqLen: num('cfgSeqLen'),
+    cfgBatch: num('cfgBatch'),
+    cfgTarget: sel('cfgTarget', []),
+    cfgMemoryGB: num('cfgMemoryGB', DECIMAL),
+    cfgDtype: sel('cfgDtype', Object.entries(DTYPES).map(([k, bytes]) => [k, t('kv.dtypeOption', { dtype: dtypeLabel(k), bytes: i18n.fmt.int(bytes) })])),
+    cfgPriority: sel('cfgPriority', PRIORITIES.map((p) => [p, t(`cfg.priority.${p}`)])),
+    cfgVariant: sel('cfgVariant', [['', t('cfg.variantAuto')], ...VARIANT_IDS.map((v) => [v, variantLabel(v, i18n)])]),
+    cfgBenchmark: field({ id: `${id}-cfgBenchmark`, name: 'cfgBenchmark', label: t('field.cfgBenchmark'), kind: 'checkbox', hint: hint('cfgBenchmark'), i18n }),
   };
   f.cfgDModel.box.dataset.mode = f.cfgLayers.box.dataset.mode = 'dims';
   const mode = (value, text) => el('label', null, el('input', { type: 'radio', name: 'cfgMode', value }), ` ${text}`);
-  const element = el('form', { className: 'controls cfg-form', novalidate: true, 'aria-label': 'Configurator request' },
-    el('fieldset', 'field field-wide cfg-mode', el('legend', null, 'Model size'), mode('budget', 'parameter budget'), mode('dims', 'set dModel and layers directly')),
+  const element = el('form', { className: 'controls cfg-form', novalidate: true, 'aria-label': t('cfg.formLabel') },
+    el('fieldset', 'field field-wide cfg-mode', el('legend', null, t('cfg.modelSize')), mode('budget', t('cfg.modeBudget')), mode('dims', t('cfg.modeDims'))),
     ...Object.values(f).map((x) => x.box));
   const input = (k) => element.elements.namedItem(k);
   let unit = null;              // the budget's unit as the learner chose it ('M' | 'B')
@@ -80,7 +85,7 @@ export function createCfgForm(id, setState, recommended) {
       const v = k === 'cfgBudget' ? budget() : value === '' ? null : Number(value);
       if (v === null || !Number.isFinite(v)) {  // mid-edit: wait for a number, and say so (not an older value's message)
         pending.delete(k);
-        f[k]?.setError(f[k].numberProblem() || `${value} ${unit === 'B' ? 'billion' : 'million'} is more than a number here can hold`);
+        f[k]?.setError(f[k].numberProblem() || t(unit === 'B' ? 'cfg.tooBigB' : 'cfg.tooBigM', { value }));
         return;
       }
       f[k]?.setError('');
@@ -103,9 +108,10 @@ export function createCfgForm(id, setState, recommended) {
   /** The targets' options (kept while they do not change: re-filling them would lose the selection). */
   function syncTargets(s, targets) {
     const known = ['custom', 'none', ...targets.map((t) => t.id)];
-    const options = [...targets.map((t) => [t.id, /\d\s*GB/.test(t.name) ? t.name : `${t.name} (${fmtDecimal(t.memoryBytes)})`]),
+    // The core's targets by their names (its data), then the catalog's two.
+    const options = [...targets.map((x) => [x.id, /\d\s*GB/.test(x.name) ? x.name : `${x.name} (${i18n.fmt.decimal(x.memoryBytes)})`]),
       ...(known.includes(s.cfgTarget) ? [] : [[s.cfgTarget, s.cfgTarget]]),  // an unknown id from a URL: the core explains
-      ['custom', 'custom memory…'], ['none', 'none (do not check the fit)']];
+      ['custom', t('cfg.targetCustom')], ['none', t('cfg.targetNone')]];
     const key = JSON.stringify(options);
     if (key === targetsKey) return;
     targetsKey = key;
@@ -136,7 +142,8 @@ export function createCfgForm(id, setState, recommended) {
       let key = error ? ERROR_FIELDS[String(error.field ?? '').split('.')[0]] : null;
       if (key === 'cfgMemoryGB' && s.cfgTarget !== 'custom') key = 'cfgTarget';  // a named target's memory
       if (key && f[key].box.dataset.mode && f[key].box.dataset.mode !== (isDims(s) ? 'dims' : 'budget')) key = null;  // hidden
-      for (const [k, x] of Object.entries(f)) x.setError(k === key ? inPageWords(error.message) : '');
+      const shown = key ? i18n.coreError(error, t(`field.${key}`)) : null;
+      for (const [k, x] of Object.entries(f)) x.setError(k === key ? shown.text : '', k === key ? shown.detail : '');
       f.cfgBudget.unit.toggleAttribute('aria-invalid', key === 'cfgBudget');
       return Boolean(key);
     },

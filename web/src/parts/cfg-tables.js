@@ -3,59 +3,64 @@
 // (the core's recommend); binary units first, decimal under them, exact bytes on hover.
 import { dtypeLabel } from '../state.js';
 import { el, variantName } from '../kit.js';
-import { fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens } from '../format.js';
 import { scrollRegion } from '../render/scroll-region.js';
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
 /** For table cells: binary units, decimal below (devices are sold in GB), the exact count on hover. */
-export const bytesCell = (b) => [el('span', { title: `${fmtInt(b)} bytes` }, fmtBinary(b)), el('small', null, fmtDecimal(b))];
+export const bytesCell = (b, i18n) => [el('span', { title: i18n.t('cfg.bytesExact', { bytes: i18n.fmt.int(b) }) }, i18n.fmt.binary(b)),
+  el('small', null, i18n.fmt.decimal(b))];
 const given = (v) => v !== undefined && v !== null;
 
-function shapeTable(r) {
+function shapeTable(r, i18n) {
+  const { t, fmt } = i18n;
   const mla = r.variant === 'mla';
   const rows = [
-    ['dModel', 'model width', r.dModel],
-    ['nLayers', 'layers', r.nLayers],
-    ['nHeads', 'query heads', r.nHeads],
-    ['nKvHeads', mla ? 'K/V heads cached: none, the latent replaces them' : 'K/V heads (cached)', mla ? null : r.nKvHeads],
-    ['dHead', 'head width', r.dHead],
-    ...(mla ? [['latentRank', 'cached latent per token (r)', r.latentRank], ['ropeDim', 'decoupled RoPE key (dr)', r.ropeDim]] : []),
+    ['dModel', t('cfg.row.dModel'), r.dModel],
+    ['nLayers', t('cfg.row.nLayers'), r.nLayers],
+    ['nHeads', t('cfg.row.nHeads'), r.nHeads],
+    ['nKvHeads', t(mla ? 'cfg.row.nKvHeadsMla' : 'cfg.row.nKvHeads'), mla ? null : r.nKvHeads],
+    ['dHead', t('cfg.row.dHead'), r.dHead],
+    ...(mla ? [['latentRank', t('cfg.row.latentRank'), r.latentRank], ['ropeDim', t('cfg.row.ropeDim'), r.ropeDim]] : []),
   ];
-  return el('table', 'cfg-shape', el('caption', null, 'Shape'), el('tbody', null,
+  return el('table', 'cfg-shape', el('caption', null, t('cfg.shape')), el('tbody', null,
     ...rows.map(([k, what, v]) => el('tr', { dataset: { key: k } },
-      el('th', { scope: 'row' }, el('code', null, k), ' ', el('small', null, what)), el('td', null, given(v) ? fmtInt(v) : '—'))),
-    el('tr', null, el('th', { scope: 'row' }, 'parameters ', el('small', null, 'estimated, whole model')),
-      el('td', { title: fmtInt(r.params) }, fmtCount(r.params)))));
+      el('th', { scope: 'row' }, el('code', { dataset: { text: 'code' } }, k), ' ', el('small', null, what)), el('td', null, given(v) ? fmt.int(v) : '—'))),
+    el('tr', null, el('th', { scope: 'row' }, t('cfg.row.params'), ' ', el('small', null, t('cfg.row.paramsNote'))),
+      el('td', { title: fmt.int(r.params) }, fmt.count(r.params)))));
 }
 
-function memoryTable(r, s) {
-  const batch = s.cfgBatch === 1 ? '' : ` × ${fmtInt(s.cfgBatch)} sequences`;
+function memoryTable(r, s, i18n) {
+  const { t, fmt } = i18n;
   const rows = [
-    ['KV cache per token per layer', r.kvBytesPerTokenPerLayer],
-    ['KV cache per token (all layers)', r.kvBytesPerToken],
-    [`KV cache at ${fmtInt(s.cfgSeqLen)} tokens (${fmtTokens(s.cfgSeqLen)})${batch}`, r.kvBytesTotal],
-    ['weights', r.weightBytes],
-    ['weights + KV cache', r.weightBytes + r.kvBytesTotal],
-    ...(given(r.memoryBytes) ? [['device memory', r.memoryBytes]] : []),
+    [t('cfg.mem.perTokenLayer'), r.kvBytesPerTokenPerLayer],
+    [t('cfg.mem.perToken'), r.kvBytesPerToken],
+    [t('cfg.mem.atContext', { count: s.cfgBatch, n: fmt.int(s.cfgSeqLen), short: fmt.tokens(s.cfgSeqLen), batch: s.cfgBatch }), r.kvBytesTotal],
+    [t('cfg.mem.weights'), r.weightBytes],
+    [t('cfg.mem.total'), r.weightBytes + r.kvBytesTotal],
+    ...(given(r.memoryBytes) ? [[t('cfg.mem.device'), r.memoryBytes]] : []),
   ];
-  return el('table', 'cfg-memory', el('caption', null, `Memory (${dtypeLabel(s.cfgDtype)} KV cache)`),
-    el('tbody', null, ...rows.map(([k, b]) => el('tr', null, el('th', { scope: 'row' }, k), el('td', null, ...bytesCell(b))))));
+  return el('table', 'cfg-memory', el('caption', null, t('cfg.memory', { dtype: dtypeLabel(s.cfgDtype) })),
+    el('tbody', null, ...rows.map(([k, b]) => el('tr', null, el('th', { scope: 'row' }, k), el('td', null, ...bytesCell(b, i18n))))));
 }
 
-function ladderTable(r, s) {
-  const cache = (a) => (a.variant === 'mla' ? `r + dr = ${fmtInt(a.latentRank ?? 0)} + ${fmtInt(a.ropeDim ?? 0)}`
-    : `${fmtInt(a.nKvHeads)} K/V head${a.nKvHeads === 1 ? '' : 's'}`);
+function ladderTable(r, s, i18n) {
+  const { t, fmt } = i18n;
+  const cache = (a) => (a.variant === 'mla' ? `r + dr = ${fmt.int(a.latentRank ?? 0)} + ${fmt.int(a.ropeDim ?? 0)}`
+    : t('cfg.ladder.kvHeads', { count: a.nKvHeads }));
   const chosen = (a) => a.variant === r.variant && (a.variant === 'mla'
     ? a.latentRank === r.latentRank && (a.ropeDim ?? 0) === (r.ropeDim ?? 0) : a.nKvHeads === r.nKvHeads);
-  const fit = (x) => (x === true ? el('span', 'cfg-yes', '✓ fits') : x === false ? el('span', 'cfg-no', '✗ too big') : '—');
-  return el('table', 'cfg-ladder', el('caption', null, `Variants priced (at ${fmtTokens(s.cfgSeqLen)} tokens)`),
-    el('thead', null, el('tr', null, ...['variant', 'cache', 'KV cache', 'fits'].map((h) => el('th', { scope: 'col' }, h)))),
+  const fit = (x) => (x === true ? el('span', 'cfg-yes', t('cfg.ladder.fits')) : x === false ? el('span', 'cfg-no', t('cfg.ladder.tooBig')) : '—');
+  return el('table', 'cfg-ladder', el('caption', null, t('cfg.ladder.caption', { short: fmt.tokens(s.cfgSeqLen) })),
+    el('thead', null, el('tr', null, ...['cfg.ladder.variant', 'cfg.ladder.cache', 'cfg.ladder.kvCache', 'cfg.ladder.fit'].map((h) => el('th', { scope: 'col' }, t(h))))),
     el('tbody', null, ...r.alternatives.map((a) => el('tr', { className: chosen(a) ? 'current' : null, 'aria-current': chosen(a) ? 'true' : null },
-      el('th', { scope: 'row' }, variantName(a.variant), chosen(a) ? el('small', null, `(${s.cfgVariant ? 'asked for' : 'recommended'})`) : null),
-      el('td', null, cache(a)), el('td', null, ...bytesCell(a.kvBytesTotal)), el('td', null, fit(a.fits))))));
+      el('th', { scope: 'row' }, variantName(a.variant), chosen(a) ? el('small', null, t(s.cfgVariant ? 'cfg.ladder.askedFor' : 'cfg.ladder.recommended')) : null),
+      el('td', null, cache(a)), el('td', null, ...bytesCell(a.kvBytesTotal, i18n)), el('td', null, fit(a.fits))))));
 }
 
 /** The three tables, each in a region that scrolls sideways on a phone (and says so). */
-export function cfgTables(r, s) {
-  return el('div', 'cfg-tables', scrollRegion('Shape', shapeTable(r)), scrollRegion('Memory', memoryTable(r, s)),
-    r.alternatives?.length ? scrollRegion('Variants priced', ladderTable(r, s)) : null);
+export function cfgTables(r, s, i18n) {
+  const { t } = i18n;
+  return el('div', 'cfg-tables', scrollRegion(t('cfg.shape'), shapeTable(r, i18n), '', i18n),
+    scrollRegion(t('cfg.memoryRegion'), memoryTable(r, s, i18n), '', i18n),
+    r.alternatives?.length ? scrollRegion(t('cfg.ladder.region'), ladderTable(r, s, i18n), '', i18n) : null);
 }

@@ -6,10 +6,10 @@
 import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
 import { VARIANT_IDS, el } from '../kit.js';
-import { fmtBinary, fmtInt, fmtTokens } from '../format.js';
 import { binaryTickExponents, spreadLabels } from '../render/kv-axis.js';
 import { EXTRA_COLOURS } from '../render/line-chart.js';
 import { describeBytes } from './kv-series.js';
+import '../i18n/catalogs/en/kv.js';  // the English words it speaks
 
 const DASHES = [[7, 4], [2, 3], [10, 3, 2, 3]];
 const FALLBACK_SERIES = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#8c564b', '#e377c2'];
@@ -60,7 +60,8 @@ function styles(defs, current, theme) {
   });
 }
 
-function options(data, drawn, looks, theme, memoryLines, width, height) {
+function options(data, drawn, looks, theme, memoryLines, width, height, i18n) {
+  const { t, fmt: { int: fmtInt, tokens: fmtTokens, binary: fmtBinary } } = i18n;
   const axis = {
     stroke: theme.fg || '#000', font: FONT, labelFont: FONT,
     grid: { stroke: theme.grid || '#ddd', width: 1 },
@@ -80,16 +81,16 @@ function options(data, drawn, looks, theme, memoryLines, width, height) {
       },
     },
     axes: [
-      { ...axis, label: 'sequence length (tokens; K = 1,024)', space: 44, size: 34, labelSize: 22,
+      { ...axis, label: t('kv.axisX'), space: 44, size: 34, labelSize: 22,
         values: (u, splits) => splits.map((v) => (v == null ? null : fmtTokens(v))) },
-      { ...axis, label: narrow ? 'KV cache, whole model' : 'KV cache, whole model (KiB = 1,024 B)', size: 72,  // fits a phone's 240 px
+      { ...axis, label: t(narrow ? 'kv.axisYShort' : 'kv.axisY'), size: 72,  // fits a phone's 240 px
         filter: binaryFilter, grid: { ...axis.grid, filter: binaryFilter }, ticks: { ...axis.ticks, filter: binaryFilter },
         values: (u, splits) => splits.map((v) => (v == null ? null : fmtBinary(v))) },
     ],
     series: [
-      { label: 'length', value: (u, v) => (v == null ? '—' : `${fmtInt(v)} tokens (${fmtTokens(v)})`) },
+      { label: t('kv.legendLength'), value: (u, v) => (v == null ? '—' : t('kv.tokensAt', { count: v, n: fmtInt(v), short: fmtTokens(v) })) },
       ...drawn.map((d, i) => ({ label: d.label, ...looks[i], points: { show: false },
-        value: (u, v) => (v == null ? '—' : describeBytes(v, data.bpe)) })),
+        value: (u, v) => (v == null ? '—' : describeBytes(v, data.bpe, i18n)) })),
     ],
     cursor: { drag: { x: false, y: false, setScale: false }, focus: { prox: 24 } },
     focus: { alpha: 0.35 },
@@ -102,7 +103,7 @@ function options(data, drawn, looks, theme, memoryLines, width, height) {
  * The plot in `box` (a .kv-chart element): draw(data, current, memoryLines) draws or updates it,
  * restyle() redraws it with the theme's colours, resize() follows the box's width.
  */
-export function createKvPlot(box, theme) {
+export function createKvPlot(box, theme, i18n) {
   let plot = null, sig = '', last = null;
   box.before(el('style', null, uplotCss));
   const size = () => {
@@ -124,7 +125,7 @@ export function createKvPlot(box, theme) {
     }
     plot?.destroy();
     sig = now;
-    plot = new uPlot(options(data, drawn, looks, t, memoryLines, width, height), aligned, box);
+    plot = new uPlot(options(data, drawn, looks, t, memoryLines, width, height, i18n), aligned, box);
   }
   return {
     draw,

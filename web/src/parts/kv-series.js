@@ -5,8 +5,8 @@
 import { DTYPES, dtypeLabel, shapeSpec } from '../state.js';
 import { VARIANT_IDS, el, variantName } from '../kit.js';
 import { rebuildError } from '../core-errors.js';
-import { fmtBinary, fmtCount, fmtDecimal, fmtInt, fmtTokens } from '../format.js';
 import { cacheFormula } from '../render/geometry.js';
+import '../i18n/catalogs/en/kv.js';  // the English words it speaks
 
 /** Sequence lengths: every power of two from 128 to 1,048,576 tokens and the 1.5x step between. */
 export const LENGTHS = [];
@@ -24,14 +24,14 @@ function cacheRequest(s, nLayers, common) {
   return q;
 }
 
-/** "10 GiB (10.74 GB) · 5.369 billion elements" */
-export const describeBytes = (bytes, bpe) => `${fmtBinary(bytes)} (${fmtDecimal(bytes)}) · ${fmtCount(bytes / bpe)} elements`;
+/** "10 GiB (10.74 GB) · 5.369 billion elements" (in the page's language). */
+export const describeBytes = (bytes, bpe, i18n) => i18n.t('kv.describeBytes', { binary: i18n.fmt.binary(bytes), decimal: i18n.fmt.decimal(bytes), elements: i18n.fmt.count(bytes / bpe) });
 
 /**
  * The series of a state with their bytes: { defs, shapes, lengths, bpe, state }. defs: { id, variant,
  * preset, label, bytes | error }; shapes: the four variants' resolved shapes at this state (null: refused).
  */
-export async function measureSeries(client, state, presets, opened = null) {
+export async function measureSeries(client, state, presets, opened, i18n) {
   const bpe = DTYPES[state.dtype] ?? 2;
   const common = { batch: state.batch, bytesPerElement: bpe };
   const resolved = await client.call('resolveShapes', VARIANT_IDS.map((v) => shapeSpec(state, v)));
@@ -45,7 +45,7 @@ export async function measureSeries(client, state, presets, opened = null) {
   const chosen = [...new Set(list(state.presets).filter((x) => byId.has(x)))].map((id) => byId.get(id));
   if (opened) {  // the checkpoint open in the page (sources/pretrained.js), drawn as a real model
     const i = opened.info;
-    chosen.unshift({ id: 'opened-model', name: `Opened: ${opened.name}`, variant: i.variant, nHeads: i.nHeads, nKvHeads: i.nKvHeads,
+    chosen.unshift({ id: 'opened-model', name: i18n.t('kv.openedModel', { name: opened.name }), variant: i.variant, nHeads: i.nHeads, nKvHeads: i.nKvHeads,
       dHead: i.dHead, nLayers: i.nLayers, latentRank: i.latentRank, ropeDim: i.ropeDim });
   }
   for (const p of chosen) {
@@ -70,34 +70,32 @@ export async function measureSeries(client, state, presets, opened = null) {
 }
 
 /** The caption under the chart: the formulas with this shape's values, the current cache at 32K, the lines. */
-export function captionText(data, currentVariant, memoryLines) {
+export function captionText(data, currentVariant, memoryLines, i18n) {
+  const { t, fmt: { int: fmtInt } } = i18n;
   const { shapes, state: s, bpe } = data;
   const any = shapes[currentVariant] ?? Object.values(shapes).find(Boolean);
   const dims = `l = ${fmtInt(s.nLayers)}, H = ${fmtInt(any?.nHeads ?? s.nHeads)}${any ? `, dh = ${fmtInt(any.dHead)}` : ''}, `
     + `G = ${fmtInt(shapes.gqa?.nKvHeads ?? s.nKvHeads)}, r = ${fmtInt(shapes.mla?.latentRank ?? s.latentRank)}, `
     + `dr = ${fmtInt(shapes.mla?.ropeDim ?? s.ropeDim)}`;
   const perToken = VARIANT_IDS.map((v) => {
-    if (!shapes[v]) return `${variantName(v)} invalid shape`;
-    const f = cacheFormula(shapes[v], s.nLayers);
-    return `${variantName(v)} ${f.filled} = ${fmtInt(f.value)} elements`;
+    if (!shapes[v]) return t('kv.invalidShape', { variant: variantName(v) });
+    const f = cacheFormula(shapes[v], s.nLayers, i18n);
+    return t('kv.perTokenOf', { variant: variantName(v), filled: f.filled, count: f.value });
   });
   const n = 32768;
   const cur = data.defs.find((d) => d.id === currentVariant);
-  const at = cur?.bytes ? ` At ${fmtInt(n)} tokens the current ${variantName(currentVariant)} cache holds `
-    + `${describeBytes(cur.bytes[data.lengths.indexOf(n)], bpe)}.` : '';
-  return 'Bytes = elements per token × sequence length × batch × bytes per element, with elements per token '
-    + '(DeepSeek-V2 report, Table 1) MHA 2·H·dh·l, GQA 2·G·dh·l, MQA 2·dh·l, MLA (r + dr)·l. MHA baseline: the '
-    + 'paper\'s 2·H·dh per layer (every one of the H query heads caches its own key and value). '
-    + `This shape (${dims}), per token: ${perToken.join('; ')}; × ${fmtInt(s.batch)} sequence${s.batch === 1 ? '' : 's'} `
-    + `× ${bpe} B (${dtypeLabel(s.dtype)}).${at} Reference lines (the core's deployment targets): `
-    + `${memoryLines.map((m) => m.label).join(', ')}, with GB = 10⁹ B; the axis ticks are binary units (1 GiB = 2³⁰ B ≈ 1.074 GB).`;
+  const at = cur?.bytes ? t('kv.captionAt', { n, variant: variantName(currentVariant), bytes: describeBytes(cur.bytes[data.lengths.indexOf(n)], bpe, i18n) }) : '';
+  return [t('kv.captionFormula'),
+    t('kv.captionShape', { dims, perToken: perToken.join('; '), count: s.batch, bpe, dtype: dtypeLabel(s.dtype) }), at,
+    t('kv.captionLines', { lines: memoryLines.map((m) => m.label).join(', ') })].filter(Boolean).join(' ');
 }
 
 /** The table of values: one row per drawn series, the bytes at TABLE_LENGTHS. */
-export function valuesTable(data) {
+export function valuesTable(data, i18n) {
+  const { t, fmt: { int: fmtInt, tokens: fmtTokens, binary: fmtBinary, decimal: fmtDecimal } } = i18n;
   const idx = TABLE_LENGTHS.map((n) => data.lengths.indexOf(n));
   return [
-    el('thead', null, el('tr', null, el('th', { scope: 'col' }, 'Series'), ...TABLE_LENGTHS.map((n) => el('th', { scope: 'col' }, `${fmtTokens(n)} tokens`)))),
+    el('thead', null, el('tr', null, el('th', { scope: 'col' }, t('kv.series')), ...TABLE_LENGTHS.map((n) => el('th', { scope: 'col' }, t('kv.tokensCol', { n: fmtTokens(n) }))))),
     el('tbody', null, ...data.defs.filter((d) => d.bytes).map((d) => el('tr', null, el('th', { scope: 'row' }, d.label),
       ...idx.map((i) => el('td', { title: `${fmtInt(d.bytes[i])} B` }, fmtBinary(d.bytes[i]), el('small', null, fmtDecimal(d.bytes[i]))))))),
   ];

@@ -8,17 +8,17 @@
 //     PLAY_MAX_WEIGHTS (2^20 numbers, 4 MiB of float32); otherwise it is halved until they do (never
 //     below 8), and MLA's latent rank r and RoPE width dr with it (their ratio to dh stays the model's).
 // The core checks every candidate (paramCount resolves the shape): nothing here is counted by hand.
-import { fmtInt } from '../format.js';
 import { shapeLine } from '../render/geometry.js';
 import { variantName } from '../kit.js';
+import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/play-shape.js';  // the English words it speaks
 
 export const PLAY_MAX_DMODEL = 128;
 export const PLAY_MAX_WEIGHTS = 2 ** 20;
 const MIN_DHEAD = 8;
 
 /** The rule in one sentence, for the notes the learner reads. */
-export const RULE = `the seeded weights stay small: dModel at most ${PLAY_MAX_DMODEL}, one block at most `
-  + `${fmtInt(PLAY_MAX_WEIGHTS)} weights, the model's query and K/V heads kept`;
+export const rule = (i18n = EN) => i18n.t('playShape.rule', { dModel: PLAY_MAX_DMODEL, weights: PLAY_MAX_WEIGHTS });
 
 /** The core's spec of a candidate: the model's heads, dModel capped, dh (and r, dr) as given. */
 function candidate(row, dModel, dHead, latentRank, ropeDim) {
@@ -35,7 +35,8 @@ function candidate(row, dModel, dHead, latentRank, ropeDim) {
  * @returns {Promise<{ patch: object, notes: string[], what: string, weights: number }>} the state patch,
  *   what was scaled in words ([] when nothing), the loaded shape in words, and its weights per block
  */
-export async function playgroundShape(client, row) {
+export async function playgroundShape(client, row, i18n = EN) {
+  const fmtInt = i18n.fmt.int;
   const dModel = Math.min(row.dModel, PLAY_MAX_DMODEL);
   let dHead = row.dHead, r = row.latentRank ?? 0, dr = row.ropeDim ?? 0;
   let spec = candidate(row, dModel, dHead, r, dr);
@@ -53,8 +54,8 @@ export async function playgroundShape(client, row) {
   changed('dModel', row.dModel, shape.dModel);
   changed('dh', row.dHead, shape.dHead);
   if (row.variant === 'mla') {
-    changed('latent rank r', row.latentRank, shape.latentRank);
-    changed('RoPE width dr', row.ropeDim ?? 0, shape.ropeDim);
+    changed(i18n.t('field.latentRank'), row.latentRank, shape.latentRank);
+    changed(i18n.t('field.ropeDim'), row.ropeDim ?? 0, shape.ropeDim);
   }
   const patch = {
     variant: row.variant, dModel: shape.dModel, nHeads: shape.nHeads,
@@ -62,8 +63,8 @@ export async function playgroundShape(client, row) {
     dHead: shape.dModel === shape.nHeads * shape.dHead ? 0 : shape.dHead,  // 0: dModel / nHeads
   };
   if (row.variant === 'mla') Object.assign(patch, { latentRank: shape.latentRank, ropeDim: shape.ropeDim });
-  return { patch, notes, what: `${variantName(row.variant)}, ${shapeLine(shape)}, D = ${fmtInt(shape.dModel)}`, weights };
+  return { patch, notes, what: `${variantName(row.variant)}, ${shapeLine(shape, i18n)}, D = ${fmtInt(shape.dModel)}`, weights };
 }
 
 /** "Scaled so that …: dModel 8,192 → 128; dh 128 → 32." or '' when the model loads as it is. */
-export const scaledNote = (notes) => (notes.length ? `Scaled so that ${RULE}: ${notes.join('; ')}.` : '');
+export const scaledNote = (notes, i18n = EN) => (notes.length ? i18n.t('playShape.scaled', { rule: rule(i18n), notes: notes.join('; ') }) : '');

@@ -4,8 +4,11 @@
 // head a query head reads is shape.kvHeadOf[h], the cache per token is shape.cacheFloatsPerToken, the
 // parameters are paramCount's. These functions only say them, with the lesson's symbols:
 // D = dModel, H = query heads, G = K/V heads, dh = head width, r = latent rank, dr = RoPE width, l = layers.
+// Numbers in a formula are written in the page's locale (i18n.fmt.int; English where none is given).
 import { variantName } from '../kit.js';
 import { fmtInt } from '../format.js';
+import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 const n = (x) => fmtInt(x);
 const isMla = (shape) => shape.variant === 'mla';
@@ -25,17 +28,17 @@ export function kvGroups(shape) {
 }
 
 /** "K/V head 1 · query heads 2–3", "K/V head 0", "all 4 heads read the latent c (r = 16)". */
-export function groupLabel(shape, group) {
-  if (group.kvHead == null) return `all ${shape.nHeads} heads read the shared latent c (r = ${shape.latentRank})`;
+export function groupLabel(shape, group, i18n = EN) {
+  if (group.kvHead == null) return i18n.t('maps.groupLatent', { heads: shape.nHeads, r: shape.latentRank });
   const hs = group.heads;
-  if (hs.length === 1) return `K/V head ${group.kvHead}`;
-  return `K/V head ${group.kvHead} · query heads ${hs[0]}–${hs[hs.length - 1]}`;
+  if (hs.length === 1) return i18n.t('maps.group', { g: group.kvHead });
+  return i18n.t('maps.groupHeads', { g: group.kvHead, first: hs[0], last: hs[hs.length - 1] });
 }
 
 /** "head 3" or "head 3 → K/V 1" where heads share K/V heads. */
-export function headLabel(shape, h) {
+export function headLabel(shape, h, i18n = EN) {
   const shared = !isMla(shape) && shape.nKvHeads < shape.nHeads;
-  return shared ? `head ${h} → K/V ${shape.kvHeadOf[h]}` : `head ${h}`;
+  return shared ? i18n.t('maps.headShared', { h, g: shape.kvHeadOf[h] }) : i18n.t('maps.head', { h });
 }
 
 /** The short form for small maps: "h3" or "h3→kv1". */
@@ -45,10 +48,9 @@ export function headShort(shape, h) {
 }
 
 /** "H = 8 query heads, G = 2 K/V heads, dh = 8" (MLA: the latent and RoPE widths instead of G). */
-export function shapeLine(shape) {
-  const dh = `dh = ${n(shape.dHead)}`;
-  if (isMla(shape)) return `H = ${n(shape.nHeads)} heads, ${dh}, latent r = ${n(shape.latentRank)}, RoPE dr = ${n(shape.ropeDim)}`;
-  return `H = ${n(shape.nHeads)} query heads, G = ${n(shape.nKvHeads)} K/V head${shape.nKvHeads === 1 ? '' : 's'}, ${dh}`;
+export function shapeLine(shape, i18n = EN) {
+  const { dHead: dh, nHeads: H, nKvHeads: G, latentRank: r, ropeDim: dr } = shape;
+  return i18n.t(isMla(shape) ? 'shape.lineMla' : 'shape.line', { count: isMla(shape) ? H : G, H, G, dh, r, dr });
 }
 
 /** What one token's cache row holds: "K and V of 2 K/V heads" / "latent c + RoPE key kr". */
@@ -62,7 +64,8 @@ export function cacheWhat(shape) {
  * with the value the core gives (shape.cacheFloatsPerToken · l).
  * @returns {{ symbolic: string, filled: string, value: number }}
  */
-export function cacheFormula(shape, layers = 0) {
+export function cacheFormula(shape, layers = 0, i18n = EN) {
+  const n = i18n.fmt.int;
   const L = layers ? ' · l' : '', lf = layers ? ` · ${n(layers)}` : '';
   const value = shape.cacheFloatsPerToken * (layers || 1);
   if (isMla(shape)) {
@@ -92,7 +95,8 @@ export function cacheSegments(shape) {
  * (paramCount's fields: wq, wk, wv, wo, wDkv, wUk, wUv, wQr, wKr).
  * @returns {{ name: string, symbolic: string, filled: string, value: number }[]}
  */
-export function paramTerms(shape, counts) {
+export function paramTerms(shape, counts, i18n = EN) {
+  const n = i18n.fmt.int;
   const { dModel: D, nHeads: H, nKvHeads: G, dHead: dh, latentRank: r, ropeDim: dr } = shape;
   const t = (name, symbolic, filled, value) => ({ name, symbolic, filled, value });
   const terms = [t('wq', 'D·H·dh', `${n(D)}·${n(H)}·${n(dh)}`, counts.wq)];
@@ -112,7 +116,8 @@ export function paramTerms(shape, counts) {
 export const shapeTitle = (shape) => `${variantName(shape.variant)} · ${shapeLine(shape)}`;
 
 /** What a variant keeps per query head, in symbols: "G = H = 4", "G = 1", "G = 2", "r = 16, dr = 4". */
-export function kvDetail(shape) {
+export function kvDetail(shape, i18n = EN) {
+  const n = i18n.fmt.int;
   if (isMla(shape)) return `r = ${n(shape.latentRank)}, dr = ${n(shape.ropeDim)}`;
   if (shape.variant === 'mha') return `G = H = ${n(shape.nHeads)}`;
   return `G = ${n(shape.nKvHeads)}`;

@@ -14,6 +14,8 @@
 import { el } from '../kit.js';
 import { SCALES, cssToRgb, level, rangeOf } from './colour.js';
 import { saveControl } from './save-control.js';
+import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 const MIN_LABEL_CELL = 11;  // px: row labels need a cell at least this tall
 
@@ -54,20 +56,23 @@ export function createReadout(hint = '') {
  *   className?: string,
  *   dataset?: Record<string, string>,   data attributes of the canvas (e.g. { head: '2' })
  *   caption?: boolean,             false: no caption (a figure around the map has one)
+ *   i18n?: object,                 the element's language (ctx.i18n; default English)
  * }} o
  */
 export function createHeatmap(o) {
+  const i18n = o.i18n ?? EN;
   const colour = o.colour ?? 'prob';
   const canvas = el('canvas', { className: 'hm-canvas', tabindex: '0', role: 'img', dataset: o.dataset });
   const cursorBox = el('span', { className: 'hm-cursor', hidden: true, 'aria-hidden': 'true' });
   const rowMark = el('span', { className: 'hm-row-mark', hidden: true, 'aria-hidden': 'true' });
   const bandsBox = el('span', { className: 'hm-bands', 'aria-hidden': 'true' });
-  const rowLabels = el('div', { className: 'hm-rows', 'aria-hidden': 'true' });
-  const colLabels = el('div', { className: 'hm-cols', 'aria-hidden': 'true' });
+  // The labels are the map's tokens: the learner's input (or a model's), not the page's words.
+  const rowLabels = el('div', { className: 'hm-rows', 'aria-hidden': 'true', dataset: { text: 'input' } });
+  const colLabels = el('div', { className: 'hm-cols', 'aria-hidden': 'true', dataset: { text: 'input' } });
   const plot = el('div', 'hm-plot', canvas, bandsBox, rowMark, cursorBox);
   const grid = el('div', 'hm-grid', rowLabels, plot, colLabels);
   const caption = el('figcaption', 'hm-cap', el('span', 'hm-title', o.title));
-  if (o.save) caption.append(saveControl(() => [figure()], () => fileName(o.name), { label: o.legendLabel ?? '', text: 'Save', what: o.title }));
+  if (o.save) caption.append(saveControl(() => [figure()], () => fileName(o.name), { label: o.legendLabel ?? '', text: i18n.t('maps.save'), what: o.title, i18n }));
   const element = el('figure', { className: `hm ${o.cell === 'fill' ? 'hm-fill' : 'hm-cells'} ${o.className ?? ''}` },
     o.caption === false ? null : caption, grid);
   let m = null;           // the matrix drawn: { data, offset, rows, cols, rowLabels, colLabels, range }
@@ -173,9 +178,9 @@ export function createHeatmap(o) {
       line.style.setProperty('--at', ((k + 1) * o.bands) / m.cols);
       return line;
     }));
-    canvas.setAttribute('aria-label', `${o.title}: ${m.rows} rows by ${m.cols} columns` +
-      `${m.rowLabels ? ` (${m.rowLabels.slice(0, 3).join(', ')}${m.rows > 3 ? ', …' : ''})` : ''}. ` +
-      `Arrow keys read the cells${o.onSelect ? ', Enter selects the row' : ''}.`);
+    const labels = m.rowLabels ? ` (${m.rowLabels.slice(0, 3).join(', ')}${m.rows > 3 ? ', …' : ''})` : '';
+    canvas.setAttribute('aria-label', `${i18n.t('maps.canvas', { title: o.title, rows: m.rows, cols: m.cols, labels })} ` +
+      i18n.t(o.onSelect ? 'maps.canvasKeysSelect' : 'maps.canvasKeys'));
   }
 
   function draw() {

@@ -4,16 +4,18 @@
 // The box's data-more says where the hidden columns are: 'right', 'left', 'both' or '' (none);
 // styles/tables.css draws the cue from it.
 import { el } from '../kit.js';
+import { EN } from '../i18n/index.js';
 
 /**
  * @param {string} label  the region's accessible name, e.g. 'Parameters and KV cache per variant'
  * @param {Node} content  the table (it may change size: the cue follows)
  * @param {string} [className]  extra classes for the outer box
+ * @param {object} [i18n]  the element's words (the hint's language)
  * @returns {HTMLElement}
  */
-export function scrollRegion(label, content, className = '') {
+export function scrollRegion(label, content, className = '', i18n = EN) {
   const inner = el('div', { className: 'scroll', tabindex: '0', role: 'region', 'aria-label': label }, content);
-  const hint = el('p', { className: 'scroll-hint', 'aria-hidden': 'true' }, 'Wider than the screen: scroll sideways for every column ⇢');
+  const hint = el('p', { className: 'scroll-hint', 'aria-hidden': 'true' }, i18n.t('shell.scrollHint'));
   const box = el('div', { className: `scroll-region ${className}`.trim(), dataset: { more: '' } },
     hint, el('div', 'scroll-frame', inner));
   const sync = () => {

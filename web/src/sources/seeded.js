@@ -5,7 +5,9 @@
 // dModel of -5 or 1e9 is refused next to its field, never turned into an array here.
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { shapeSpec } from '../state.js';
-import { tokenize, truncationNote } from '../tokens.js';
+import { tokenize, truncation } from '../tokens.js';
+import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 /** The state fields a seeded pass depends on besides the variant (anything else changing redraws nothing). */
 const FIELDS = ['text', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope', 'causal', 'seed'];
@@ -15,16 +17,18 @@ export function seededRequest(state, variant = state.variant, extra = {}) {
   return { spec: shapeSpec(state, variant), tokens: tokenize(state.text), causal: state.causal, ...extra };
 }
 
-/** @param {{ client: { call(method: string, ...args: any[]): Promise<any> } }} ctx */
+/** @param {{ client: { call(method: string, ...args: any[]): Promise<any> }, i18n?: object }} ctx */
 export function seededSource(ctx) {
+  const i18n = ctx.i18n ?? EN;
   return {
     id: 'seeded',
-    title: 'seeded random weights',
+    title: i18n.t('source.seeded'),
     layers: () => 1,
     /** Changes exactly when the pass changes; variant '' leaves the variant out (a view showing all of them). */
     key: (state, variant = state.variant) => JSON.stringify([variant, ...FIELDS.map((f) => state[f])]),
     tokens: (state) => tokenize(state.text),
-    note: (state) => truncationNote(state.text),
+    /** '' or the sentence saying the text was cut to the tokens the pass uses. */
+    note: (state) => { const cut = truncation(state.text); return cut ? i18n.t('source.truncated', cut) : ''; },
 
     /** Every head's map of one layer: { tokens, shape, layer, layers, causal, weights (H, N, N), output }. */
     async maps(state, { variant = state.variant } = {}) {

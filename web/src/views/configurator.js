@@ -8,11 +8,12 @@
 // Every number shown comes from the core; the parts only put it into words.
 import { DTYPES } from '../state.js';
 import configuratorCss from '../styles/configurator.css?inline';
-import { createLatest, el, inPageWords, useStyles } from '../kit.js';
+import { createLatest, el, showCoreError, useStyles } from '../kit.js';
 import { DEBOUNCE_MS, createCfgForm } from '../parts/cfg-form.js';
 import { cfgAnswer } from '../parts/cfg-answer.js';
 import { createCfgChart } from '../parts/cfg-chart.js';
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
+import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
 /** The state keys this view reads: a change of any of them asks the core again. */
 const CFG_KEYS = ['cfgBudget', 'cfgDModel', 'cfgLayers', 'cfgSeqLen', 'cfgBatch', 'cfgTarget', 'cfgMemoryGB',
@@ -34,16 +35,18 @@ function queryOf(s) {
 
 export function createConfiguratorView(root, ctx) {
   useStyles(root, 'configurator', configuratorCss);
+  const { i18n } = ctx;
+  const { t } = i18n;
   const id = `cfg${++uid}`;
   const latest = createLatest(root, { busyDelay: DEBOUNCE_MS });
   let state = null, queryKey = '', rec = null, opening = null;
   let targets = null, targetsError = '';   // deploymentTargets(), once
-  const form = createCfgForm(id, ctx.setState, () => rec);
+  const form = createCfgForm(id, ctx.setState, () => rec, i18n);
   const status = el('p', { className: 'note cfg-status', dataset: { role: 'status' }, role: 'status', 'aria-live': 'polite' });
   const answer = el('div', { className: 'cfg-answer', dataset: { role: 'answer' } });
   const openStatus = el('span', { className: 'note', dataset: { role: 'open-status' }, role: 'status', 'aria-live': 'polite' });
   const open = el('button', { type: 'button', className: 'primary', dataset: { action: 'open' }, onclick: () => openPlayground() },
-    'Open in the playground');
+    t('cfg.open'));
   const chart = createCfgChart(ctx, `${id}-chart-title`);
   const result = el('div', { className: 'cfg-result', dataset: { role: 'result' }, hidden: true },
     answer, el('div', 'cfg-open', open, openStatus), chart.element);
@@ -54,13 +57,11 @@ export function createConfiguratorView(root, ctx) {
     if (!opening) return;
     try {
       const { patch, notes, what } = await opening;
-      const note = scaledNote(notes);
+      const note = scaledNote(notes, i18n);
       const done = ctx.openPlayground(patch, { note: `${what}. ${note}`.trim() });
-      openStatus.textContent = done === 'applied' ? `Loaded into the attention maps: ${what}. ${note}`
-        : done === 'opened' ? `Opened the playground in a new tab: ${what}. ${note}`
-          : `This page does not link to the full playground; the shape is ${what}. ${note}`;
+      openStatus.textContent = t(done === 'applied' ? 'cfg.loaded' : done === 'opened' ? 'cfg.opened' : 'cfg.notLinked', { shape: what, note }).trim();
     } catch (e) {
-      openStatus.textContent = `Cannot open this shape: ${e.message}`;
+      showCoreError(openStatus, e, i18n).prepend(t('cfg.cannotOpen'), ' ');
     }
   }
 
@@ -70,7 +71,7 @@ export function createConfiguratorView(root, ctx) {
         try {
           targets = await ctx.client.call('deploymentTargets');
         } catch (e) {
-          targetsError = `deployment targets unavailable: ${e.message}`;
+          targetsError = t('cfg.noTargets', { message: e.message });
         }
         if (isCurrent()) form.sync(state, targets ?? []);
       }
@@ -78,21 +79,22 @@ export function createConfiguratorView(root, ctx) {
     }, (r) => {
       form.showError(null, s);
       rec = r;
-      opening = playgroundShape(ctx.client, r);  // asked now: the click then opens a tab at once
+      opening = playgroundShape(ctx.client, r, i18n);  // asked now: the click then opens a tab at once
       opening.catch(() => {});                   // (its error is shown on the click)
       root.dataset.variant = r.variant;
       status.className = 'note cfg-status';
       status.textContent = targetsError;
       openStatus.textContent = '';
       result.hidden = false;
-      answer.replaceChildren(...cfgAnswer(r, s, targets ?? []));
+      answer.replaceChildren(...cfgAnswer(r, s, targets ?? [], i18n));
       chart.show(r, s);
       return { recommendation: r };
     }, (e) => {
       rec = opening = null;
       const onField = form.showError(e, s);
       status.className = 'cfg-status error-text';
-      status.textContent = onField ? 'No recommendation: see the highlighted field.' : `No recommendation: ${inPageWords(e.message)}`;
+      if (onField) status.textContent = t('cfg.noRecField');
+      else showCoreError(status, e, i18n).prepend(t('cfg.noRec'), ' ');
       result.hidden = true;
       return { error: e.message, field: e.field ?? null };
     });

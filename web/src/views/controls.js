@@ -1,34 +1,30 @@
 // controls.js — the form that edits the shared shape state. Every control has a label; invalid
 // combinations are explained next to the control the core's error names (error.field), in the
-// core's own words (never silently changed); an error about no field of this form shows under it.
-import { VARIANT_IDS, el, field, inPageWords, variantLabel } from '../kit.js';
+// catalog's words with the core's own as the detail (never silently changed); an error about no field
+// of this form shows under it.
+import { VARIANT_IDS, coreDetail, el, field, variantLabel } from '../kit.js';
 
 /** The most characters the sentence box takes (the views use the first 100 tokens of it). */
 export const MAX_TEXT = 4000;
 
+/** [field, kind]: the label is the catalog's `field.<name>`, the hint `hint.<name>` (when it has one). */
 const FIELDS = [
-  // [field, label, kind, hint]
-  ['text', 'Sentence', 'text', 'words and punctuation become tokens (the first 100 are used)'],
-  ['variant', 'Variant', 'select', ''],
-  ['dModel', 'dModel (D)', 'number', 'model width'],
-  ['nHeads', 'nHeads (H)', 'number', 'query heads'],
-  ['nKvHeads', 'nKvHeads (G)', 'number', 'K/V heads (GQA)'],
-  ['dHead', 'dHead', 'number', '0 = dModel / nHeads'],
-  ['latentRank', 'latent rank r', 'number', 'MLA: width of the cached latent'],
-  ['ropeDim', 'RoPE width dr', 'number', 'MLA: decoupled RoPE key'],
-  ['rope', 'RoPE', 'checkbox', 'rotary positions inside attention'],
-  ['causal', 'Causal mask', 'checkbox', 'queries see only earlier keys'],
-  ['seed', 'Seed', 'number', 'seeded weights and token vectors'],
+  ['text', 'text'], ['variant', 'select'], ['dModel', 'number'], ['nHeads', 'number'], ['nKvHeads', 'number'],
+  ['dHead', 'number'], ['latentRank', 'number'], ['ropeDim', 'number'], ['rope', 'checkbox'], ['causal', 'checkbox'],
+  ['seed', 'number'],
 ];
 
 export function createControlsView(root, ctx, { uid }) {
+  const { i18n } = ctx;
+  const { t } = i18n;
   const fields = new Map();
   const form = el('form', { className: 'controls', novalidate: true });
-  for (const [name, label, kind, hint] of FIELDS) {
+  for (const [name, kind] of FIELDS) {
     const attrs = kind === 'number' ? { inputmode: 'numeric', step: '1' }
       : kind === 'text' ? { spellcheck: 'false', maxlength: String(MAX_TEXT) } : {};
-    const f = field({ id: `${uid}-${name}`, name, label, kind, hint, attrs, wide: kind === 'text',
-      options: kind === 'select' ? VARIANT_IDS.map((v) => [v, variantLabel(v)]) : [] });
+    const hint = i18n.has(`hint.${name}`) ? t(`hint.${name}`) : '';
+    const f = field({ id: `${uid}-${name}`, name, label: t(`field.${name}`), kind, hint, attrs, wide: kind === 'text', i18n,
+      options: kind === 'select' ? VARIANT_IDS.map((v) => [v, variantLabel(v, i18n)]) : [] });
     fields.set(name, f);
     form.append(f.box);
   }
@@ -39,7 +35,7 @@ export function createControlsView(root, ctx, { uid }) {
   let onlyModel = false;  // every section on the page draws the model: only the sentence applies
   // The sentence box stops taking characters at MAX_TEXT: say so when it does.
   const full = el('small', { className: 'field-note', role: 'status', dataset: { role: 'text-full' }, hidden: true },
-    `The box holds at most ${MAX_TEXT.toLocaleString('en-US')} characters; typing more adds nothing.`);
+    t('form.textFull', { max: MAX_TEXT }));
   fields.get('text').box.append(full);
   const sayFull = (text) => { full.hidden = String(text).length < MAX_TEXT; };
   root.replaceChildren(form, general);
@@ -88,7 +84,7 @@ export function createControlsView(root, ctx, { uid }) {
      */
     update(state, shape = null) {
       sayFull(state.text);
-      for (const [f, , kind] of FIELDS) {
+      for (const [f, kind] of FIELDS) {
         const i = input(f);
         if (i === root.getRootNode().activeElement || (f === 'text' && pendingText !== null)) continue;
         if (kind === 'checkbox') i.checked = Boolean(state[f]);
@@ -103,7 +99,7 @@ export function createControlsView(root, ctx, { uid }) {
       fields.get('rope').box.hidden = v === 'mla';
       const kv = input('nKvHeads');
       kv.disabled = v !== 'gqa';
-      kv.placeholder = v === 'mla' ? 'n/a' : '';
+      kv.placeholder = v === 'mla' ? t('form.notApplicable') : '';
       if (v !== 'gqa') kv.value = v !== 'mla' && shape?.variant === v ? String(shape.nKvHeads) : '';
     },
     /**
@@ -118,25 +114,33 @@ export function createControlsView(root, ctx, { uid }) {
       modelNote.hidden = !model;
       if (!model) return;
       const s = model.shape;
-      const facts = `${model.layers} layer${model.layers === 1 ? '' : 's'}, dModel ${s.dModel}, ${s.nHeads} query heads, ${s.nKvHeads} K/V heads, dHead ${s.dHead}`;
-      modelNote.textContent = onlyModel
-        ? `${model.name} (${facts}) has its own shape: only the sentence applies.`
-        : `The attention maps, the decode view and the model view show ${model.name} (${facts}); the fields below the sentence `
-          + 'shape the lesson\'s random-weight block of the other sections.';
+      const facts = t('form.modelFacts', { count: model.layers, dModel: s.dModel, H: s.nHeads, G: s.nKvHeads, dh: s.dHead });
+      // The checkpoint's name is its file's: shown as it is.
+      const [before, after] = t(onlyModel ? 'form.modelOnly' : 'form.modelOthers', { name: '\u0000', facts }).split('\u0000');
+      modelNote.replaceChildren(before, el('span', { dataset: { text: 'data' } }, model.name), after);
     },
     /** @param {Error[]} errors the core's current errors; each goes next to error.field when the form has it */
     showErrors(errors) {
+      // Each error in the catalog's words (by its field and kind), the core's message as the detail.
       const byField = new Map();
-      const other = [];
+      const other = new Map();
+      const add = (map, key, e) => {
+        const { text, detail } = i18n.coreError(e);
+        const list = map.get(key) ?? new Map();
+        list.set(detail, text);
+        map.set(key, list);
+      };
       for (const e of errors) {
         const f = String(e.field ?? '').split('.')[0];
-        const text = inPageWords(e.message);
-        if (fields.has(f)) byField.set(f, [...new Set([...(byField.get(f) ?? []), text])]);
-        else if (!other.includes(text)) other.push(text);
+        if (fields.has(f)) add(byField, f, e);
+        else add(other, '', e);
       }
-      for (const [f, fl] of fields) fl.setError((byField.get(f) ?? []).join(' '));
-      general.hidden = other.length === 0;
-      general.textContent = other.join(' ');
+      /** One sentence of the catalog (they are the same for one field and kind), then every detail. */
+      const parts = (list) => (list ? [[...new Set(list.values())].join(' '), [...list.keys()].join(' ')] : ['', '']);
+      for (const [f, fl] of fields) fl.setError(...parts(byField.get(f)));
+      const [text, detail] = parts(other.get(''));
+      general.hidden = !text;
+      general.replaceChildren(...(text ? [text, ' ', coreDetail(detail, i18n)] : []));
     },
     destroy() { clearTimeout(textTimer); root.replaceChildren(); },
   };

@@ -3,18 +3,31 @@
 // Data: the core's size table (sizeTable(): the same table the configurator uses), its recommend() for
 // the KV heads of a lesson row, its presets() for the real models, and kvCacheBytes for every cache figure.
 // "Load shape" loads the row's own H and G into the attention maps (parts/playground-shape.js says
-// what it scales and why).
+// what it scales and why). The lesson's rules for d_head (64 or 128; below 32 the heads fight the
+// sqrt(d_head) scale; above 256 the "many small specialists" gain fades) mark the rows that break them,
+// the page's current shape among them (its first row, under the opened checkpoint's when one is open).
+const sizeWords = (p) => (p >= 1e9 ? `~${p / 1e9}B` : `~${p / 1e6}M`);
+
+import headsCss from '../styles/heads-table.css?inline';
 import modelCss from '../styles/model.css?inline';
-import { createLatest, el, useStyles, variantName } from '../kit.js';
-import { fmtBinary, fmtInt } from '../format.js';
+import { createLatest, el, showCoreError, useStyles, variantName } from '../kit.js';
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
 import { scrollRegion } from '../render/scroll-region.js';
+import { shapeSpec } from '../state.js';
+import '../i18n/catalogs/en/heads.js';  // the English words it speaks
 
 const CONTEXT = 8192;   // the context at which the configurator picks a lesson row's KV heads
 const BYTES = 2;        // fp16 / bf16
-const COLUMNS = ['Model', 'd_model', 'n_heads', 'd_head', 'KV heads', 'layers', 'KV cache / token', ''];
+const COLUMNS = ['heads.col.model', 'd_model', 'n_heads', 'd_head', 'heads.col.kvHeads', 'heads.col.layers', 'heads.col.cache', ''];
 
-const sizeWords = (p) => (p >= 1e9 ? `~${p / 1e9}B` : `~${p / 1e6}M`);
+/** The lesson's rule for a head width: 'usual' (64, 128), 'ok', or the two it breaks: 'low' (< 32), 'high' (> 256). */
+export const dHeadRule = (dh) => (dh < 32 ? 'low' : dh > 256 ? 'high' : dh === 64 || dh === 128 ? 'usual' : 'ok');
+
+/** The core's KV-cache bytes per token (all layers, fp16) of rows with a shape. */
+const cacheRequest = (r) => ({
+  variant: r.variant, nLayers: r.nLayers, nHeads: r.nHeads, nKvHeads: r.variant === 'mla' ? r.nHeads : r.nKvHeads,
+  dHead: r.dHead, latentRank: r.latentRank, ropeDim: r.ropeDim, seqLen: 1, bytesPerElement: BYTES,
+});
 
 /** The core's rows: the lesson's (with the configurator's variant at 8K tokens) and the presets. */
 async function loadRows(client) {
@@ -22,82 +35,120 @@ async function loadRows(client) {
   const lesson = await Promise.all(sizes.filter((s) => s.lesson).map(async (s) => {
     const rec = await client.call('recommend', { paramBudget: s.params, seqLen: CONTEXT });
     return {
-      id: `lesson-${s.params}`, params: s.params, name: `Lesson: ${s.source.replace(/^lesson: /, '').split(';')[0]}`, lesson: true,
+      id: `lesson-${s.params}`, params: s.params, size: s.source.replace(/^lesson: /, '').split(' ')[0].toLowerCase(), lesson: true,
       source: s.source, variant: rec.variant, dModel: s.dModel, nHeads: s.nHeads, dHead: s.dHead, nLayers: s.nLayers,
       nKvHeads: rec.variant === 'mla' ? 0 : rec.nKvHeads, latentRank: rec.latentRank, ropeDim: rec.ropeDim,
     };
   }));
   const all = [...lesson, ...presets.map((p) => ({ ...p, lesson: false, nKvHeads: p.variant === 'mla' ? 0 : p.nKvHeads }))];
-  const bytes = await client.call('kvCacheBytesMany', all.map((r) => ({
-    variant: r.variant, nLayers: r.nLayers, nHeads: r.nHeads, nKvHeads: r.variant === 'mla' ? r.nHeads : r.nKvHeads,
-    dHead: r.dHead, latentRank: r.latentRank, ropeDim: r.ropeDim, seqLen: 1, bytesPerElement: BYTES,
-  })));
+  const bytes = await client.call('kvCacheBytesMany', all.map(cacheRequest));
   return all.map((r, k) => ({ ...r, kvBytes: bytes[k] }));
+}
+
+/** The page's current shape as a row (the core's resolved shape, the state's layers). */
+async function currentRow(client, state) {
+  const shape = await client.call('resolveShape', shapeSpec(state));
+  const row = { ...shape, id: 'current', current: true, nLayers: state.nLayers, nKvHeads: shape.variant === 'mla' ? 0 : shape.nKvHeads };
+  [row.kvBytes] = await client.call('kvCacheBytesMany', [cacheRequest(row)]);
+  return row;
 }
 
 /** The opened checkpoint (sources/pretrained.js) as a row, its cache counted as the other rows' are. */
 async function modelRow(client, opened) {
   const i = opened.info;
-  const r = { id: 'opened-model', name: `Opened: ${opened.name}`, opened: true, variant: i.variant, dModel: i.dModel, nHeads: i.nHeads,
-    dHead: i.dHead, nLayers: i.nLayers, nKvHeads: i.variant === 'mla' ? 0 : i.nKvHeads, latentRank: i.latentRank, ropeDim: i.ropeDim,
-    source: `${i.modelType}, the checkpoint open in this page (its file: ${opened.dtypeBytes * 8}-bit, ${fmtBinary(i.kvBytesPerToken)} per token)` };
-  const [kvBytes] = await client.call('kvCacheBytesMany', [{ variant: r.variant, nLayers: r.nLayers, nHeads: r.nHeads,
-    nKvHeads: r.variant === 'mla' ? r.nHeads : r.nKvHeads, dHead: r.dHead, latentRank: r.latentRank, ropeDim: r.ropeDim, seqLen: 1, bytesPerElement: BYTES }]);
-  return { ...r, kvBytes };
+  const r = { id: 'opened-model', name: opened.name, opened, variant: i.variant, dModel: i.dModel, nHeads: i.nHeads,
+    dHead: i.dHead, nLayers: i.nLayers, nKvHeads: i.variant === 'mla' ? 0 : i.nKvHeads, latentRank: i.latentRank, ropeDim: i.ropeDim };
+  [r.kvBytes] = await client.call('kvCacheBytesMany', [cacheRequest(r)]);
+  return r;
 }
 
 let uid = 0;
 
 export function createHeadsTableView(root, ctx) {
+  useStyles(root, 'heads-table', headsCss);
+  const { i18n } = ctx;
+  const { t, fmt } = i18n;
   const latest = createLatest(root);
-  let rows = null, shownModel = null;
+  let rows = null, shapeKey = '', shownModel = null;
   const status = el('p', { className: 'note', dataset: { role: 'status' }, 'aria-live': 'polite' });
+  // The opened checkpoint's and the page's own rows change with the page; the others are drawn once (so a
+  // "Load shape" button keeps its focus when the page's shape changes under it).
+  const own = el('tbody', { dataset: { role: 'own-rows' } });
   const body = el('tbody', { dataset: { role: 'rows' } });
   // What the cache column counts: above the table, not its caption (a caption is as wide as the table and scrolls with it).
-  const what = el('p', { className: 'note', id: `heads-table-${++uid}` },
-    `KV cache per token: all layers, one sequence, at fp16 / bf16 (${BYTES} bytes per number).`);
+  const what = el('p', { className: 'note', id: `heads-table-${++uid}` }, t('heads.what', { bytes: BYTES }));
   const table = el('table', { className: 'heads-table', 'aria-describedby': what.id },
-    el('thead', null, el('tr', null, ...COLUMNS.map((h) => el('th', { scope: 'col' }, h)))), body);
+    el('thead', null, el('tr', null, ...COLUMNS.map((h) => el('th', { scope: 'col' }, h.startsWith('heads.') ? t(h) : h)))), own, body);
   root.replaceChildren(
-    el('p', { className: 'note' }, 'd_head nearly always lands on 64 or 128; d_model = n_heads × d_head except where a model sets '
-      + 'its own d_head (PaLM). Lesson rows take the KV heads the configurator picks for them at 8K tokens.'),
-    what, scrollRegion('Heads of the lesson\'s sizes and of real models', table), status);
+    el('p', { className: 'note' }, t('heads.intro')),
+    el('ul', { className: 'note dhead-rules', dataset: { role: 'rules' } },
+      el('li', null, t('heads.rules.usual')), el('li', null, t('heads.rules.low')), el('li', null, t('heads.rules.high'))),
+    what, scrollRegion(t('heads.tableLabel'), table, '', i18n), status);
+
+  const nameOf = (r) => (r.current ? t('heads.currentRow') : r.lesson
+    ? t('heads.lessonRow', { size: i18n.has(`heads.size.${r.size}`) ? t(`heads.size.${r.size}`) : r.size, params: sizeWords(r.params ?? 0) })
+    : r.name);
 
   async function load(r) {
+    const name = nameOf(r);
     try {
-      const { patch, notes, what } = await playgroundShape(ctx.client, r);
-      const note = scaledNote(notes);
-      const done = ctx.openPlayground(patch, { note: `${r.name}: ${what}. ${note}`.trim() });
-      status.textContent = done === 'applied' ? `Loaded ${r.name} into the attention maps: ${what}. ${note}`
-        : done === 'opened' ? `Opened ${r.name} in the full playground: ${what}. ${note}`
-          : `This page does not link to the full playground; ${r.name} would load as ${what}. ${note}`;
+      const { patch, notes, what: shape } = await playgroundShape(ctx.client, r, i18n);
+      const note = scaledNote(notes, i18n);
+      const done = ctx.openPlayground(patch, { note: `${name}: ${shape}. ${note}`.trim() });
+      status.textContent = t(done === 'applied' ? 'heads.loaded' : done === 'opened' ? 'heads.opened' : 'heads.notLinked', { name, shape, note }).trim();
     } catch (e) {
-      status.textContent = `Cannot load ${r.name}: ${e.message}`;
+      showCoreError(status, e, i18n).prepend(t('heads.cannotLoad', { name }), ' ');
     }
   }
 
+  /** The d_head cell: the width, and the rule it follows or breaks. */
+  const dHeadCell = (dh) => {
+    const rule = dHeadRule(dh);
+    return el('td', { dataset: { rule } }, fmt.int(dh), el('small', null, t(`heads.rule.${rule}`)));
+  };
+
   function row(r) {
-    const kv = r.variant === 'mla' ? `latent ${fmtInt(r.latentRank)} + ${fmtInt(r.ropeDim)}` : fmtInt(r.nKvHeads);
-    const button = r.opened ? 'open in this page' : el('button', { type: 'button', dataset: { action: 'load-shape', row: r.id }, 'aria-label': `Load shape: ${r.name}`,
-      onclick: () => load(r) }, 'Load shape');
-    return el('tr', { className: r.lesson ? 'lesson-row' : r.opened ? 'opened-row' : null, dataset: { row: r.id } },
-      el('th', { scope: 'row' }, r.name, el('small', null, r.lesson ? `rule of thumb · ${sizeWords(r.params ?? 0)}` : `${variantName(r.variant)} · ${r.source ?? ''}`)),
-      el('td', null, fmtInt(r.dModel)), el('td', null, fmtInt(r.nHeads)), el('td', null, fmtInt(r.dHead)),
-      el('td', null, `${kv}${r.lesson ? ` (${variantName(r.variant)})` : ''}`), el('td', null, fmtInt(r.nLayers)),
-      el('td', null, fmtBinary(r.kvBytes)), el('td', null, button));
+    const kv = r.variant === 'mla' ? t('heads.latent', { r: r.latentRank, dr: r.ropeDim }) : fmt.int(r.nKvHeads);
+    const name = nameOf(r);
+    const button = r.opened ? t('heads.openInPage') : r.current ? null : el('button', { type: 'button', dataset: { action: 'load-shape', row: r.id },
+      'aria-label': t('heads.loadLabel', { name }), onclick: () => load(r) }, t('heads.load'));
+    const sub = r.current ? `${variantName(r.variant)} · ${t('heads.currentNote')}`
+      : r.lesson ? t('heads.ruleOfThumb', { size: sizeWords(r.params ?? 0) })
+      : r.opened ? `${variantName(r.variant)} · ${t('heads.openedSource', { type: r.opened.info.modelType, bits: r.opened.dtypeBytes * 8,
+        bytes: fmt.binary(r.opened.info.kvBytesPerToken) })}` : null;
+    const broken = ['low', 'high'].includes(dHeadRule(r.dHead));
+    const kind = r.lesson ? 'lesson-row' : r.current ? 'current-row' : r.opened ? 'opened-row' : '';
+    return el('tr', { className: [kind, broken ? 'rule-broken' : ''].join(' ').trim() || null, dataset: { row: r.id } },
+      // A real model's name and its source are the core's data (English citations), a checkpoint's name its file's: marked so.
+      el('th', { scope: 'row' }, r.lesson || r.current ? name : r.opened ? t('heads.openedRow', { name }) : el('span', { lang: 'en', dataset: { text: 'data' } }, name),
+        el('small', null, sub ?? [`${variantName(r.variant)} · `, el('span', { lang: 'en', dataset: { text: 'data' } }, r.source ?? '')])),
+      el('td', null, fmt.int(r.dModel)), el('td', null, fmt.int(r.nHeads)), dHeadCell(r.dHead),
+      el('td', null, `${kv}${r.lesson ? ` (${variantName(r.variant)})` : ''}`), el('td', null, fmt.int(r.nLayers)),
+      el('td', null, fmt.binary(r.kvBytes)), el('td', null, button));
   }
 
   return {
-    update() {
+    update(state) {
       const model = ctx.model?.()?.opened ?? null;
       if (model) useStyles(root, 'model', modelCss);
-      if (rows && model === shownModel) return undefined;  // nothing else here depends on the state
+      const key = JSON.stringify([shapeSpec(state), state.nLayers]);
+      if (rows && key === shapeKey && model === shownModel) return undefined;
+      shapeKey = key;
       shownModel = model;
-      return latest.run(() => Promise.all([rows ?? loadRows(ctx.client), model && modelRow(ctx.client, model)]), ([r, m]) => {
-        rows = r;
-        body.replaceChildren(...(m ? [row(m)] : []), ...rows.map(row));
-        return { rows: rows.length, lessonRows: rows.filter((x) => x.lesson).length, opened: m?.name ?? null };
-      }, (e) => { status.textContent = `Cannot load the table: ${e.message}`; });
+      return latest.run(async () => {
+        if (!rows) {
+          rows = await loadRows(ctx.client);
+          body.replaceChildren(...rows.map(row));
+        }
+        const [opened, current] = await Promise.all([model && modelRow(ctx.client, model),
+          currentRow(ctx.client, state).catch(() => null)]);  // a refused shape: the form says why
+        return [opened, current].filter(Boolean);
+      }, (mine) => {
+        own.replaceChildren(...mine.map(row));
+        const all = [...mine, ...rows];
+        return { rows: rows.length, lessonRows: rows.filter((x) => x.lesson).length, opened: model ? t('heads.openedRow', { name: model.name }) : null,
+          broken: all.filter((x) => ['low', 'high'].includes(dHeadRule(x.dHead))).map((x) => x.id) };
+      }, (e) => { showCoreError(status, e, i18n).prepend(t('heads.cannotLoadTable'), ' '); });
     },
     destroy() { latest.cancel(); root.replaceChildren(); },
   };

@@ -2,20 +2,21 @@
 // heads grouped by the K/V head they read, on one shared scale; a selected query row compared across
 // all heads. The maps come from the view's source (sources/: seeded random weights, a trained model),
 // one layer at a time; every group and label is read off the core's shape (render/geometry.js).
-import { buildName, createLatest, el, inPageWords, setViewState } from '../kit.js';
+import { buildName, coreDetail, createLatest, el, setViewState } from '../kit.js';
 import { legend } from '../render/colour.js';
 import { saveControl } from '../render/save-control.js';
 import { kvGroups, groupLabel, headLabel } from '../render/geometry.js';
 import { createHeatmap, createReadout, fileName, groupMaps } from '../render/heatmap.js';
 import { queryRows } from '../render/query-rows.js';
-
-const HINT = 'Hover or tap a cell, or focus a map and use the arrow keys; Enter or a click selects the query row.';
+import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 export function createHeatmapView(root, ctx) {
+  const { i18n } = ctx;
+  const { t } = i18n;
   const latest = createLatest(root);
-  const summary = el('p', { className: 'note', dataset: { role: 'summary' } }, 'Loading the WebAssembly core…');
+  const summary = el('p', { className: 'note', dataset: { role: 'summary' } }, t('maps.loading'));
   const tools = el('div', 'view-tools');
-  const readout = createReadout(HINT);
+  const readout = createReadout(t('maps.hint'));
   const heads = el('div', { className: 'heads', dataset: { role: 'heads' } });
   const selected = el('div');
   root.replaceChildren(summary, tools, readout, heads, selected);
@@ -32,14 +33,14 @@ export function createHeatmapView(root, ctx) {
       last.layout = layout;
       last.maps = [];
       heads.replaceChildren(...kvGroups(shape).map((group) => el('figure', 'kv-group',
-        el('figcaption', null, groupLabel(shape, group)),
+        el('figcaption', null, groupLabel(shape, group, i18n)),
         el('div', 'kv-group-heads', ...group.heads.map((h) => {
           const map = createHeatmap({
-            title: headLabel(shape, h), colour: 'prob', masked: data.causal ? 'causal' : null, readout, save: true,
+            title: headLabel(shape, h, i18n), colour: 'prob', masked: data.causal ? 'causal' : null, readout, save: true, i18n,
             maxWidth: root.clientWidth > 700 ? 420 : Math.max(160, root.clientWidth - 90), dataset: { head: String(h) },
-            name: name(h), legendLabel: 'attention weight',
-            describe: ({ i, j }, v) => `${headLabel(shape, h)} · query “${tokens[i]}” (${i}) → key “${tokens[j]}” (${j}): ` +
-              (data.causal && j > i ? 'masked (a later token)' : v.toFixed(3)),
+            name: name(h), legendLabel: t('maps.weight'),
+            describe: ({ i, j }, v) => t('maps.cell', { head: headLabel(shape, h, i18n), q: tokens[i], i, k: tokens[j], j,
+              value: data.causal && j > i ? t('maps.masked') : v.toFixed(3) }),
             onSelect: (row) => ctx.setState({ sel: row == null ? '' : String(row) }),
           });
           last.maps[h] = map;
@@ -52,11 +53,11 @@ export function createHeatmapView(root, ctx) {
       map.update({ data: weights, offset: h * N * N, rows: N, cols: N, rowLabels: tokens, colLabels: tokens, range: last.range });
       map.select(sel);
     });
-    tools.replaceChildren(...layerPicker(data), legend('prob', last.range, 'attention weight'),
+    tools.replaceChildren(...layerPicker(data), legend('prob', last.range, t('maps.weight')),
       saveControl(() => last.maps.map((m) => m.figure()), () => fileName({ ...name(null), head: 'all' }),
-        { text: 'Save all heads', label: 'attention weight' }));
+        { text: t('maps.saveAll'), label: t('maps.weight'), i18n }));
     selected.replaceChildren(sel >= 0 && sel < N ? queryRows({ weights, tokens, shape, row: sel, range: last.range, readout,
-      headLabel: (h) => headLabel(shape, h), onClear: () => ctx.setState({ sel: '' }) }) : '');
+      headLabel: (h) => headLabel(shape, h, i18n), onClear: () => ctx.setState({ sel: '' }), i18n }) : '');
     root.dataset.heads = String(shape.nHeads);
     root.dataset.tokens = String(N);
     if (!performance.getEntriesByName('attention-playground:first-heatmap').length) {
@@ -69,18 +70,18 @@ export function createHeatmapView(root, ctx) {
     if (data.layers <= 1) return [];
     const id = `${root.dataset.slot}-layer-${Math.random().toString(36).slice(2, 7)}`;
     const select = el('select', { id, name: 'layer', onchange: () => ctx.setState({ layer: Number(select.value) }) },
-      ...Array.from({ length: data.layers }, (_, l) => el('option', { value: String(l) }, `layer ${l}`)));
+      ...Array.from({ length: data.layers }, (_, l) => el('option', { value: String(l) }, t('maps.layerOption', { layer: l }))));
     select.value = String(data.layer);
-    return [el('label', { for: id }, 'Layer '), select];
+    return [el('label', { for: id }, t('maps.layer'), ' '), select];
   }
 
+  /** "6 tokens · 8 query heads · seeded random weights · causal · computed in 1.2 ms by the … core. Rows are …" */
   function describe(data, source, ms) {
-    const s = data.shape;
-    const layer = data.layers > 1 ? ` · layer ${data.layer} of ${data.layers}` : '';
-    return `${data.tokens.length} tokens · ${s.nHeads} query heads · ${source.title}${layer} · ` +
-      `${data.causal ? 'causal' : 'bidirectional'} · computed in ${ms.toFixed(1)} ms by the ` +
-      `${buildName(ctx.info?.build)} core. ` +
-      `Rows are queries, columns keys${data.causal ? ' (grey: masked)' : ''}.`;
+    const n = data.tokens.length, H = data.shape.nHeads;
+    return [t('maps.tokens', { count: n }), t('maps.queryHeads', { count: H }), source.title,
+      data.layers > 1 ? t('maps.layerOf', { layer: data.layer, layers: data.layers }) : null, t(data.causal ? 'maps.causal' : 'maps.bidirectional'),
+      `${t('maps.computed', { ms: ms.toFixed(1), build: buildName(ctx.info?.build, i18n) })} ${t(data.causal ? 'maps.axesMasked' : 'maps.axes')}`]
+      .filter(Boolean).join(' · ');
   }
 
   return {
@@ -94,7 +95,7 @@ export function createHeatmapView(root, ctx) {
       if (source.tokens(state).length === 0) {
         latest.cancel();
         last = null;
-        summary.textContent = 'Type a sentence to see its attention maps.';
+        summary.textContent = t('maps.typeSentence');
         heads.replaceChildren();
         selected.replaceChildren();
         setViewState(root, 'ready', { heads: 0, tokens: 0 });
@@ -114,7 +115,7 @@ export function createHeatmapView(root, ctx) {
       }, (e) => {
         last = null;
         ctx.reportError('heatmap', e);
-        summary.textContent = `Cannot compute: ${inPageWords(e.message)}`;
+        summary.replaceChildren(t('maps.cannot'), ' ', coreDetail(e.message, i18n));
         heads.replaceChildren();
         selected.replaceChildren();
       });

@@ -6,44 +6,46 @@
 // (the seeded source's pass in the worker: its input x, the weights it used and the resolved shape;
 // the core checks the shape before anything is embedded).
 import lessonCss from '../styles/lesson.css?inline';
-import { createLatest, downloadBlob, el, inPageWords, setViewState, variantLabel, useStyles } from '../kit.js';
+import { createLatest, downloadBlob, el, setViewState, showCoreError, variantLabel, useStyles } from '../kit.js';
 import { TWIN_FILE, pytorchCode, twinFile } from '../lesson/pytorch-twin.js';
+import '../i18n/catalogs/en/pytorch.js';  // the English words it speaks
 
 export function createPytorchView(root, ctx) {
+  const { i18n } = ctx;
+  const { t } = i18n;
   useStyles(root, 'lesson', lessonCss);
   const latest = createLatest(root);
   let last = null;  // { code, bytes, shape }
 
   const summary = el('p', { className: 'note', dataset: { role: 'summary' } });
-  const copy = el('button', { type: 'button', dataset: { action: 'copy-code' }, disabled: true }, 'Copy the code');
+  const copy = el('button', { type: 'button', dataset: { action: 'copy-code' }, disabled: true }, t('pytorch.copy'));
   const download = el('button', { type: 'button', className: 'primary', dataset: { action: 'download' }, disabled: true },
-    `Download ${TWIN_FILE}`);
+    t('pytorch.download', { file: TWIN_FILE }));
   const status = el('span', { className: 'note', dataset: { role: 'status' }, 'aria-live': 'polite' });
-  const code = el('code', { dataset: { role: 'code' } });
-  const pre = el('pre', { className: 'code-block', tabindex: '0', 'aria-label': 'Generated PyTorch code' }, code);
-  const how = el('p', { className: 'note' },
-    `Save the code as twin.py next to the downloaded file and run python3 twin.py. It needs only PyTorch (1.13 or newer) `
-    + 'and NumPy, and prints how far PyTorch\'s output is from this page\'s: around 1e-7, float32 rounding.');
+  // The code is code: Python with its English comments, in every language of the page.
+  const code = el('code', { dataset: { role: 'code', text: 'code' }, lang: 'en' });
+  const pre = el('pre', { className: 'code-block', tabindex: '0', 'aria-label': t('pytorch.codeLabel') }, code);
+  const how = el('p', { className: 'note' }, t('pytorch.how'));
   root.replaceChildren(summary, el('div', 'wt-buttons', download, copy, status), how, pre);
 
   copy.addEventListener('click', async () => {
     if (!last) return;
     try {
       await navigator.clipboard.writeText(last.code);
-      status.textContent = 'Copied.';
+      status.textContent = t('pytorch.copied');
     } catch {
       const range = document.createRange();   // no clipboard permission: select it for Ctrl+C
       range.selectNodeContents(code);
       const sel = root.getRootNode().getSelection?.() ?? window.getSelection();
       sel?.removeAllRanges();
       sel?.addRange(range);
-      status.textContent = 'Selected: press Ctrl+C (⌘C) to copy.';
+      status.textContent = t('pytorch.selected');
     }
   });
   download.addEventListener('click', () => {
     if (!last) return;
     downloadBlob(new Blob([last.bytes], { type: 'application/octet-stream' }), TWIN_FILE, root);
-    status.textContent = `${TWIN_FILE}: ${last.bytes.length.toLocaleString('en')} bytes.`;
+    status.textContent = t('pytorch.downloaded', { file: TWIN_FILE, count: last.bytes.length });
   });
 
   return {
@@ -52,13 +54,13 @@ export function createPytorchView(root, ctx) {
       const tokens = source.tokens(state);
       if (!source.stages) {
         latest.cancel();
-        summary.textContent = `The PyTorch twin needs the weights and stages of a pass, which ${source.title} does not give.`;
+        summary.replaceChildren(t('pytorch.noStages'), ' ', el('span', { lang: 'en', dataset: { text: 'source' } }, source.title));
         setViewState(root, 'ready', { code: '' });
         return undefined;
       }
       if (tokens.length === 0) {
         latest.cancel();
-        summary.textContent = 'Type a sentence to get its PyTorch twin.';
+        summary.textContent = t('pytorch.typeSentence');
         setViewState(root, 'ready', { code: '' });
         return undefined;
       }
@@ -77,15 +79,17 @@ export function createPytorchView(root, ctx) {
           code.textContent = last.code;
           copy.disabled = download.disabled = false;
           status.textContent = '';
-          summary.textContent = `${variantLabel(r.shape.variant)} on "${text}": the code below computes what this page computes, in PyTorch.`;
-          if (cut) summary.append(' ', el('strong', { dataset: { role: 'truncated' } }, cut));
+          // The learner's sentence is theirs, and the source's note on a cut sentence is the source's words.
+          const [before, after] = t('pytorch.summary', { variant: variantLabel(r.shape.variant, i18n), text: '\u0000' }).split('\u0000');
+          summary.replaceChildren(before, el('span', { dataset: { text: 'input' } }, text), after);
+          if (cut) summary.append(' ', el('strong', { dataset: { role: 'truncated', text: 'source' } }, cut));
           return { code: last.code, bytes: last.bytes.length, shape: r.shape };
         },
         (e) => {
           ctx.reportError('pytorch', e);
           last = null;
           copy.disabled = download.disabled = true;
-          summary.textContent = `Cannot compute: ${inPageWords(e.message)}`;
+          showCoreError(summary, e, i18n).prepend(t('pytorch.cannot'), ' ');
         });
     },
     destroy() { latest.cancel(); root.replaceChildren(); },

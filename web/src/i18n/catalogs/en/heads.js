@@ -1,0 +1,40 @@
+// heads.js — the page's words in English: the heads table (views/heads-table.js). Imported by the code that
+// speaks them, so they come with its chunk; importing adds them to i18n/english.js.
+import { addEnglish } from '../../english.js';
+
+export default addEnglish({
+  // ---- the heads table ----
+  'heads.col.model': 'Model',
+  'heads.col.kvHeads': 'KV heads',
+  'heads.col.layers': 'layers',
+  'heads.col.cache': 'KV cache / token',
+  'heads.what': 'KV cache per token: all layers, one sequence, at fp16 / bf16 ({bytes} bytes per number).',
+  'heads.intro': 'd_model = n_heads × d_head except where a model sets its own d_head (PaLM). Lesson rows take the KV heads the configurator picks for them at 8K tokens.',
+  'heads.rules.usual': 'd_head nearly always lands on 64 or 128.',
+  'heads.rules.low': 'Below 32, heads start fighting the sqrt(d_head) scale: such rows are marked.',
+  'heads.rules.high': 'Above 256, the "many small specialists" benefit fades: such rows are marked.',
+  'heads.tableLabel': 'Heads of the lesson\'s sizes and of real models',
+  'heads.currentRow': 'This page\'s shape',
+  'heads.currentNote': 'the page\'s settings',
+  'heads.openedRow': 'Opened: {name}',
+  'heads.openedSource': '{type}, the checkpoint open in this page (its file: {bits}-bit, {bytes} per token)',
+  'heads.openInPage': 'open in this page',
+  'heads.lessonRow': 'Lesson: {size} ({params})',
+  'heads.size.small': 'Small',
+  'heads.size.base': 'Base',
+  'heads.size.large': 'Large',
+  'heads.size.frontier': 'Frontier',
+  'heads.ruleOfThumb': 'rule of thumb · {size}',
+  'heads.latent': 'latent {r} + {dr}',
+  'heads.load': 'Load shape',
+  'heads.loadLabel': 'Load shape: {name}',
+  'heads.loaded': 'Loaded {name} into the attention maps: {shape}. {note}',
+  'heads.opened': 'Opened {name} in the full playground: {shape}. {note}',
+  'heads.notLinked': 'This page does not link to the full playground; {name} would load as {shape}. {note}',
+  'heads.cannotLoad': 'Cannot load {name}:',
+  'heads.cannotLoadTable': 'Cannot load the table:',
+  'heads.rule.usual': 'as usual (64 or 128)',
+  'heads.rule.ok': 'within 32–256',
+  'heads.rule.low': 'breaks the rule: below 32',
+  'heads.rule.high': 'breaks the rule: above 256',
+});
