@@ -13,7 +13,7 @@ import { CATALOGS } from '../node/i18n-kit.mjs';
 /**
  * Views whose strings are not in the catalogs yet: the walk skips their slots. A test below keeps this
  * list honest (every view is here or in CONVERTED; every view here still shows English on the Hindi
- * page); README.md, "Languages", says the same. A view leaves it when its text comes from the catalog.
+ * page); README.md, "Languages", summarises it. A view leaves it when its text comes from the catalog.
  */
 const NOT_YET = ['walkthrough', 'model', 'compare', 'decode', 'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
 const CONVERTED = ['heatmap', 'params', 'heads-table', 'kv-chart', 'reading', 'pytorch', 'configurator'];
