@@ -309,15 +309,15 @@ test('after "Load shape", what was scaled is said where the learner lands (the m
     await heatmapDrawn(page);
     await viewReady(page, 'heads-table');
     await loadShape(page, 'llama-3-70b');
-    await page.waitForTimeout(1500);  // the smooth scroll to the maps
-    const onScreen = await page.evaluate(() => {
+    // the smooth scroll to the maps takes a while on a loaded machine: wait for the note to be on screen
+    const onScreen = await page.waitForFunction(() => {
       const root = document.querySelector('attention-playground').shadowRoot;
       return [...root.querySelectorAll('p, div, span')].some((e) => {
         if (e.closest('[data-slot="heads-table"]') || !/dh 128 → 32/.test(e.textContent) || e.children.length) return false;
         const r = e.getBoundingClientRect();
         return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight;
       });
-    });
+    }, null, { timeout: 10000 }).then(() => true, () => false);
     assert.ok(onScreen, 'the note on what was scaled is visible beside the maps the learner lands on');
     await page.close();
   });
