@@ -754,7 +754,7 @@ TEST(HeadScores, InductionOfAHandBuiltMapIsOne) {
 // --- the model file ------------------------------------------------------------------------------------
 // A .safetensors file (docs/api.md, "The model file"); the ATTNTRN2 / ATTNTRN1 files of the previous
 // exporter still load. Every header field is checked; non-finite tensors and negative second moments
-// are refused; each error names what is wrong (issue 12, item 1; issue 11, section 2).
+// are refused; each error names what is wrong.
 namespace {
 std::string load_error(const std::vector<uint8_t>& bytes) {
   try {

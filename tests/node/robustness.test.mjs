@@ -1,4 +1,4 @@
-// robustness.test.mjs: issue 12, "nothing silently wrong", one block per item, on both builds.
+// robustness.test.mjs: "nothing silently wrong", one block per case, on both builds.
 //   1. model files: checksum, header fields' type and range, non-finite tensors
 //   2. finite input whose result overflows float32: refused naming the input and its magnitude
 //   3. sizes and the magic are checked before anything is copied into the wasm heap
