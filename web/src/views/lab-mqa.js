@@ -42,7 +42,7 @@ export function createLabMqaView(root, ctx) {
       twoLines('Accuracy', 'predictable positions, mean')] });
   const summary = el('p', { className: 'lab-summary', dataset: { role: 'summary' }, 'aria-live': 'polite' });
   root.replaceChildren(budget.element, controls, chartBox, table.element, summary);
-  const chart = createLineChart(chartBox, { yLabel: `held-out loss (nats / token), mean of ${SEEDS.length} seeds`, logY: true });
+  const chart = createLineChart(chartBox, { yLabel: 'held-out loss (nats / token)', logY: true });  // each variant's mean over its seeds
   // runs: one per variant and seed: { v, seed, val: [[step, held-out loss], ...], result: trainer.evaluate() | null }
   let runs = [], stepsRun = 0;
   const runsOf = (id) => runs.filter((r) => r.v.id === id);
