@@ -4,7 +4,8 @@
 //   1. emcmake cmake --preset wasm ...   (CMakePresets.json; only when build-wasm is not configured yet)
 //      cmake --build build-wasm -j2
 //   2. dist/      <- web/
-//      dist/lib/  <- build-wasm/attention{,-train,-pretrained}-{fma,simd,scalar}.{mjs,wasm}, wasm/*.mjs,
+//      dist/lib/  <- build-wasm/attention{,-train,-pretrained}-{fma,simd,scalar}.{mjs,wasm},
+//                    build-wasm/attention-configurator.{mjs,wasm} (one for every build), wasm/*.mjs,
 //                    wasm/attention.d.ts, @huggingface/tokenizers' build (tokenizers.mjs, tokenizers.LICENSE)
 //      (the fma modules were rewritten after linking by scripts/wasm-relaxed-fix.mjs, a step of the cmake build)
 //   3. prints dist/ with raw and gzip -9 sizes.
@@ -26,10 +27,12 @@ const jobs = process.env.BUILD_JOBS || '2';
 const SINGLE_FILES = [
   'build-wasm/attention-fma-single.js', 'build-wasm/attention-simd-single.js', 'build-wasm/attention-scalar-single.js',
   'build-wasm/attention-train-fma-single.js', 'build-wasm/attention-train-simd-single.js',
-  'build-wasm/attention-train-scalar-single.js',
+  'build-wasm/attention-train-scalar-single.js', 'build-wasm/attention-configurator-single.js',
 ];
-// Two modules per build: attention (forward, sessions, accounting) and attention-train (the lab's
-// trainer), which attention.mjs loads only when asked (loadAttention() or attn.loadTraining()).
+// Three modules per build: attention (forward, sessions, accounting), attention-train (the lab's
+// trainer), which attention.mjs loads only when asked (loadAttention() or attn.loadTraining()), and
+// attention-pretrained (checkpoints, on attn.loadPretrained()); one attention-configurator (the
+// configurator's search, on attn.loadConfigurator()) serves every build.
 const LIB_FILES = [
   'build-wasm/attention-fma.mjs',
   'build-wasm/attention-fma.wasm',
@@ -49,6 +52,8 @@ const LIB_FILES = [
   'build-wasm/attention-pretrained-simd.wasm',
   'build-wasm/attention-pretrained-scalar.mjs',
   'build-wasm/attention-pretrained-scalar.wasm',
+  'build-wasm/attention-configurator.mjs',
+  'build-wasm/attention-configurator.wasm',
   'wasm/attention.mjs',
   'wasm/pretrained-api.mjs',
   'wasm/tokenizer.mjs',

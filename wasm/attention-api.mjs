@@ -302,9 +302,10 @@ export class Handle {
  * @param {any} M the instantiated Emscripten attention module
  * @param {'fma' | 'simd' | 'scalar'} build
  * @param {() => Promise<any>} [loadTrainingModule] instantiates the training module of this build
- * @param {{ pretrained?: () => Promise<any>, tokenizer?: (json: unknown, config?: unknown) => Promise<any> }} [lazy]
- *   what loads on demand: `pretrained` instantiates the pretrained module of this build and resolves to
- *   its API (pretrained-api.mjs); `tokenizer` imports tokenizer.mjs and makes a tokenizer
+ * @param {{ configurator?: () => Promise<any>, pretrained?: () => Promise<any>, tokenizer?: (json: unknown, config?: unknown) => Promise<any> }} [lazy]
+ *   what loads on demand: `configurator` instantiates the configurator module (the same for every
+ *   build); `pretrained` instantiates the pretrained module of this build and resolves to its API
+ *   (pretrained-api.mjs); `tokenizer` imports tokenizer.mjs and makes a tokenizer
  * @returns {Attention}
  */
 export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
@@ -312,6 +313,10 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
   let T = null;
   /** @type {Promise<Attention> | null} */
   let trainingLoad = null;
+  /** @type {any} the instantiated configurator module, null until loadConfigurator() resolves */
+  let C = null;
+  /** @type {Promise<Attention> | null} */
+  let configuratorLoad = null;
   /** @type {any} the pretrained module's API, null until loadPretrained first resolves it */
   let pretrained = null;
   /** @type {Promise<any> | null} */
@@ -328,6 +333,21 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
       'or load with `loadAttention()` (training: true, the default)'));
     err.field = 'training';
     if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, training);
+    throw err;
+  };
+  /**
+   * The configurator module, or an Error saying how to load it (field 'training': the load option,
+   * which loads it too).
+   * @param {string} where e.g. 'recommend'
+   */
+  const configurator = (where) => {
+    if (C) return C;
+    const err = /** @type {Error & { field?: string }} */ (new Error(
+      `${where}: the configurator module is not loaded (this Attention object was loaded with ` +
+      '`loadAttention({ training: false })`): call `await attn.loadConfigurator()` (or ' +
+      '`await attn.loadTraining()`, which loads it too) first, or load with `loadAttention()` (training: true, the default)'));
+    err.field = 'training';
+    if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, configurator);
     throw err;
   };
 
@@ -635,14 +655,14 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
     presets() {
       return call(M, () => M.presets());
     },
-    // The configurator's search lives in the on-demand module (16 KB of gzip the first map does not need).
+    // The configurator's search lives in a small module of its own, loaded on demand (the first map does not need it).
     recommend(request) {
-      const raw = training('recommend');
+      const raw = configurator('recommend');
       const s = own('recommend', request);
       return call(raw, () => raw.recommend(s));
     },
     deploymentTargets() {
-      const raw = training('deploymentTargets');
+      const raw = configurator('deploymentTargets');
       return call(raw, () => raw.deploymentTargets());
     },
     sizeTable() {
@@ -694,12 +714,33 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
       if (!trainingLoad) {
         trainingLoad = (async () => {
           if (!loadTrainingModule) throw new Error('loadTraining: this Attention object was made without a training module');
-          T = await loadTrainingModule();
+          const [trainingModule] = await Promise.all([loadTrainingModule(), api.loadConfigurator()]);
+          T = trainingModule;
           return api;
         })();
         trainingLoad.catch(() => { trainingLoad = null; });
       }
       return trainingLoad;
+    },
+    /** Whether the configurator module is loaded (recommend and deploymentTargets work). */
+    get configuratorLoaded() {
+      return C !== null;
+    },
+    /**
+     * Loads the configurator module (the configurator's search: recommend, deploymentTargets) once;
+     * later calls return the same promise. Resolves to this same Attention object; a failed load may
+     * be retried. `loadTraining()` loads it too.
+     */
+    loadConfigurator() {
+      if (!configuratorLoad) {
+        configuratorLoad = (async () => {
+          if (!lazy.configurator) throw new Error('loadConfigurator: this Attention object was made without the configurator module');
+          C = await lazy.configurator();
+          return api;
+        })();
+        configuratorLoad.catch(() => { configuratorLoad = null; });
+      }
+      return configuratorLoad;
     },
     /**
      * Opens a Hugging Face checkpoint (docs/api.md, "Pretrained checkpoints"); the first call loads the
@@ -727,7 +768,8 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
     },
     /** Bytes of wasm memory the core holds now: the attention module's heap plus the training and pretrained modules'. */
     heapBytes() {
-      return M.HEAPU8.buffer.byteLength + (T ? T.HEAPU8.buffer.byteLength : 0) + (pretrained ? pretrained.heapBytes() : 0);
+      return M.HEAPU8.buffer.byteLength + (T ? T.HEAPU8.buffer.byteLength : 0) + (C ? C.HEAPU8.buffer.byteLength : 0) +
+        (pretrained ? pretrained.heapBytes() : 0);
     },
   });
   return api;

@@ -429,9 +429,13 @@ export interface Attention {
   kvCacheBytes(cfg: KvCacheConfig): number;
   /** The models of reference/models.md. */
   presets(): Preset[];
-  /** The configurator: the attention geometry for a new model, and why (docs/configurator.md). Needs the training module (as createTrainer). */
+  /**
+   * The configurator: the attention geometry for a new model, and why (docs/configurator.md). Needs the
+   * configurator module: loaded by `loadAttention()` by default, or by `loadConfigurator()` (or
+   * `loadTraining()`) after `loadAttention({ training: false })`; without it, throws an Error with `field: 'training'`.
+   */
   recommend(request: RecommendRequest): Recommendation;
-  /** The deployment targets `recommend` knows by id. Needs the training module. */
+  /** The deployment targets `recommend` knows by id. Needs the configurator module (as recommend). */
   deploymentTargets(): DeploymentTarget[];
   /** The configurator's size table (the heads table of the page shows it). */
   sizeTable(): SizeRow[];
@@ -464,6 +468,14 @@ export interface Attention {
    * resolves to this same object. A failed load rejects and may be retried.
    */
   loadTraining(): Promise<Attention>;
+  /** Whether the configurator module is loaded (`recommend` and `deploymentTargets` work). */
+  readonly configuratorLoaded: boolean;
+  /**
+   * Loads the configurator module (one small module for every build: `recommend`,
+   * `deploymentTargets`) once, and resolves to this same object; `loadTraining()` loads it too. A
+   * failed load rejects and may be retried.
+   */
+  loadConfigurator(): Promise<Attention>;
   /**
    * Opens a decoder-only Hugging Face checkpoint (docs/api.md "Pretrained checkpoints"). The first call
    * loads the pretrained module of this build (its wasm memory may grow to 4 GiB). Everything is

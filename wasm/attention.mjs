@@ -3,7 +3,8 @@
 // Picks one of three WebAssembly builds (FMA: SIMD with relaxed SIMD's fused multiply-add, where the
 // engine validates it; SIMD otherwise; scalar on engines without SIMD), instantiates it once per build
 // (the attention module at once, the training module of the lab with it or later, on
-// `attn.loadTraining()`, the pretrained module when `attn.loadPretrained()` first opens a checkpoint,
+// `attn.loadTraining()`, the configurator's small module with it or on `attn.loadConfigurator()`
+// (one for every build), the pretrained module when `attn.loadPretrained()` first opens a checkpoint,
 // the tokenizer library on `attn.loadTokenizer()`), and wraps the raw
 // Embind module into the `Attention` object of the JS API (docs/api.md). It runs unchanged
 // in a browser page, a module Web Worker and Node >= 20, has no dependencies and never generates code
@@ -114,6 +115,10 @@ async function instantiate(build) {
       : build === 'simd' ? await import('./attention-train-simd.mjs') : await import('./attention-train-scalar.mjs');
     return createAttentionTrainModule(await factoryOptions('attention-train-' + build + '.wasm'));
   };
+  const loadConfiguratorModule = async () => {
+    const { default: createAttentionConfiguratorModule } = await import('./attention-configurator.mjs');
+    return createAttentionConfiguratorModule(await factoryOptions('attention-configurator.wasm'));
+  };
   const loadPretrainedApi = async () => {
     const [{ default: createAttentionPretrainedModule }, { makePretrained }] = await Promise.all([
       build === 'fma' ? import('./attention-pretrained-fma.mjs')
@@ -126,5 +131,6 @@ async function instantiate(build) {
     const { makeTokenizer } = await import('./tokenizer.mjs');
     return makeTokenizer(json, config);
   };
-  return makeAttention(M, build, loadTrainingModule, { pretrained: loadPretrainedApi, tokenizer: loadTokenizer });
+  return makeAttention(M, build, loadTrainingModule,
+    { configurator: loadConfiguratorModule, pretrained: loadPretrainedApi, tokenizer: loadTokenizer });
 }

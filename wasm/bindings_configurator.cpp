@@ -1,8 +1,9 @@
 // bindings_configurator.cpp — the configurator's search (attn.recommend, core/src/configurator.cpp) and
-// its deployment targets: Embind verbs only, linked into the on-demand module (attention-train-<build>),
-// which a page loads when a view asks for them (attn.loadTraining()). The search is 16 KB of gzip the
-// heatmap's first map does not need (docs/performance.md); presets() and sizeTable() stay in the
-// attention module, which every view loads.
+// its deployment targets: Embind verbs only, linked into a small module of their own
+// (attention-configurator, one for every build: no kernel runs here), which a page loads when a view
+// asks for them (attn.loadConfigurator(), or attn.loadTraining()). The search is code the heatmap's
+// first map does not need (docs/performance.md); presets() and sizeTable() stay in the attention
+// module, which every view loads.
 //
 //   M.recommend({ paramBudget, seqLen, ... })  -> { dModel, nHeads, ..., alternatives: [...] }, or the error
 //   M.deploymentTargets()                      -> [{ id, name, memoryBytes, ... }]

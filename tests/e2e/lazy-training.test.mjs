@@ -1,6 +1,7 @@
 // Browser test of the training module loaded on demand (docs/api.md, "A lighter load"): the page's
 // worker loads the attention module only, so the heatmap embed never requests the training module
-// (attention-train-*.{js,wasm}); a lab requests it when it first asks for a trainer, and trains.
+// (attention-train-*.{js,wasm}); a lab requests it when it first asks for a trainer, and trains; the
+// views of the configurator's search fetch its small module (attention-configurator.*) instead.
 // Served under a sub-path with the strict CSP (browser.mjs), so the chunk and .wasm URLs Vite emits
 // for the training module are relative and allowed.
 import { after, before, test } from 'node:test';
@@ -10,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromiumOptions } from '../../scripts/chromium.mjs';
-import { DIST, app, heatmapDrawn, labStatus, startBrowser, viewResult } from './browser.mjs';
+import { DIST, app, heatmapDrawn, labStatus, startBrowser, viewReady, viewResult } from './browser.mjs';
 
 let b;
 let requests = [];
@@ -37,6 +38,23 @@ test('the heatmap embed draws its maps without requesting the training module', 
   assert.deepEqual(b.outside, [], 'every request stays under the sub-path');
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+const isConfigurator = (u) => /attention-configurator/.test(new URL(u).pathname);
+
+test('the heads table, the KV chart and the configurator fetch the configurator module, not the training module', async () => {
+  for (const view of ['heads-table', 'kv-chart', 'configurator']) {
+    requests = [];
+    const page = await b.open(`embed.html?view=${view}`);
+    await viewReady(page, view);
+    await page.waitForTimeout(500);  // anything requested after the view drew would show up here
+    assert.ok(requests.some((u) => isConfigurator(u) && /\.wasm$/.test(new URL(u).pathname)),
+      `${view}: the configurator's .wasm was fetched: ${requests.join('\n')}`);
+    assert.deepEqual(requests.filter(isTraining), [], `${view}: no training module`);
+    assert.deepEqual(b.outside, [], 'every request stays under the sub-path');
+    assert.deepEqual(page.errors, [], view);
+    await page.close();
+  }
 });
 
 test('a lab requests the training module when it trains (same build), and trains', async () => {

@@ -1,6 +1,7 @@
 // lazy-training.test.mjs: the training module as a second WebAssembly module, loaded on demand
 // (docs/api.md, "A lighter load"). loadAttention({ training: false }) gives the attention module
-// only: createTrainer / loadModel / recommend throw an Error with field 'training' until attn.loadTraining();
+// only: createTrainer / loadModel throw an Error with field 'training' until attn.loadTraining(), recommend /
+// deploymentTargets until attn.loadConfigurator() (a small module of its own, which loadTraining() loads too);
 // loadTraining() resolves to the same object, after which the lab trains and reports bad input with
 // error.field exactly like the attention module. Runs on both builds (SIMD and scalar).
 //
@@ -37,23 +38,39 @@ for (const { simd, name } of BUILDS) {
       assert.ok(attn.presets().length > 0);
 
       // Training before loading: a clear Error naming what to do, with error.field.
-      for (const [what, call] of [
+      const trainingCalls = [
         ['createTrainer', () => attn.createTrainer(SPEC)],
         ['loadModel', () => attn.loadModel(new Uint8Array(16))],
-        // the configurator's search lives in the same on-demand module
+      ];
+      const refusedUntil = (calls, module, load) => {
+        for (const [what, call] of calls) {
+          assert.throws(call, (e) => {
+            assert.equal(e.constructor, Error, `${what}: ${e}`);
+            assert.equal(e.field, 'training');
+            assert.match(e.message, new RegExp(`^${what}: the ${module} module is not loaded`));
+            assert.match(e.message, load);
+            return true;
+          });
+        }
+      };
+      refusedUntil(trainingCalls, 'training', /await attn\.loadTraining\(\)/);
+      // the configurator's search lives in a small on-demand module of its own
+      refusedUntil([
         ['recommend', () => attn.recommend({ paramBudget: 1e8, seqLen: 1024 })],
         ['deploymentTargets', () => attn.deploymentTargets()],
-      ]) {
-        assert.throws(call, (e) => {
-          assert.equal(e.constructor, Error, `${what}: ${e}`);
-          assert.equal(e.field, 'training');
-          assert.match(e.message, new RegExp(`^${what}: the training module is not loaded`));
-          assert.match(e.message, /await attn\.loadTraining\(\)/);
-          return true;
-        });
-      }
+      ], 'configurator', /await attn\.loadConfigurator\(\)/);
       assert.equal(attn.trainingLoaded, false, 'a refused call does not load anything');
+      assert.equal(attn.configuratorLoaded, false);
       assert.equal(attn.heapBytes(), heapBefore);
+
+      // The configurator alone: the search works, training still waits for its module.
+      assert.equal(await attn.loadConfigurator(), attn);
+      assert.equal(attn.configuratorLoaded, true);
+      assert.equal(attn.trainingLoaded, false);
+      assert.ok(attn.recommend({ paramBudget: 1e8, seqLen: 1024 }).nHeads > 0, 'recommend works with the configurator module');
+      assert.ok(attn.heapBytes() > heapBefore, 'heapBytes counts the configurator module too');
+      refusedUntil(trainingCalls, 'training', /await attn\.loadTraining\(\)/);
+      const heapWithConfigurator = attn.heapBytes();
 
       // Loading: memoised, the same object, of the same build.
       const [a, b] = await Promise.all([attn.loadTraining(), attn.loadTraining()]);
@@ -64,7 +81,7 @@ for (const { simd, name } of BUILDS) {
       assert.ok(attn.recommend({ paramBudget: 1e8, seqLen: 1024 }).nHeads > 0, 'recommend works once loaded');
       assert.ok(attn.deploymentTargets().length > 0);
       assert.equal(await loadAttention({ simd, training: false }), attn);
-      assert.ok(attn.heapBytes() > heapBefore, 'heapBytes counts the training module too');
+      assert.ok(attn.heapBytes() > heapWithConfigurator, 'heapBytes counts the training module too');
 
       // The lab trains, exports and reloads.
       const t = attn.createTrainer(SPEC);

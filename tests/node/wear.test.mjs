@@ -1,5 +1,5 @@
-// wear.test.mjs: nothing wears out. A million refused calls, spread over every entry point of both
-// WebAssembly modules (attention and training), leave the wasm stack pointer, Embind's value handles
+// wear.test.mjs: nothing wears out. A million refused calls, spread over every entry point of the
+// WebAssembly modules (attention, training and configurator), leave the wasm stack pointer, Embind's value handles
 // and the heap where they started, and a good call afterwards returns the same bits as before.
 // Both builds (SIMD and scalar).
 //
@@ -51,7 +51,8 @@ for (const { simd, name } of BUILDS) {
       const { makeAttention } = await import(pathToFileURL(path.join(LIB_DIR, 'attention-api.mjs')).href);
       const M = await rawModule(`attention-${build}`);
       const T = await rawModule(`attention-train-${build}`);
-      const attn = makeAttention(M, build, async () => T);
+      const C = await rawModule('attention-configurator');
+      const attn = makeAttention(M, build, async () => T, { configurator: async () => C });
       await attn.loadTraining();
 
       const session = attn.createSession({ ...SPEC, seqLen: undefined, maxLen: 8 });
@@ -88,8 +89,8 @@ for (const { simd, name } of BUILDS) {
       for (const [label, call] of refusals) assert.throws(call, Error, label);  // each one is refused
 
       const state = () => ({
-        stack: [M._stackBytesUsed(), T._stackBytesUsed()],
-        handles: [M.count_emval_handles(), T.count_emval_handles()],
+        stack: [M._stackBytesUsed(), T._stackBytesUsed(), C._stackBytesUsed()],
+        handles: [M.count_emval_handles(), T.count_emval_handles(), C.count_emval_handles()],
         heap: attn.heapBytes(),
       });
       const before = state();

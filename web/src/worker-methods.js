@@ -176,8 +176,10 @@ const JOB_METHODS = new Set(['trainerTrain', 'decodeBandwidth', 'pretrainedOpen'
 /** An opened checkpoint's methods (worker-pretrained.js) join `methods` with the first call of one. */
 let pretrained = null;
 /** Methods that need the training module (a second WebAssembly module, loaded on demand), which
- *  also carries the decode probe and the configurator's search. */
-const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad', 'decodeBandwidth', 'recommend', 'deploymentTargets']);
+ *  also carries the decode probe. */
+const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad', 'decodeBandwidth']);
+/** Methods that need the configurator's small module (loaded on demand, and by loadTraining too). */
+const NEEDS_CONFIGURATOR = new Set(['recommend', 'deploymentTargets']);
 
 const transferables = (result) =>
   result && typeof result === 'object'
@@ -188,7 +190,8 @@ const transferables = (result) =>
  * Installs the message handler. In: { id, method, args, simd } (a call) or { abort: id } (stops the
  * call's job). Out: { id, progress } any number of times, then { id, ok, result | error }.
  * @param {(simd: 'auto' | boolean) => Promise<any>} load returns the Attention object (called once),
- *   without its training module: trainerCreate / trainerLoad load that on first use (loadTraining)
+ *   without its training module: trainerCreate / trainerLoad load that on first use (loadTraining),
+ *   recommend / deploymentTargets the configurator module (loadConfigurator)
  */
 export function serve(load) {
   let core = null;
@@ -209,6 +212,7 @@ export function serve(load) {
       if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
       // The worker loads the attention module only; the lab's training module comes on first use.
       if (NEEDS_TRAINING.has(method) && !attn.trainingLoaded) await attn.loadTraining();
+      if (NEEDS_CONFIGURATOR.has(method) && !attn.configuratorLoaded) await attn.loadConfigurator();
       const result = await methods[method](attn, ...args, ...(JOB_METHODS.has(method) ? [job] : []));
       self.postMessage({ id, ok: true, result }, transferables(result));
     } catch (e) {

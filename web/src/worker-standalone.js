@@ -2,13 +2,15 @@
 // a classic worker (built from a Blob) that evaluates the single-file Emscripten builds (wasm
 // inlined as base64) instead of importing ES modules and fetching .wasm files, both refused there.
 // Every build is inlined (FMA where the engine has relaxed SIMD, SIMD, scalar); the training module
-// is evaluated only when a lab asks for a trainer.
+// is evaluated only when a lab asks for a trainer, the configurator module (one for every build)
+// when a view asks for the configurator's search.
 import fmaSource from '@core/attention-fma-single.js?raw';
 import simdSource from '@core/attention-simd-single.js?raw';
 import scalarSource from '@core/attention-scalar-single.js?raw';
 import trainFmaSource from '@core/attention-train-fma-single.js?raw';
 import trainSimdSource from '@core/attention-train-simd-single.js?raw';
 import trainScalarSource from '@core/attention-train-scalar-single.js?raw';
+import configuratorSource from '@core/attention-configurator-single.js?raw';
 import { engineHasSimd, makeAttention } from '@core/attention-api.mjs';
 import { engineHasRelaxedSimd } from '@core/engine-features.mjs';
 import { serve } from './worker-methods.js';
@@ -32,5 +34,6 @@ serve(async (simd) => {
   const [source, trainSource] = SOURCES[build];
   const createAttentionModule = factory(source, 'createAttentionModule');
   const loadTraining = () => factory(trainSource, 'createAttentionTrainModule')();
-  return makeAttention(await createAttentionModule(), build, loadTraining);
+  const configurator = () => factory(configuratorSource, 'createAttentionConfiguratorModule')();
+  return makeAttention(await createAttentionModule(), build, loadTraining, { configurator });
 });

@@ -4,7 +4,8 @@
 import { el } from '../kit.js';
 import { legend } from '../render/colour.js';
 import { saveControl } from '../render/save-control.js';
-import { createHeatmap, createReadout, fileName, groupMaps } from '../render/heatmap.js';
+import { createReadout, fileName } from '../render/heatmap.js';
+import { createSmallMultiples } from '../render/small-multiples.js';
 import { roleOf } from './verdicts.js';
 
 const HINT = 'Hover or tap a cell, or focus a map and use the arrow keys (PageUp / PageDown: the next head).';
@@ -16,28 +17,21 @@ export function createInductionMaps() {
   const readout = createReadout(HINT);
   const grid = el('div', 'lab-map-grid');
   const element = el('div', { className: 'lab-maps', hidden: true }, caption, tools, readout, grid);
-  let maps = [], roleLines = [], roles = [], tokens = [], layout = '';
-
-  function build(att, wide) {
-    maps = [];
-    roleLines = [];
-    grid.replaceChildren(...Array.from({ length: att.layers }, (_, l) => el('div', 'lab-map-layer',
-      ...Array.from({ length: att.heads }, (_, h) => {
-        const k = l * att.heads + h;
-        const title = `L${l + 1} H${h + 1}`;
-        const map = createHeatmap({
-          title, colour: 'prob', masked: 'causal', readout, save: true, maxWidth: wide ? 160 : 128,
-          dataset: { layer: String(l), head: String(h) }, name: { view: 'lab-induction', layer: l, head: h }, legendLabel: 'attention weight',
-          describe: ({ i, j }, v) => `${title}${roles[k] ? ` (${roles[k]})` : ''} · query ${i} “${tokens[i]}” → key ${j} “${tokens[j]}”: ` +
-            (j > i ? 'masked (a later token)' : v.toFixed(3)),
-        });
-        const role = el('p', 'lab-map-role');
-        maps.push(map);
-        roleLines.push(role);
-        return el('div', 'lab-map', map.element, role);
-      }))));
-    groupMaps(maps);
-  }
+  let heads = 0, wide = false, tokens = [], layout = '';
+  const multiples = createSmallMultiples({
+    element: grid, headClass: 'lab-map', roleClass: 'lab-map-role', blank: '\u00a0',
+    groupsOf: () => [{ heads: Array.from({ length: heads }, (_, h) => h) }],
+    layerRow: (l, children) => el('div', 'lab-map-layer', ...children),
+    mapOptions: (l, h, roleOf) => {
+      const title = `L${l + 1} H${h + 1}`;
+      return {
+        title, colour: 'prob', masked: 'causal', readout, save: true, maxWidth: wide ? 160 : 128,
+        dataset: { layer: String(l), head: String(h) }, name: { view: 'lab-induction', layer: l, head: h }, legendLabel: 'attention weight',
+        describe: ({ i, j }, v) => `${title}${roleOf() ? ` (${roleOf()})` : ''} · query ${i} “${tokens[i]}” → key ${j} “${tokens[j]}”: ` +
+          (j > i ? 'masked (a later token)' : v.toFixed(3)),
+      };
+    },
+  });
 
   return {
     element,
@@ -47,20 +41,14 @@ export function createInductionMaps() {
      * @param {{ layer, head, previousToken, induction, firstToken, diagonal }[]} scores
      */
     update(att, seq, scores) {
-      const wide = element.parentElement?.clientWidth > 700;
+      wide = element.parentElement?.clientWidth > 700;
       const key = JSON.stringify([att.layers, att.heads, att.n, wide]);
-      if (key !== layout) { layout = key; build(att, wide); }
+      if (key !== layout) { layout = key; heads = att.heads; multiples.build(att.layers); }
       tokens = seq.map(String);
-      let hi = 0;
-      for (const w of att.weights) hi = Math.max(hi, w);
-      const range = [0, hi || 1], nn = att.n * att.n;
-      roles = maps.map((_, k) => roleOf(scores.find((s) => s.layer * att.heads + s.head === k) ?? {}));
-      maps.forEach((map, k) => {
-        map.update({ data: att.weights, offset: k * nn, rows: att.n, cols: att.n, rowLabels: tokens, colLabels: tokens, range });
-        roleLines[k].textContent = roles[k] || '\u00a0';
-      });
+      const roles = multiples.maps.map((_, k) => roleOf(scores.find((s) => s.layer * att.heads + s.head === k) ?? {}));
+      const range = multiples.draw(att.weights, att.n, tokens, roles);
       tools.replaceChildren(legend('prob', range, 'attention weight'),
-        saveControl(() => maps.map((m) => m.figure()), () => fileName({ view: 'lab-induction', head: 'all' }),
+        saveControl(() => multiples.maps.map((m) => m.figure()), () => fileName({ view: 'lab-induction', head: 'all' }),
           { text: 'Save all maps', label: 'attention weight' }));
       caption.textContent = `Attention of the trained heads (rows: queries, columns: keys; upper triangle masked) ` +
         `on an example: ${seq.length / 2} random tokens, then the same ${seq.length / 2} again: ` +
