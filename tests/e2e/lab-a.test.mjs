@@ -15,7 +15,7 @@ after(async () => { await b?.close(); });
 
 const status = labStatus;
 
-test('lab-heads: five head counts trained side by side, table and a summary from the measured losses', async () => {
+test('lab-heads: five head counts × three seeds trained side by side, table and a summary from the measured losses', async () => {
   const page = await b.open('embed.html?view=lab-heads&labHSteps=30');
   const view = app(page).locator('[data-slot="lab-heads"]');
   const start = view.locator('[data-act="start"]');
@@ -24,34 +24,46 @@ test('lab-heads: five head counts trained side by side, table and a summary from
   assert.equal(await view.locator('.lab-result').isHidden(), true, 'no training before a click');
   const t0 = Date.now();
   await start.click();
-  await page.waitForFunction(() => /h=\d+: step \d+ \/ 30/.test(document.querySelector('attention-playground')
+  await page.waitForFunction(() => /h=\d+ seed \d: step \d+ \/ 30/.test(document.querySelector('attention-playground')
     .shadowRoot.querySelector('[data-slot="lab-heads"] .lab-progress').textContent), null, { timeout: 20000 });
-  await status(page, 'lab-heads', ['done'], 30000);
+  await status(page, 'lab-heads', ['done'], 60000);
   const res = await viewResult(page, 'lab-heads');
-  console.log(`lab-heads: 5 x 30 steps (seqLen 64) in ${Date.now() - t0} ms (view: ${res.trainingSeconds.toFixed(2)} s training)`);
+  console.log(`lab-heads: 5 x 3 seeds x 30 steps (seqLen 64) in ${Date.now() - t0} ms (view: ${res.trainingSeconds.toFixed(2)} s training)`);
   const rows = view.locator('.lab-table tbody tr');
   assert.equal(await rows.count(), 5);
   const cells = await rows.evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
-  // The chart: one curve per model, a point per chunk the core reported, ending at step 30 with the
-  // final training loss the table shows.
+  // Every model: 30 steps, seeds 0-2 of each head count.
+  assert.equal(res.runs.length, 15);
+  assert.ok(res.runs.every((r) => r.steps === 30 && Number.isFinite(r.trainLoss) && Number.isFinite(r.heldOut)));
+  // Seed 0's final train and held-out losses are those of the one-seed lab (measured; 1e-3 leaves room
+  // for a reordered sum in the training code, not for a different computation).
+  const want = [[4.150, 4.137], [4.154, 4.141], [4.157, 4.143], [4.157, 4.144], [4.157, 4.144]];
+  [1, 2, 4, 8, 16].forEach((h, i) => {
+    const r = res.runs.find((x) => x.heads === h && x.seed === 0);
+    assert.ok(Math.abs(r.trainLoss - want[i][0]) < 1e-3 && Math.abs(r.heldOut - want[i][1]) < 1e-3, `seed 0, h = ${h}: ${r.trainLoss}, ${r.heldOut}, want ${want[i]}`);
+  });
+  const seedsOf = (h) => res.runs.filter((r) => r.heads === h);
+  assert.notEqual(seedsOf(4)[0].heldOut, seedsOf(4)[1].heldOut, 'another seed is another run');
+  // The chart: one curve per head count (the mean of its seeds), a point per chunk, ending at step 30
+  // with the mean final training loss the table shows.
   assert.deepEqual(res.curves.map((c) => c.label), ['h=1', 'h=2', 'h=4', 'h=8', 'h=16']);
   res.curves.forEach((c, i) => {
     assert.ok(c.points.every((p, k) => k === 0 || p[0] > c.points[k - 1][0]), `${c.label}: steps increase`);
     assert.equal(c.points.at(-1)[0], 30, `${c.label} ends at step 30`);
-    assert.equal(c.points.at(-1)[1].toFixed(3), cells[i][3], `${c.label}: the last point is the final training loss`);
+    const mean = seedsOf([1, 2, 4, 8, 16][i]).reduce((s, r) => s + r.trainLoss, 0) / 3;
+    assert.ok(Math.abs(c.points.at(-1)[1] - mean) < 1e-6, `${c.label}: the last point is the seeds' mean final training loss`);
+    assert.equal(mean.toFixed(3), cells[i][3], `${c.label}: the table shows that mean`);
   });
   assert.deepEqual(cells.map((c) => c[0]), ['1', '2', '4', '8', '16']);
   assert.deepEqual(cells.map((c) => c[1]), ['64', '32', '16', '8', '4']);
-  // Known final train and held-out losses of these seeded 30-step runs for H = 1, 2, 4, 8, 16 (measured;
-  // 1e-3 leaves room for a reordered sum in the training code, not for a different computation).
-  const want = [[4.150, 4.137], [4.154, 4.141], [4.157, 4.143], [4.157, 4.144], [4.157, 4.144]];
-  cells.forEach((c, i) => assert.ok(Math.abs(Number(c[3]) - want[i][0]) < 1e-3 && Math.abs(Number(c[5]) - want[i][1]) < 1e-3,
-    `losses of H = ${c[0]}: ${c[3]}, ${c[5]}, want ${want[i]}`));
+  cells.forEach((c) => assert.match(c[5], /^\d\.\d+ ± \d\.\d+$/, `held-out loss as mean ± sd: ${c[5]}`));
+  assert.equal(cells[0][6], '—');
+  cells.slice(1).forEach((c) => assert.match(c[6], /^[+−]\d\.\d+ ± \d\.\d+$/, `difference ± standard error: ${c[6]}`));
   const summary = await view.locator('.lab-summary').innerText();
   // 30 steps is a short run: the page gives the numbers and says they are too few for a verdict.
   assert.match(summary, /^Only 30 steps per model: too few for a verdict on whether more heads help/);
-  assert.doesNotMatch(summary, /more heads (help|hurt|make no difference) from/i);
-  for (const c of cells) assert.ok(summary.includes(c[3]), `the summary quotes the measured loss ${c[3]}`);
+  assert.doesNotMatch(summary, /more heads (help|hurt|make no measurable difference) from/i);
+  for (const c of cells) assert.ok(summary.includes(c[5]), `the summary quotes the measured held-out loss ${c[5]}`);
   assert.equal(await view.locator('.lab-chart canvas').count() > 0, true, 'the chart is drawn');
   await page.waitForTimeout(200);
   await shot(page, 'lab-heads');
@@ -67,7 +79,7 @@ test('lab-heads on 1 and on 4 cores: the same losses, the models spread over 4 t
     const page = await b.open('embed.html?view=lab-heads&labHSteps=20', { init: cores, initArg: n });
     const view = app(page).locator('[data-slot="lab-heads"]');
     await view.locator('[data-act="start"]').click();
-    await status(page, 'lab-heads', ['done'], 30000);
+    await status(page, 'lab-heads', ['done'], 60000);
     const res = await viewResult(page, 'lab-heads');
     tables.push(await view.locator('.lab-table tbody tr').evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent))));
     assert.equal(page.workers().length, n, `${n} core(s): ${n} worker(s) (the first one holds trainers too)`);

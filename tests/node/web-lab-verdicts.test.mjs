@@ -15,11 +15,25 @@ test('tooFewSteps: a sentence below the threshold, nothing at or above it', () =
 
 const { summariseHeads, roleOf } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/verdicts.js')).href);
 
-test('summariseHeads: neighbours within 0.02 nats or 10 % are the same, else better or worse (Lab 1\'s 200-step losses)', () => {
-  const { verdicts, sentence } = summariseHeads([1, 2, 4, 8, 16], [0.017, 0.021, 0.029, 0.051, 0.218], 200);
+test('summariseHeads: neighbours differ only beyond 2 standard errors over the seeds; no verdict before 200 steps or while not settled', () => {
+  // 1 -> 2 -> 4: within their spread (plateau); 4 -> 8 -> 16: higher beyond it (hurt)
+  const losses = [[0.017, 0.020, 0.014], [0.018, 0.015, 0.021], [0.016, 0.019, 0.022], [0.051, 0.050, 0.049], [0.218, 0.200, 0.230]];
+  const { verdicts, sentence } = summariseHeads([1, 2, 4, 8, 16], losses, 200, 0.004);
   assert.deepEqual(verdicts, ['plateau', 'plateau', 'hurt', 'hurt']);
-  assert.match(sentence, /^More heads make no difference from 1 to 4 heads; more heads hurt from 4 to 16 heads\. .*lowest at 1 head\./);
-  assert.match(summariseHeads([1, 2], [0.5, 0.1], 199).sentence, /^Only 199 steps per model: too few/);
+  assert.match(sentence, /^More heads make no measurable difference from 1 to 4 heads; more heads hurt from 4 to 16 heads \(after 200 steps, 3 seeds/);
+  assert.match(sentence, /h = 8 0\.05000 ± 0\.00100/, 'the numbers: mean ± sd with the digits the sd needs');
+  assert.match(sentence, /4 → 8: \+0\.0310 ± 0\.0018/, 'each difference with its standard error');
+  assert.doesNotMatch(sentence, /×/, 'no ratios of losses');
+  // the same gap with a spread as large as itself: no measurable difference
+  assert.deepEqual(summariseHeads([1, 2], [[0.10, 0.20, 0.30], [0.15, 0.25, 0.35]], 200).verdicts, ['plateau']);
+  // lower beyond the spread: more heads help
+  assert.deepEqual(summariseHeads([1, 2], [[0.50, 0.40, 0.45], [0.10, 0.12, 0.11]], 200).verdicts, ['help']);
+  // one seed has no spread: never measurable
+  assert.deepEqual(summariseHeads([1, 2], [[0.5], [0.1]], 200).verdicts, ['plateau']);
+  assert.match(summariseHeads([1, 2], [[0.5, 0.4], [0.1, 0.12]], 199).sentence, /^Only 199 steps per model: too few/);
+  const unsettled = summariseHeads([1, 2], [[0.5, 0.4], [0.1, 0.12]], 300, 0.05);
+  assert.deepEqual(unsettled.verdicts, []);
+  assert.match(unsettled.sentence, /^Not settled yet: held-out loss still fell by 0\.050 nats/);
 });
 
 test('roleOf: the highest score above 0.5 names the role, none when no score is clear', () => {

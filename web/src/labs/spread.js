@@ -3,6 +3,9 @@
 // error, and whether training has settled (held-out loss no longer falling). A lab names a winner only
 // when a difference is larger than twice its standard error and the runs have settled.
 
+/** Seeds per configuration in the labs that compare configurations: each a different initialisation and data order (the trainer's seed). */
+export const SEEDS = [0, 1, 2];
+
 /** Mean, sample standard deviation (0 for one value) and count of finite values. */
 export function meanSd(xs) {
   const v = xs.filter(Number.isFinite);

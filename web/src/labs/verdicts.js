@@ -19,25 +19,32 @@ export function tooFewSteps(steps, enough, what = 'a verdict') {
 // ---- Lab 1: do more heads help? -----------------------------------------------------------------
 /** Steps per model below which the sweep states no verdict (losses settle by ~150-200 steps). */
 export const HEADS_ENOUGH_STEPS = 200;
-// Two final losses count as the same ("plateau") when they differ by at most this much.
-export const HEADS_REL = 0.1, HEADS_ABS = 0.02;
 
 /**
- * Verdict between consecutive head counts from their final losses (lower is better); after fewer
- * than HEADS_ENOUGH_STEPS steps, only the numbers.
+ * Verdict between consecutive head counts from their held-out losses over several seeds (lower is
+ * better): "help" or "hurt" only when the difference of the means exceeds MEASURABLE_SE standard
+ * errors, else "plateau" (no measurable difference). After fewer than HEADS_ENOUGH_STEPS steps, or while
+ * held-out loss still falls by more than SETTLED_NATS over the last fifth of the runs (`drop`), only the
+ * numbers.
+ * @param {number[]} heads  head counts, ascending
+ * @param {number[][]} losses  per head count, one held-out loss per seed
+ * @param {number} [steps]  steps per model
+ * @param {number} [drop]  labs/spread.js lateDrop over every run (NaN: unknown, treated as settled)
+ * @returns {{ verdicts: ('help' | 'plateau' | 'hurt')[], sentence: string }}
  */
-export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS) {
+export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS, drop = NaN) {
+  const seeds = Math.min(...losses.map((l) => l.length));
+  const numbers = `held-out loss (mean ± standard deviation over ${seeds} seed${seeds === 1 ? '' : 's'}, nats per token): `
+    + heads.map((h, i) => `h = ${h} ${plusMinus(meanSd(losses[i]))}`).join(', ');
   const few = tooFewSteps(steps, HEADS_ENOUGH_STEPS, 'a verdict on whether more heads help');
-  if (few) {
-    return { verdicts: [], sentence: `${few}final training losses ${losses.map((l) => fmt(l)).join(', ')} (h = ${heads.join(', ')}).` };
+  if (few) return { verdicts: [], sentence: `${few}${numbers}.` };
+  if (drop > SETTLED_NATS) {
+    return { verdicts: [], sentence: `Not settled yet: held-out loss still fell by ${drop.toFixed(3)} nats over the last fifth of the ${steps} steps `
+      + `(more than ${SETTLED_NATS}), so no head count is named better yet: train longer. So far, ${numbers}.` };
   }
-  const verdicts = [];
-  for (let i = 0; i + 1 < heads.length; i++) {
-    const a = losses[i], b = losses[i + 1];
-    const same = Math.abs(a - b) <= Math.max(HEADS_ABS, HEADS_REL * Math.max(a, b));
-    verdicts.push(same ? 'plateau' : b < a ? 'help' : 'hurt');
-  }
-  const words = { help: 'more heads help', plateau: 'more heads make no difference', hurt: 'more heads hurt' };
+  const diffs = heads.slice(1).map((_, i) => difference(losses[i], losses[i + 1]));
+  const verdicts = diffs.map((d) => (!d.measurable ? 'plateau' : d.diff < 0 ? 'help' : 'hurt'));
+  const words = { help: 'more heads help', plateau: 'more heads make no measurable difference', hurt: 'more heads hurt' };
   const runs = [];
   verdicts.forEach((v, i) => {
     const last = runs[runs.length - 1];
@@ -45,10 +52,9 @@ export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS) {
     else runs.push({ v, from: heads[i], to: heads[i + 1] });
   });
   const parts = runs.map((r) => `${words[r.v]} from ${r.from} to ${r.to} heads`);
-  const best = heads[losses.indexOf(Math.min(...losses))];
-  const sentence = `${parts.join('; ')}. Final training losses ${losses.map((l) => fmt(l)).join(', ')} ` +
-    `(h = ${heads.join(', ')}); lowest at ${best} head${best > 1 ? 's' : ''}. ` +
-    `(Same = within ${HEADS_ABS} nats or ${HEADS_REL * 100} %.)`;
+  const steps2 = diffs.map((d, i) => `${heads[i]} → ${heads[i + 1]}: ${signedDiff(d)}`).join(', ');
+  const sentence = `${parts.join('; ')} (after ${steps} steps, ${seeds} seeds per head count; a difference counts beyond `
+    + `${MEASURABLE_SE} standard errors). In numbers: ${numbers}; each step up in heads: ${steps2} nats.`;
   return { verdicts, sentence: sentence.charAt(0).toUpperCase() + sentence.slice(1) };
 }
 

@@ -1,11 +1,15 @@
-// lab-heads.js — Lab 1, "heads sweep": one-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads,
-// trained side by side (one per trainer worker: labs/runner.js api.each) on the copy task (the core's training loop: labs/runner.js), then
-// evaluated; the summary sentence is computed from the measured final losses (labs/verdicts.js).
+// lab-heads.js — Lab 1, "heads sweep": one-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads, each
+// with SEEDS seeds, trained side by side (one model per trainer worker: labs/runner.js api.each) on the
+// copy task (the core's training loop: labs/runner.js), held-out loss evaluated every fifth of the run;
+// then each head count's held-out loss as mean ± standard deviation, its difference from the previous
+// head count with its standard error, and a summary that names a difference only beyond its spread
+// and only once the runs have settled (labs/verdicts.js, labs/spread.js).
 import labsCss from '../styles/labs.css?inline';
 import { el, useStyles } from '../kit.js';
 import { parseIntegerField } from '../labs/fields.js';
 import { createLabRunner } from '../labs/runner.js';
-import { createLabTable } from '../labs/table.js';
+import { SEEDS, difference, lateDrop, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
+import { createLabTable, twoLines } from '../labs/table.js';
 import { HEADS_TASK as TASK } from '../labs/tasks.js';
 import { summariseHeads } from '../labs/verdicts.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
@@ -17,63 +21,91 @@ export const STEPS = { label: 'Steps per model', min: 1, max: 20000 };
 
 const fmt = (v, d = 3) => (v == null || !Number.isFinite(v) ? '—' : v.toFixed(d));
 const sub = (text) => el('sub', null, text);
-const below = (r) => r.points.find((p) => p[1] < FAST);
+/** The first chunk end at which a run's training loss is below FAST, or null. */
+const below = (r) => r.points.find((p) => p[1] < FAST)?.[0] ?? null;
+
+/** Each head count's mean training loss over its seeds, at the chunk ends every seed has reached. */
+function meanCurves(runs) {
+  return HEADS.map((h) => {
+    const seeds = runs.filter((r) => r.h === h);
+    const steps = seeds.length ? seeds[0].points.map(([st]) => st).filter((st) => seeds.every((r) => r.points.some(([x]) => x === st))) : [];
+    return { label: `h=${h}`, points: steps.map((st) => [st, meanSd(seeds.map((r) => r.points.find(([x]) => x === st)[1])).mean]) };
+  });
+}
 
 export function createLabHeadsView(root, ctx) {
   useStyles(root, 'labs', labsCss);
   root.classList.add('lab', 'lab-heads');
   const controls = el('div', 'lab-controls');
   const chartBox = el('div', 'lab-chart-slot');
-  const table = createLabTable({ label: 'Measured after training', caption: 'Measured after training',
-    columns: ['heads', ['d', sub('head')], 'steps', 'final train loss', `steps to loss < ${FAST}`, 'held-out loss', 'accuracy'] });
+  const table = createLabTable({ label: 'Measured after training', caption: `Measured after training, ${SEEDS.length} seeds per head count`,
+    columns: ['heads', ['d', sub('head')], 'steps', twoLines('final train loss', 'mean of the seeds'), twoLines(`steps to loss < ${FAST}`, 'each seed'),
+      twoLines('held-out loss', `nats, mean ± sd of ${SEEDS.length} seeds`), twoLines('against h / 2', 'nats, ± standard error'), 'accuracy'] });
   const summary = el('p', 'lab-summary');
   const result = el('div', { className: 'lab-result', hidden: true }, table.element, summary);
   root.replaceChildren(el('p', 'lab-what', `Task: copy a random sequence of ${TASK.seqLen} tokens (vocabulary ${TASK.vocabSize}); `
     + 'one attention layer, d', sub('model'), ` = ${D_MODEL}, so d`, sub('head'), ` = ${D_MODEL} / h. Batch ${TASK.batchSize}, `
-    + 'AdamW with cosine decay over the run; the five models train side by side, as many at once as this device has cores (up to 4).'), controls, chartBox, result);
-  const chart = createLineChart(chartBox, { yLabel: 'training loss (nats/token)', logY: true });
+    + `AdamW with cosine decay over the run; each head count trains with ${SEEDS.length} seeds (initialisation and data order), `
+    + 'side by side, as many at once as this device has cores (up to 4).'), controls, chartBox, result);
+  const chart = createLineChart(chartBox, { yLabel: 'training loss (nats/token), mean of the seeds', logY: true });
 
   async function run(api) {
     const steps = api.values.labHSteps;
+    const evalEvery = Math.max(1, Math.round(steps / 5));
     result.hidden = true;
-    const runs = HEADS.map((h) => ({ h, key: null, points: [], last: null, done: 0 }));
+    const runs = HEADS.flatMap((h) => SEEDS.map((seed) => ({ h, seed, key: null, points: [], val: [], last: null, done: 0, result: null })));
     const redraw = () => {
-      const { xs, ys, labels } = alignCurves(runs.map((r) => ({ label: `h=${r.h}`, points: r.points })));
+      const { xs, ys, labels } = alignCurves(meanCurves(runs));
       chart.setData(labels, xs, ys);
     };
     await api.each(runs, async (r, i) => {
-      api.progressOf(i, `h=${r.h}: creating the model…`);
-      r.key = await api.createModel(`${r.h} head${r.h > 1 ? 's' : ''}`, {
-        ...TASK, seed: 0, totalSteps: steps, model: { variant: 'mha', dModel: D_MODEL, nHeads: r.h, nLayers: 1, layerNorm: true },
+      const name = `h=${r.h} seed ${r.seed}`;
+      api.progressOf(i, `${name}: creating the model…`);
+      r.key = await api.createModel(`${r.h} head${r.h > 1 ? 's' : ''}, seed ${r.seed}`, {
+        ...TASK, seed: r.seed, totalSteps: steps, model: { variant: 'mha', dModel: D_MODEL, nHeads: r.h, nLayers: 1, layerNorm: true },
       });
-      api.progressOf(i, `h=${r.h}: step 0 / ${steps}`, 0);
-      await api.train(r.key, { steps, onProgress: (p) => {
+      api.progressOf(i, `${name}: step 0 / ${steps}`, 0);
+      await api.train(r.key, { steps, evalEvery, onProgress: (p) => {
         Object.assign(r, { last: p, done: p.step });
         r.points.push([p.step, p.loss]);
-        api.progressOf(i, `h=${r.h}: step ${p.step} / ${steps}`, p.step);
+        if (p.evaluation) r.val.push([p.step, p.evaluation.loss]);
+        api.progressOf(i, `${name}: step ${p.step} / ${steps}`, p.step);
         redraw();
       } });
     });
     const stopped = api.isStopped();
     const secs = api.seconds();
-    const done = `${runs.map((r) => r.done).join(' / ')} steps in ${secs.toFixed(1)} s`;
+    const done = `${runs.filter((r) => r.done === steps).length} of ${runs.length} models (${HEADS.length} head counts × ${SEEDS.length} seeds) × ${steps} steps in ${secs.toFixed(1)} s`;
     api.progress(`${stopped ? 'Stopped' : 'Done'}: ${done}; evaluating…`);
-    const evals = [];
-    for (const r of runs) evals.push(r.done > 0 ? await api.evaluate(r.key) : null);
-    table.setRows(runs.map((r, i) => [{ header: true, text: r.h }, D_MODEL / r.h, r.done, fmt(r.last?.loss),
-      below(r) ? below(r)[0] : `> ${r.done}`, fmt(evals[i]?.loss), evals[i] ? `${(evals[i].accuracy * 100).toFixed(1)} %` : '—']));
-    const trained = runs.filter((r) => r.last);
+    for (const r of runs) {
+      if (r.done === 0) continue;
+      r.result = await api.evaluate(r.key);
+      if (r.val.at(-1)?.[0] !== r.done) r.val.push([r.done, r.result.loss]);
+    }
+    const byHeads = HEADS.map((h) => runs.filter((r) => r.h === h && r.result));
+    const trained = HEADS.map((h, k) => ({ h, seeds: byHeads[k] })).filter((g) => g.seeds.length);
+    const curves = meanCurves(runs);
+    table.setRows(trained.map((g) => {
+      const k = HEADS.indexOf(g.h), prev = k > 0 ? byHeads[k - 1] : [];
+      const losses = g.seeds.map((r) => r.result.loss);
+      return [{ header: true, text: g.h }, D_MODEL / g.h, Math.min(...g.seeds.map((r) => r.done)), fmt(curves[k].points.at(-1)?.[1]),
+        g.seeds.map((r) => below(r) ?? `> ${r.done}`).join(' / '), plusMinus(meanSd(losses)),
+        prev.length ? signedDiff(difference(prev.map((r) => r.result.loss), losses)) : '—',
+        `${(meanSd(g.seeds.map((r) => r.result.accuracy)).mean * 100).toFixed(1)} %`];
+    }));
     const verdict = trained.length >= 2
-      ? summariseHeads(trained.map((r) => r.h), trained.map((r) => r.last.loss), Math.min(...trained.map((r) => r.done)))
-      : { sentence: 'Train at least two models to compare.', verdicts: [] };
-    const fast = trained.filter(below).map((r) => `h=${r.h} at step ${below(r)[0]}`);
-    const every = trained.length ? Math.round(trained.reduce((n, r) => n + r.done / r.points.length, 0) / trained.length) : 0;
+      ? summariseHeads(trained.map((g) => g.h), trained.map((g) => g.seeds.map((r) => r.result.loss)),
+        Math.min(...runs.filter((r) => r.result).map((r) => r.done)), lateDrop(runs.filter((r) => r.result).map((r) => r.val)))
+      : { sentence: 'Train at least two head counts to compare.', verdicts: [] };
+    const every = runs.some((r) => r.points.length)
+      ? Math.round(runs.filter((r) => r.points.length).reduce((n, r) => n + r.done / r.points.length, 0) / runs.filter((r) => r.points.length).length) : 0;
     summary.textContent = verdict.sentence +
-      (fast.length ? ` Loss first below ${FAST}: ${fast.join(', ')} (the loss is read after each chunk of training, about every ${every} steps).` : '') +
+      (every ? ` The "steps to loss < ${FAST}" column is read after each chunk of training, about every ${every} steps.` : '') +
       (stopped ? ' (Stopped early: the runs are not finished.)' : '');
     result.hidden = false;
     api.progress(`${stopped ? 'Stopped' : 'Done'}: ${done}.`);
-    return { curves: seriesPoints(chart.data()), steps: runs.map((r) => r.done), trainingSeconds: secs };
+    return { curves: seriesPoints(chart.data()), steps: runs.map((r) => r.done), trainingSeconds: secs,
+      runs: runs.map((r) => ({ heads: r.h, seed: r.seed, steps: r.done, trainLoss: r.last?.loss ?? null, heldOut: r.result?.loss ?? null })) };
   }
 
   const runner = createLabRunner(controls, root, ctx, {

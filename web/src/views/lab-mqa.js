@@ -15,7 +15,7 @@ import { createLabRunner } from '../labs/runner.js';
 import { createLabTable, twoLines } from '../labs/table.js';
 import { MQA_TASK as TASK } from '../labs/tasks.js';
 import { summariseMqa } from '../labs/verdicts.js';
-import { difference, lateDrop, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
+import { SEEDS, difference, lateDrop, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
 
 const D = 64, H = 8, N = 2048, BPE = 4;
@@ -24,8 +24,6 @@ const VARIANTS = [
   { id: 'gqa', name: 'GQA', nKvHeads: 2, detail: '2 K/V heads' },
   { id: 'mqa', name: 'MQA', nKvHeads: 1, detail: '1 K/V head' },
 ];
-/** Seeds per variant: each a different initialisation and data order (the trainer's seed). */
-export const SEEDS = [0, 1, 2];
 // ~12 ms per step (wasm, Node), so the default 300 steps take ~4 s per model (9 models: 3 variants × 3 seeds;
 // at 300 steps held-out loss has settled: no longer falling by 0.01 nats over the last fifth).
 export const STEPS = { label: 'Steps per variant', min: 1, max: 5000 };
