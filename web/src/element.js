@@ -12,7 +12,7 @@ import base from './styles/base.css?inline';
 import renderCss from './styles/render.css?inline';
 import viewsCss from './styles/views.css?inline';
 import tablesCss from './styles/tables.css?inline';
-import { DEFAULTS, fromParams, shapeSpec, toParams } from './state.js';
+import { DEFAULTS, fromParams, shapeKeyOf, shapeSpec, toParams } from './state.js';
 import { buildName, el, escapeHtml } from './kit.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
@@ -407,7 +407,7 @@ export class AttentionPlayground extends HTMLElement {
     this.dispatchEvent(new CustomEvent('statechange', { detail: { ...this.state } }));
   }
 
-  #shapeKey() { return JSON.stringify(shapeSpec(this.state)); }
+  #shapeKey() { return shapeKeyOf(this.state); }
 
   /** The core's resolved shape of the state, for the form (the K/V heads a variant implies). */
   #resolveShape() {

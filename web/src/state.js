@@ -117,6 +117,12 @@ export function toParams(state) {
 }
 
 /** The core's spec for the current shape (without x / seqLen), for forward, sessions and accounting. */
+/** What a shape depends on, as a cache key: shapeSpec without the seed (which changes only the weights). */
+export function shapeKeyOf(state, variant = state.variant) {
+  const { seed, ...geometry } = shapeSpec(state, variant);
+  return JSON.stringify(geometry);
+}
+
 export function shapeSpec(state, variant = state.variant) {
   const spec = { variant, dModel: state.dModel, nHeads: state.nHeads, seed: state.seed };
   if (variant === 'gqa') spec.nKvHeads = state.nKvHeads;

@@ -10,21 +10,33 @@ import { createHeatmap, fileName, groupMaps } from '../render/heatmap.js';
 const num = (v, digits = 3) => (Number.isFinite(v) ? (Math.abs(v) >= 1000 ? fmtInt(Math.round(v)) : v.toPrecision(digits)) : '–');
 const fact = (term, ...desc) => [el('dt', null, term), el('dd', null, ...desc)];
 
-/** The heads' maps of one result, grouped for the keyboard, with a Save control for all of them. */
-function headMaps(res, readout, name) {
-  const { tokens, shape, weights, causal } = res.maps;
-  const N = tokens.length, v = variantName(shape.variant);
-  const maps = shape.kvHeadOf.map((_, h) => {
-    const label = headLabel(shape, h);
-    const map = createHeatmap({ title: headShort(shape, h), colour: 'prob', masked: causal ? 'causal' : null, cell: 'fill', readout,
-      className: 'cmp-head', dataset: { cmpHead: String(h) },
-      describe: ({ i, j }, w) => `${v} ${label}: “${tokens[i]}” (#${i}) → “${tokens[j]}” (#${j}) = ${w.toFixed(3)}` });
-    map.update({ data: weights, offset: h * N * N, rows: N, cols: N, range: [0, 1] });
-    return map;
-  });
-  groupMaps(maps);
-  const save = saveControl(() => maps.map((m) => m.figure()), () => fileName({ ...name, head: 'all' }), { label: 'attention weight' });
-  return el('div', null, el('div', 'cmp-heads', ...maps.map((m) => m.element)), save);
+/**
+ * A column's heads' maps, grouped for the keyboard, with a Save control for all of them. The maps are
+ * built once per layout (tokens, variant, K/V heads, mask, layer) and redrawn in place when only the
+ * weights change (a seed): new maps would mean new canvases, a layout and a paint of the page each time.
+ * @returns {(res: object, readout: HTMLElement, name: object) => HTMLElement}
+ */
+export function createHeadMaps() {
+  let layout = '', maps = [], block = null;
+  return (res, readout, name) => {
+    const { tokens, shape, weights, causal } = res.maps;
+    const N = tokens.length, v = variantName(shape.variant);
+    const key = JSON.stringify([tokens, shape.variant, shape.kvHeadOf, causal, name.layer]);
+    if (key !== layout) {
+      layout = key;
+      maps = shape.kvHeadOf.map((_, h) => {
+        const label = headLabel(shape, h);
+        return createHeatmap({ title: headShort(shape, h), colour: 'prob', masked: causal ? 'causal' : null, cell: 'fill', readout,
+          className: 'cmp-head', dataset: { cmpHead: String(h) },
+          describe: ({ i, j }, w) => `${v} ${label}: “${tokens[i]}” (#${i}) → “${tokens[j]}” (#${j}) = ${w.toFixed(3)}` });
+      });
+      groupMaps(maps);
+      const save = saveControl(() => maps.map((m) => m.figure()), () => fileName({ ...name, head: 'all' }), { label: 'attention weight' });
+      block = el('div', null, el('div', 'cmp-heads', ...maps.map((m) => m.element)), save);
+    }
+    maps.forEach((map, h) => map.update({ data: weights, offset: h * N * N, rows: N, cols: N, range: [0, 1] }));
+    return block;
+  };
 }
 
 /** Per-head mean |Δ weight| between two results of the same (H, N, N), over the unmasked cells. */
@@ -68,8 +80,9 @@ function against(res, ref) {
 /**
  * The body of column `idx`: its result (or error) and, after column 1, the comparison with it.
  * @param {{ status: 'fulfilled' | 'rejected', value?: { maps: object, params: object }, reason?: Error }} res
+ * @param {ReturnType<typeof createHeadMaps>} headMaps  the column's maps (createHeadMaps)
  */
-export function compareColumn(idx, res, ref, readout) {
+export function compareColumn(idx, res, ref, readout, headMaps) {
   if (res.status === 'rejected') return [el('p', { className: 'cmp-error error-text', role: 'alert' }, res.reason?.message ?? String(res.reason))];
   const { maps, params } = res.value;
   const s = maps.shape, f = cacheFormula(s);

@@ -21,7 +21,23 @@ const MIN_LABEL_CELL = 11;  // px: row labels need a cell at least this tall
 
 // Maps in the page, redrawn when the colour scheme changes (the mask is painted in the theme's colour).
 const live = new Set();
+// The theme's mask colour (--grid) per root (a playground's shadow root), read once per colour scheme:
+// getComputedStyle on every draw would force a style recalculation of the page for each map drawn.
+let maskColours = new WeakMap();
+const MASK_FALLBACK = [200, 200, 200];
+/** The mask colour for a map's element; a map not in the page yet gets the fallback (redrawn once it is). */
+function maskColourOf(element) {
+  if (!element.isConnected) return MASK_FALLBACK;
+  const root = element.getRootNode();
+  let rgb = maskColours.get(root);
+  if (!rgb) {
+    rgb = cssToRgb(getComputedStyle(element).getPropertyValue('--grid').trim(), MASK_FALLBACK);
+    maskColours.set(root, rgb);
+  }
+  return rgb;
+}
 globalThis.matchMedia?.('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
+  maskColours = new WeakMap();
   for (const map of live) {
     if (map.element.isConnected) map.redraw();
     else live.delete(map);
@@ -191,7 +207,7 @@ export function createHeatmap(o) {
     if (!g || !rows || !cols) return;
     const [lo, hi] = m.range;
     const lut = SCALES[colour].lut;
-    const mask = o.masked === 'causal' ? cssToRgb(getComputedStyle(element).getPropertyValue('--grid').trim(), [200, 200, 200]) : null;
+    const mask = o.masked === 'causal' ? maskColourOf(element) : null;
     const img = g.createImageData(cols, rows);
     const px = img.data;
     for (let i = 0; i < rows; i++) {

@@ -7,7 +7,7 @@ import compareCss from '../styles/compare.css?inline';
 import { VARIANT_IDS, createLatest, el, setViewState, useStyles, variantLabel } from '../kit.js';
 import { legend } from '../render/colour.js';
 import { createReadout } from '../render/heatmap.js';
-import { compareColumn } from '../parts/compare-column.js';
+import { compareColumn, createHeadMaps } from '../parts/compare-column.js';
 import { createTrainedBox } from '../parts/compare-trained.js';
 import { shapeSpec } from '../state.js';
 
@@ -16,6 +16,16 @@ export function parseCompare(text) {
   const list = String(text ?? '').split(',').map((s) => s.trim().toLowerCase()).filter((v) => VARIANT_IDS.includes(v)).slice(0, 3);
   for (const v of ['mha', 'gqa', 'mla']) if (list.length < 2 && !list.includes(v)) list.push(v);
   return list;
+}
+
+/**
+ * Makes `nodes` the children of `parent`, in order, without moving a node that stays (a column's maps:
+ * moving their canvases would lay out and paint them again).
+ */
+function keepChildren(parent, nodes) {
+  const wanted = new Set(nodes);
+  for (const n of [...parent.childNodes]) if (!wanted.has(n)) n.remove();
+  nodes.forEach((n, k) => { if (parent.childNodes[k] !== n) parent.insertBefore(n, parent.childNodes[k] ?? null); });
 }
 
 export function createCompareView(root, ctx) {
@@ -34,7 +44,7 @@ export function createCompareView(root, ctx) {
     readout, cols);
   let variants = [];
   let lastKey = '';
-  const columns = [];  // { box, select, body }: one persistent column per slot (its select keeps focus)
+  const columns = [];  // { box, select, body, headMaps }: one persistent column per slot (its select keeps focus)
   const setCompare = (list) => ctx.setState({ compare: list.join(',') });
 
   function ensureColumns(n) {
@@ -48,7 +58,7 @@ export function createCompareView(root, ctx) {
       const body = el('div', 'cmp-body');
       const box = el('section', 'cmp-col', el('label', 'cmp-pick', `Column ${idx + 1} `, select), body);
       cols.append(box);
-      columns.push({ box, select, body });
+      columns.push({ box, select, body, headMaps: createHeadMaps() });
     }
     while (columns.length > n) columns.pop().box.remove();
   }
@@ -86,7 +96,7 @@ export function createCompareView(root, ctx) {
       return { maps, params };
     })), (results) => {
       status.textContent = '';
-      list.forEach((v, i) => columns[i].body.replaceChildren(...compareColumn(i, results[i], results[0], readout)));
+      list.forEach((v, i) => keepChildren(columns[i].body, compareColumn(i, results[i], results[0], readout, columns[i].headMaps)));
       const failed = results.filter((r) => r.status === 'rejected');
       ctx.reportError('compare', failed[0]?.reason ?? null);
       return { variants: list, tokens: N, failed: failed.length };

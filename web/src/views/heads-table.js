@@ -13,7 +13,7 @@ import modelCss from '../styles/model.css?inline';
 import { createLatest, el, showCoreError, useStyles, variantName } from '../kit.js';
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
 import { scrollRegion } from '../render/scroll-region.js';
-import { shapeSpec } from '../state.js';
+import { shapeKeyOf, shapeSpec } from '../state.js';
 import '../i18n/catalogs/en/heads.js';  // the English words it speaks
 
 const CONTEXT = 8192;   // the context at which the configurator picks a lesson row's KV heads
@@ -131,7 +131,7 @@ export function createHeadsTableView(root, ctx) {
     update(state) {
       const model = ctx.model?.()?.opened ?? null;
       if (model) useStyles(root, 'model', modelCss);
-      const key = JSON.stringify([shapeSpec(state), state.nLayers]);
+      const key = JSON.stringify([shapeKeyOf(state), state.nLayers]);
       if (rows && key === shapeKey && model === shownModel) return undefined;
       shapeKey = key;
       shownModel = model;

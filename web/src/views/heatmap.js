@@ -28,7 +28,8 @@ export function createHeatmapView(root, ctx) {
     const { data } = last;
     const { tokens, shape, weights } = data;
     const N = tokens.length;
-    const layout = JSON.stringify([tokens, shape.kvHeadOf, data.causal, root.clientWidth > 700]);
+    // What the maps' DOM, titles, read-outs and file names depend on; new weights alone (a seed) redraw the same maps.
+    const layout = JSON.stringify([tokens, shape.variant, shape.kvHeadOf, data.causal, data.layer, data.layers, root.clientWidth > 700]);
     if (layout !== last.layout) {
       last.layout = layout;
       last.maps = [];
@@ -106,7 +107,8 @@ export function createHeatmapView(root, ctx) {
         ctx.reportError('heatmap', null);
         let hi = 0;
         for (const w of data.weights) hi = Math.max(hi, w);
-        last = { key, source, data, range: [0, hi || 1], layout: '', maps: [] };
+        const kept = last?.source === source ? last : null;  // the same maps, when the new data has their layout
+        last = { key, source, data, range: [0, hi || 1], layout: kept?.layout ?? '', maps: kept?.maps ?? [] };
         drawMaps(state);
         summary.replaceChildren(describe(data, source, performance.now() - t0), ...source.extras?.(data, ctx) ?? []);
         const cut = source.note(state);

@@ -15,8 +15,11 @@ export function createReadingView(root, ctx) {
   };
   const list = el('ol', { className: 'reading', dataset: { role: 'papers' } });
   root.replaceChildren(el('p', 'note', t('reading.intro')), list);
+  let built = false;  // the list depends on nothing in the state: built once, at the first update (the sections exist then)
   return {
     update() {
+      if (built) return;
+      built = true;
       list.replaceChildren(...PAPERS.map((p) => el('li', { dataset: { paper: p.id } },
         el('cite', { lang: 'en', dataset: { text: 'data' } }, p.cite),
         el('p', null, t(`reading.${p.id}`)),
