@@ -165,3 +165,22 @@ test('a core error on the page: the catalog\'s sentence by field and kind, the c
   const unknownField = Object.assign(new RangeError('x'), { field: 'cfgWeird' });
   assert.equal(EN.coreError(unknownField).text, 'cfgWeird: the core does not accept this value.');
 });
+
+test('integers written without Intl (below 1,000; en-US grouping) read as Intl writes them, in every language', async () => {
+  const { createFormat } = await import('../../web/src/format.js');
+  for (const id of LANG_IDS) {
+    const { locale } = LANGS[id];
+    const f = createFormat(locale), intl = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
+    for (let n = -999; n <= 999; n++) if (n !== 0) assert.equal(f.int(n), intl.format(n), `${locale}: ${n}`);
+    assert.equal(f.int(0), '0');
+    assert.equal(f.int(1000), intl.format(1000), 'from 1,000 on, grouped as Intl groups');
+    let x = 7;
+    for (let k = 0; k < 2000; k++) {  // integers of every length up to 2^53, both signs
+      x = (x * 48271) % 2147483647;
+      const n = Math.round((x / 2147483647) ** 3 * Number.MAX_SAFE_INTEGER) * (k % 2 ? -1 : 1);
+      assert.equal(f.int(n), intl.format(n), `${locale}: ${n}`);
+    }
+    assert.equal(f.int(Number.MAX_SAFE_INTEGER), intl.format(Number.MAX_SAFE_INTEGER));
+    assert.equal(f.int(1234.5), intl.format(1234.5), 'fractions through Intl');
+  }
+});

@@ -8,9 +8,29 @@
  * @param {string} locale
  */
 export function createFormat(locale) {
-  const groupFmt = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
-  const pctFmt = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
-  const countFmt = new Intl.NumberFormat(locale, { notation: 'compact', compactDisplay: 'long', maximumSignificantDigits: 4 });
+  const known = FORMATS.get(locale);
+  if (known) return known;
+  const made = makeFormat(locale);
+  FORMATS.set(locale, made);
+  return made;
+}
+
+/** An integer with en-US's thousands separators: -1234567 -> "-1,234,567". */
+const groupedEnglish = (n) => `${n < 0 ? '-' : ''}${String(Math.abs(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
+
+/** One set of formatters per locale: the page's instances and EN share them. */
+const FORMATS = new Map();
+
+/** An Intl.NumberFormat made on its first use: making one costs up to ~20 ms (the compact one), at start-up. */
+const lazyFormat = (locale, options) => {
+  let f = null;
+  return { format: (x) => (f ??= new Intl.NumberFormat(locale, options)).format(x) };
+};
+
+function makeFormat(locale) {
+  const groupFmt = lazyFormat(locale, { maximumFractionDigits: 2 });
+  const pctFmt = groupFmt;  // the same options
+  const countFmt = lazyFormat(locale, { notation: 'compact', compactDisplay: 'long', maximumSignificantDigits: 4 });
   const sigFmts = new Map();
   /** At most `digits` significant digits, no trailing zeros: 6.4 -> "6.4", 8.0532 -> "8.053". */
   const sig = (x, digits = 4) => {
@@ -23,8 +43,11 @@ export function createFormat(locale) {
     while (Math.abs(v) >= base && i < units.length - 1) { v /= base; i++; }
     return `${sig(v, digits)} ${units[i]}`;
   };
-  /** 16384 -> "16,384"; 9.5 -> "9.5". */
-  const int = (n) => (Number.isFinite(n) ? groupFmt.format(n) : String(n));
+  /** 16384 -> "16,384"; 9.5 -> "9.5". Integers below 1,000 (every locale of LANGS: Latin digits, nothing
+   *  to group) and en-US's integers are written without Intl, whose first formatter costs ~20 ms of the
+   *  first map (tests/node/i18n.test.mjs checks they read as Intl writes them). */
+  const int = (n) => (!Number.isSafeInteger(n) ? (Number.isFinite(n) ? groupFmt.format(n) : String(n))
+    : Math.abs(n) < 1000 ? String(n) : locale === 'en-US' ? groupedEnglish(n) : groupFmt.format(n));
   /** 0.4375 -> "43.75 %" (up to 2 decimals). */
   const pct = (x) => `${pctFmt.format(x * 100)} %`;
   return {
