@@ -93,6 +93,16 @@ if (spawnSync(PY, ['-c', 'import numpy'], { encoding: 'utf8' }).status !== 0) {
   log('  (`bash scripts/setup.sh --peers` installs it with OpenBLAS and PyTorch).');
   process.exit(1);
 }
+// The peers must run on OpenBLAS: Debian's numpy and torch link libblas.so.3, which without
+// libopenblas0-pthread is the reference BLAS (netlib), 10-15x slower (a PyTorch T3 step: 1.1 s
+// instead of 75 ms), a peer no one would use. Refuse to time against it.
+const blas = spawnSync(PY, ['-c', "import numpy; print(' '.join(sorted({l.split()[-1] for l in open('/proc/self/maps') if 'blas' in l})))"],
+  { encoding: 'utf8' }).stdout.trim();
+if (!/openblas/i.test(blas)) {
+  log(`bench:peers: NumPy runs on ${blas || 'no BLAS library found'}, not OpenBLAS: the peers would be the reference BLAS.`);
+  log('  Install OpenBLAS with `bash scripts/setup.sh --peers` (apt-get install libopenblas0-pthread).');
+  process.exit(1);
+}
 const hasTorch = spawnSync(PY, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
 if (!hasTorch && !skip.has('ort')) {
   log('bench:peers: PyTorch is missing, so the ONNX graphs cannot be exported and ONNX Runtime Web is skipped.');
