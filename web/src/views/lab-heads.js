@@ -46,8 +46,8 @@ export function createLabHeadsView(root, ctx) {
   root.replaceChildren(el('p', 'lab-what', `Task: copy a random sequence of ${TASK.seqLen} tokens (vocabulary ${TASK.vocabSize}); `
     + 'one attention layer, d', sub('model'), ` = ${D_MODEL}, so d`, sub('head'), ` = ${D_MODEL} / h. Batch ${TASK.batchSize}, `
     + `AdamW with cosine decay over the run; each head count trains with ${SEEDS.length} seeds (initialisation and data order), `
-    + 'side by side, as many at once as this device has cores (up to 4).'), controls, chartBox, result);
-  const chart = createLineChart(chartBox, { yLabel: 'training loss (nats/token), mean of the seeds', logY: true });
+    + 'side by side, as many at once as this device has cores (up to 4). Each curve is the mean of a head count\'s seeds.'), controls, chartBox, result);
+  const chart = createLineChart(chartBox, { yLabel: 'training loss (nats/token)', logY: true });  // each head count's mean over its seeds
 
   async function run(api) {
     const steps = api.values.labHSteps;
