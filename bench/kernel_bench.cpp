@@ -64,17 +64,18 @@ val benchmark_gemm(double m, double n, double k, int warmup, int iters) {
 // A product added to an accumulator, as in the gemm, with enough independent chains to hide the
 // latency of the add (unfused) or of the FMA, every operand in a register (x86 has 16 vector
 // registers), and one operand bumped each step so that no product is loop-invariant (the compiler
-// would hoist it). Two shapes, because one does not fit both builds (on this machine's AMD Zen 3,
+// would hoist it). Two shapes, because one does not fit both builds (on this machine's AMD Zen 4,
 // an FMA has 4 cycles of latency, an add 3):
 //   7 chains: acc_i += x_i * y, y bumped once a step: 7 products, 8 adds (unfused: add-bound)
-//   8 chains: acc_i += x_(i%4) * y_(i/4), both y bumped: 8 products, 10 adds, 8 FMAs in flight
+//   8 chains: acc_i += x_(i%2) * y, y bumped: 8 FMAs in flight, 12 vector registers (with 15, four x
+//             and two y, V8's code generator spilled and the loop ran at half the gemm's rate)
 // benchmarkPeak reports the faster of the two: the most multiply-adds per second this build's
 // instructions give, which the gemm's micro-kernel can approach.
 template <int C, int X, int Y>
 float peak_kernel(int64_t reps, float seed) {
   vf acc[C], x[X], y[Y];
   ATTN_UNROLL
-  for (int i = 0; i < C; ++i) acc[i] = attn::simd::splat(0.0f);
+  for (int i = 0; i < C; ++i) acc[i] = attn::simd::splat(float(i));  // distinct: no two chains can be merged
   ATTN_UNROLL
   for (int i = 0; i < X; ++i) x[i] = attn::simd::splat(seed * float(i + 1));
   ATTN_UNROLL
@@ -92,7 +93,7 @@ float peak_kernel(int64_t reps, float seed) {
   return attn::simd::hsum(s);
 }
 float (*volatile g_peak7)(int64_t, float) = peak_kernel<7, 7, 1>;
-float (*volatile g_peak8)(int64_t, float) = peak_kernel<8, 4, 2>;
+float (*volatile g_peak8)(int64_t, float) = peak_kernel<8, 2, 1>;
 volatile float g_sink;
 
 // benchmarkPeak(chains, reps, warmup, iters), chains 7 or 8: ms per call of reps x chains vector
