@@ -13,7 +13,7 @@ test('tooFewSteps: a sentence below the threshold, nothing at or above it', () =
   assert.match(tooFewSteps(1, 200, 'a verdict on X'), /^Only 1 step per model: too few for a verdict on X .*at least 200/);
 });
 
-const { summariseHeads, roleOf } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/verdicts.js')).href);
+const { summariseHeads, summariseRank, withinOf, roleOf } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/verdicts.js')).href);
 
 test('summariseHeads: neighbours differ only beyond 2 standard errors over the seeds; no verdict before 200 steps or while not settled', () => {
   // 1 -> 2 -> 4: within their spread (plateau); 4 -> 8 -> 16: higher beyond it (hurt)
@@ -34,6 +34,29 @@ test('summariseHeads: neighbours differ only beyond 2 standard errors over the s
   const unsettled = summariseHeads([1, 2], [[0.5, 0.4], [0.1, 0.12]], 300, 0.05);
   assert.deepEqual(unsettled.verdicts, []);
   assert.match(unsettled.sentence, /^Not settled yet: held-out loss still fell by 0\.050 nats/);
+});
+
+test('withinOf / summariseRank: a rank within 1 bit/char of MHA only beyond its spread, "not settled" near the line', () => {
+  assert.equal(withinOf({ diff: 0.5, se: 0.1 }, 1), 'yes');
+  assert.equal(withinOf({ diff: 1.5, se: 0.1 }, 1), 'no');
+  assert.equal(withinOf({ diff: 0.9, se: 0.1 }, 1), 'unsure', '0.9 + 2 × 0.1 crosses the line');
+  assert.equal(withinOf({ diff: 0.5, se: 0 }, 1), 'unsure', 'one seed a side: no spread to judge by');
+  const geometry = { ropeDim: 4, bytesPerElement: 4 };
+  const done = [
+    { variant: 'mha', rank: 0, bytes: 512, bits: [2.50, 2.52, 2.51] },
+    { variant: 'mla', rank: 8, bytes: 48, bits: [2.90, 2.95, 2.92] },
+    { variant: 'mla', rank: 4, bytes: 32, bits: [3.30, 3.70, 3.50] },
+    { variant: 'mla', rank: 16, bytes: 80, bits: [2.70, 2.72, 2.71] },
+  ];
+  const text = summariseRank(done, 200, geometry);
+  assert.match(text, /^The smallest r with cache < 1\/8 of MHA that stays within 1 bit\/char beyond its spread: r = 8 \(\+0\.413 ± 0\.016 bits\/char/);
+  assert.match(text, /Not settled by 3 seeds \(within 2 standard errors of the 1-bit line\): r = 4\./);
+  assert.match(text, /MHA 2\.510 ± 0\.010/);
+  assert.doesNotMatch(text, /More than 1 bit/);
+  assert.match(summariseRank(done, 30, geometry), /^Only 30 steps per model: too few for a verdict on how small the latent can be/);
+  assert.match(summariseRank([done[0], { variant: 'mla', rank: 4, bytes: 32, bits: [4.0, 4.1, 4.05] }], 200, geometry),
+    /^No rank with cache < 1\/8 of MHA stays within 1 bit\/char beyond its spread\. More than 1 bit\/char worse beyond the spread: r = 4\./);
+  assert.equal(summariseRank([done[0]], 200, geometry), '', 'nothing before an MLA rank is done');
 });
 
 test('roleOf: the highest score above 0.5 names the role, none when no score is clear', () => {

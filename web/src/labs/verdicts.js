@@ -99,36 +99,52 @@ export function summariseMqa(r, { mha: bm, mqa: bq }, stepsRun, { N, bytes, drop
 export const RANK_ENOUGH_STEPS = 200;
 
 /**
+ * Whether a difference `d` (labs/spread.js difference: other − MHA) stays within `limit`: 'yes' when even
+ * its upper bound (diff + MEASURABLE_SE standard errors) does, 'no' when even its lower bound exceeds
+ * it, 'unsure' in between or with fewer than two seeds on a side (no spread to judge by).
+ */
+export function withinOf(d, limit) {
+  if (!(d.se > 0)) return 'unsure';  // one seed a side: no spread
+  if (d.diff + MEASURABLE_SE * d.se <= limit) return 'yes';
+  if (d.diff - MEASURABLE_SE * d.se > limit) return 'no';
+  return 'unsure';
+}
+
+/**
  * The answer after a run, '' until MHA and an MLA rank are done.
- * @param {{ variant: 'mha' | 'mla', rank: number, bytes: number, result: { bitsPerToken: number } }[]} done
+ * @param {{ variant: 'mha' | 'mla', rank: number, bytes: number, bits: number[] }[]} done  bits: one per seed
+ * @param {number} stepsRun
  * @param {{ ropeDim: number, bytesPerElement: number }} geometry
  */
 export function summariseRank(done, stepsRun, { ropeDim, bytesPerElement }) {
   const mha = done.find((r) => r.variant === 'mha');
   const mla = done.filter((r) => r.variant === 'mla');
   if (!mha || !mla.length) return '';
-  const mb = mha.result.bitsPerToken;
-  const small = mla.filter((r) => r.bytes * 8 < mha.bytes);
-  const ok = small.filter((r) => r.result.bitsPerToken - mb <= 1);
-  const f = (r) => `r = ${r.rank} (${r.result.bitsPerToken.toFixed(2)} vs ${mb.toFixed(2)} bits/char, cache ${r.bytes} vs ${mha.bytes} bytes)`;
+  const seeds = Math.min(...done.map((r) => r.bits.length));
+  const mean = (r) => meanSd(r.bits).mean;
+  const mb = plusMinus(meanSd(mha.bits));
+  const diffOf = (r) => difference(mha.bits, r.bits);
+  const small = mla.filter((r) => r.bytes * 8 < mha.bytes).sort((a, b) => a.rank - b.rank);
+  const judged = small.map((r) => ({ r, d: diffOf(r), w: withinOf(diffOf(r), 1) }));
+  const f = ({ r, d }) => `r = ${r.rank} (${signedDiff(d)} bits/char against MHA, cache ${r.bytes} vs ${mha.bytes} bytes)`;
+  const numbers = `validation bits/char (mean ± standard deviation over ${seeds} seed${seeds === 1 ? '' : 's'}): MHA ${mb}, `
+    + mla.map((r) => `r = ${r.rank} ${plusMinus(meanSd(r.bits))}`).join(', ');
   const few = tooFewSteps(stepsRun, RANK_ENOUGH_STEPS, 'a verdict on how small the latent can be');
+  if (few) return `${few}${numbers}.`;
   let text;
-  if (few) {
-    text = `${few}${mla.map((r) => `r = ${r.rank}: ${r.result.bitsPerToken.toFixed(2)}`).join(', ')} bits/char against MHA's ${mb.toFixed(2)}.`;
-  } else if (!small.length) {
+  if (!small.length) {
     text = `None of the ranks tried has a cache below 1/8 of MHA's (needs r + dr < ${mha.bytes / 8 / bytesPerElement}, i.e. r ≤ ${mha.bytes / 8 / bytesPerElement - ropeDim - 1}): try smaller ranks.`;
-  } else if (!ok.length) {
-    text = `The cache is below 1/8 of MHA's at ${small.map((r) => `r = ${r.rank}`).join(', ')}, but none of them stays within 1 bit/char of MHA: the smallest, ${f(small[0])}.`;
   } else {
-    const smallest = ok[0];
-    const fail = small.filter((r) => !ok.includes(r));
-    text = `The smallest r with cache < 1/8 of MHA and within 1 bit/char: ${f(smallest)}; `
-      + `${ok.length === small.length ? `every rank below 1/8 of the cache stays within 1 bit (worst: ${signed(Math.max(...small.map((r) => r.result.bitsPerToken - mb)))} bits/char).`
-        : `${fail.map((r) => `r = ${r.rank}`).join(', ')} ${fail.length > 1 ? 'do' : 'does'} not (${signed(Math.min(...fail.map((r) => r.result.bitsPerToken - mb)))} bits/char or more).`}`;
+    const ok = judged.filter((j) => j.w === 'yes'), no = judged.filter((j) => j.w === 'no'), unsure = judged.filter((j) => j.w === 'unsure');
+    const list = (js) => js.map((j) => `r = ${j.r.rank}`).join(', ');
+    text = ok.length ? `The smallest r with cache < 1/8 of MHA that stays within 1 bit/char beyond its spread: ${f(ok[0])}.`
+      : `No rank with cache < 1/8 of MHA stays within 1 bit/char beyond its spread.`;
+    if (no.length) text += ` More than 1 bit/char worse beyond the spread: ${list(no)}.`;
+    if (unsure.length) text += ` Not settled by ${seeds} seeds (within ${MEASURABLE_SE} standard errors of the 1-bit line): ${list(unsure)}.`;
   }
-  const best = [...mla].sort((a, b) => a.result.bitsPerToken - b.result.bitsPerToken)[0];
-  return `${text} After ${stepsRun} steps per model; the best MLA is r = ${best.rank} at ${best.result.bitsPerToken.toFixed(2)} bits/char`
-    + ` (${signed(best.result.bitsPerToken - mb)} against MHA) with ${(mha.bytes / best.bytes).toFixed(1)}× less cache.`
+  const best = [...mla].sort((a, b) => mean(a) - mean(b))[0];
+  return `${text} After ${stepsRun} steps per model, ${seeds} seeds each; the best MLA on average is r = ${best.rank} (${signedDiff(diffOf(best))} `
+    + `bits/char against MHA) with a cache ${(mha.bytes / best.bytes).toFixed(1)}× smaller. In numbers: ${numbers}.`
     + ' Short runs: all models are still far from converged, so these gaps measure early learning speed as much as capacity.';
 }
 

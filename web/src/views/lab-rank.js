@@ -1,14 +1,16 @@
 // lab-rank.js — Lab 3 (lesson exercise "hard"): character-level models of a Tiny Shakespeare slice
-// (first 90 % trains, last 10 % validates), MHA against MLA at several latent ranks r, trained side by
-// side (one per trainer worker; the core's training loop: labs/runner.js; it evaluates every EVAL_EVERY steps). Live:
-// training and validation curves in bits per character. Afterwards: a table (r, KV-cache bytes per
-// token per layer, validation bits/char) and a chart of bits/char against cache bytes (log x), both
-// labs/rank-results.js, and the answer (labs/verdicts.js).
+// (first 90 % trains, last 10 % validates), MHA against MLA at several latent ranks r, each with SEEDS
+// seeds, trained side by side (one per trainer worker; the core's training loop: labs/runner.js; it
+// evaluates every EVAL_EVERY steps). Live: training and validation curves in bits per character, the
+// mean of each model's seeds. Afterwards: a table (r, KV-cache bytes per token per layer, validation
+// bits/char as mean ± sd, the difference from MHA with its standard error) and a chart of bits/char
+// against cache bytes (log x), both labs/rank-results.js, and the answer (labs/verdicts.js).
 import labsCss from '../styles/labs.css?inline';
 import { el, useStyles } from '../kit.js';
 import { parseIntegerField, parseIntegerList } from '../labs/fields.js';
 import { createLabRunner } from '../labs/runner.js';
 import { createRankResults } from '../labs/rank-results.js';
+import { SEEDS, meanSd } from '../labs/spread.js';
 import { RANK_TASK as TRAIN } from '../labs/tasks.js';
 import { summariseRank } from '../labs/verdicts.js';
 import { alignCurves, createLineChart } from '../render/line-chart.js';
@@ -33,28 +35,41 @@ const runName = (r) => (r.variant === 'mha' ? 'MHA' : `MLA r = ${r.rank}`);
 
 export function createLabRankView(root, ctx) {
   useStyles(root, 'labs', labsCss);
-  let runs = [], stepsRun = 0;  // runs: { variant, rank, bytes, train: [[step, bits]], val: [[step, bits]], result }
+  // models: { variant, rank, bytes, seeds: [{ seed, train: [[step, bits]], val: [[step, bits]], result }] }
+  let models = [], stepsRun = 0;
   const controls = el('div', { dataset: { role: 'controls' } });
   const curvesBox = el('div', { dataset: { role: 'chart' } });
-  const results = createRankResults({ runName, ropeDim: DR });
+  const results = createRankResults({ runName, ropeDim: DR, seeds: SEEDS.length });
   const summary = el('p', { className: 'lab-summary', dataset: { role: 'summary' }, 'aria-live': 'polite' });
   root.replaceChildren(el('p', 'note', `A one-layer transformer (D = ${D}, H = ${H}, dh = ${DH}, MLP, fp32 cache) learns to predict the next `
     + `character of ${Math.round(CORPUS_BYTES / 1024)} KiB of Shakespeare. MLA caches a rank-r latent plus a decoupled RoPE key of `
     + `width dr = ${DR}: (r + dr) · 4 bytes per token per layer, against MHA's 2 · H · dh · 4 = ${2 * H * DH * BPE} bytes. `
-    + `Its cache is below 1/8 of MHA's when r + dr < ${2 * H * DH / 8}.`), controls, curvesBox, results.table, results.chart, summary);
+    + `Its cache is below 1/8 of MHA's when r + dr < ${2 * H * DH / 8}. Each model trains with ${SEEDS.length} seeds; `
+    + 'the curves are the mean of its seeds.'), controls, curvesBox, results.table, results.chart, summary);
   // One colour per model (MHA first), its validation curve dashed: no two models share a colour.
   const modelOf = (label) => label.replace(/ (train|val)$/, '');
   const curves = createLineChart(curvesBox, { yLabel: 'bits / char',
-    styleOf: (label) => ({ colour: Math.max(0, runs.findIndex((r) => runName(r) === modelOf(label))), dash: / val$/.test(label) ? [6, 4] : null }) });
+    styleOf: (label) => ({ colour: Math.max(0, models.findIndex((m) => runName(m) === modelOf(label))), dash: / val$/.test(label) ? [6, 4] : null }) });
+
+  /** A model's curve `which` ('train' | 'val'): the mean of its seeds at the steps every seed has reached. */
+  const meanCurve = (m, which) => {
+    const [first, ...rest] = m.seeds.map((s) => s[which]);
+    return (first ?? []).filter(([st]) => rest.every((c) => c.some(([x]) => x === st)))
+      .map(([st]) => [st, meanSd(m.seeds.map((s) => s[which].find(([x]) => x === st)[1])).mean]);
+  };
 
   function drawCurves() {
-    const list = runs.flatMap((r) => [{ label: `${runName(r)} train`, points: r.train }, { label: `${runName(r)} val`, points: r.val }]);
+    const list = models.flatMap((m) => [{ label: `${runName(m)} train`, points: meanCurve(m, 'train') }, { label: `${runName(m)} val`, points: meanCurve(m, 'val') }]);
     const { xs, ys, labels } = alignCurves(list.filter((c) => c.points.length));
     if (labels.length) curves.setData(labels, xs, ys);
   }
 
+  /** The models every seed of which is evaluated: { variant, rank, bytes, bits: [per seed] }. */
+  const evaluated = () => models.filter((m) => m.seeds.every((s) => s.result))
+    .map((m) => ({ variant: m.variant, rank: m.rank, bytes: m.bytes, bits: m.seeds.map((s) => s.result.bitsPerToken) }));
+
   function renderResults(running) {
-    const done = runs.filter((r) => r.result);
+    const done = evaluated();
     results.update(done);
     summary.textContent = running ? '' : summariseRank(done, stepsRun, { ropeDim: DR, bytesPerElement: BPE });
   }
@@ -62,41 +77,45 @@ export function createLabRankView(root, ctx) {
   async function run(api) {
     const steps = api.values.labRSteps, ranks = api.values.labRRanks;
     stepsRun = steps;
-    runs = [{ variant: 'mha', rank: 0 }, ...ranks.map((rank) => ({ variant: 'mla', rank }))].map((r) => ({ ...r, bytes: 0, train: [], val: [], result: null }));
+    models = [{ variant: 'mha', rank: 0 }, ...ranks.map((rank) => ({ variant: 'mla', rank }))]
+      .map((m) => ({ ...m, bytes: 0, seeds: SEEDS.map((seed) => ({ seed, train: [], val: [], result: null })) }));
     renderResults(true);
-    const bytes = await ctx.client.call('kvCacheBytesMany', runs.map((r) => ({ variant: r.variant, nLayers: 1, nHeads: H, dHead: DH, seqLen: 1,
-      bytesPerElement: BPE, ...(r.variant === 'mla' ? { latentRank: r.rank, ropeDim: DR } : {}) })));
+    const bytes = await ctx.client.call('kvCacheBytesMany', models.map((m) => ({ variant: m.variant, nLayers: 1, nHeads: H, dHead: DH, seqLen: 1,
+      bytesPerElement: BPE, ...(m.variant === 'mla' ? { latentRank: m.rank, ropeDim: DR } : {}) })));
     api.check();
-    runs.forEach((r, i) => { r.bytes = bytes[i]; });
+    models.forEach((m, i) => { m.bytes = bytes[i]; });
     const text = await loadCorpus();
     api.check();
-    await api.each(runs, async (r, i) => {
-      const model = { variant: r.variant, dModel: D, nHeads: H, dHead: DH, mlp: true, ...(r.variant === 'mla' ? { latentRank: r.rank, ropeDim: DR } : {}) };
-      const key = await api.createModel(runName(r), { ...TRAIN, text, totalSteps: steps, warmupSteps: Math.min(20, Math.floor(steps / 10)), model });
+    const runs = models.flatMap((m) => m.seeds.map((s) => ({ m, s })));
+    await api.each(runs, async ({ m, s }, i) => {
+      const name = `${runName(m)} seed ${s.seed}`;
+      const model = { variant: m.variant, dModel: D, nHeads: H, dHead: DH, mlp: true, ...(m.variant === 'mla' ? { latentRank: m.rank, ropeDim: DR } : {}) };
+      const key = await api.createModel(name, { ...TRAIN, seed: s.seed, text, totalSteps: steps, warmupSteps: Math.min(20, Math.floor(steps / 10)), model });
       const res = await api.train(key, { steps, evalEvery: EVAL_EVERY, onProgress: (p) => {
-        r.train.push([p.step, p.loss / LN2]);
-        if (p.evaluation) r.val.push([p.step, p.evaluation.bitsPerToken]);
-        api.progressOf(i, `Training ${runName(r)} (${i + 1} of ${runs.length}): step ${p.step} / ${steps}, `
+        s.train.push([p.step, p.loss / LN2]);
+        if (p.evaluation) s.val.push([p.step, p.evaluation.bitsPerToken]);
+        api.progressOf(i, `Training ${name} (${i + 1} of ${runs.length}): step ${p.step} / ${steps}, `
           + `training ${(p.loss / LN2).toFixed(2)} bits/char · ${api.seconds().toFixed(1)} s`, p.step);
         drawCurves();
       } });
       if (res.stopped) return;
-      r.result = await api.evaluate(key);
-      if (r.val.at(-1)?.[0] !== res.step) r.val.push([res.step, r.result.bitsPerToken]);
+      s.result = await api.evaluate(key);
+      if (s.val.at(-1)?.[0] !== res.step) s.val.push([res.step, s.result.bitsPerToken]);
       drawCurves();
       renderResults(true);
     });
     renderResults(false);
-    const trained = runs.filter((r) => r.result).length;
-    api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${trained} of ${runs.length} models × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
-    return { models: runs.map((r) => ({ name: runName(r), bytes: r.bytes, bits: r.result?.bitsPerToken ?? null })) };
+    const trained = runs.filter(({ s }) => s.result).length;
+    api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${trained} of ${runs.length} models (${models.length} × ${SEEDS.length} seeds) × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
+    return { models: models.map((m) => ({ name: runName(m), bytes: m.bytes, bits: m.seeds.map((s) => s.result?.bitsPerToken ?? null) })) };
   }
 
   const runner = createLabRunner(controls, root, ctx, {
     id: 'lab-rank',
     startLabel: 'Train MHA and MLA',
     againLabel: 'Train again',
-    idleText: (st) => `Not trained yet: ${ranksOf(st).length + 1} models × ${stepsOf(st)} steps (about ${Math.ceil((ranksOf(st).length + 1) * stepsOf(st) * 0.036)} s in a laptop browser).`,
+    idleText: (st) => `Not trained yet: ${ranksOf(st).length + 1} models × ${SEEDS.length} seeds × ${stepsOf(st)} steps `
+      + `(about ${Math.ceil((ranksOf(st).length + 1) * SEEDS.length * stepsOf(st) * 0.036 / Math.max(1, ctx.client.trainerWorkers ?? 1))} s in a laptop browser).`,
     fields: [
       { name: 'labRSteps', ...STEPS, hint: `seqLen ${TRAIN.seqLen}, batch ${TRAIN.batchSize}`, parse: (t) => parseIntegerField(t, STEPS) },
       { name: 'labRRanks', ...RANKS, kind: 'text', hint: 'comma-separated, up to 8', parse: (t) => parseIntegerList(t, RANKS),
