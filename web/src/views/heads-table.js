@@ -1,7 +1,8 @@
 // heads-table.js — the lesson's rule of thumb for heads (125M, 350M, 1B, 70B: d_model, n_heads, d_head,
 // KV heads) next to real models, each row with its KV cache per token and a "Load shape" button.
 // Data: the core's size table (sizeTable(): the same table the configurator uses), its recommend() for
-// the KV heads of a lesson row, its presets() for the real models, and kvCacheBytes for every cache figure.
+// the KV heads of a lesson row, its presets() for the real models, and kvCacheBytes for every cache figure
+// (parts/heads-rows.js).
 // "Load shape" loads the row's own H and G into the attention maps (parts/playground-shape.js says
 // what it scales and why). The lesson's rules for d_head (64 or 128; below 32 the heads fight the
 // sqrt(d_head) scale; above 256 the "many small specialists" gain fades) mark the rows that break them,
@@ -13,54 +14,11 @@ import modelCss from '../styles/model.css?inline';
 import { createLatest, el, showCoreError, useStyles, variantName } from '../kit.js';
 import { playgroundShape, scaledNote } from '../parts/playground-shape.js';
 import { scrollRegion } from '../render/scroll-region.js';
-import { shapeKeyOf, shapeSpec } from '../state.js';
+import { shapeKeyOf } from '../state.js';
+import { BYTES, currentRow, dHeadRule, loadRows, modelRow } from '../parts/heads-rows.js';
 import '../i18n/catalogs/en/heads.js';  // the English words it speaks
 
-const CONTEXT = 8192;   // the context at which the configurator picks a lesson row's KV heads
-const BYTES = 2;        // fp16 / bf16
 const COLUMNS = ['heads.col.model', 'd_model', 'n_heads', 'd_head', 'heads.col.kvHeads', 'heads.col.layers', 'heads.col.cache', ''];
-
-/** The lesson's rule for a head width: 'usual' (64, 128), 'ok', or the two it breaks: 'low' (< 32), 'high' (> 256). */
-export const dHeadRule = (dh) => (dh < 32 ? 'low' : dh > 256 ? 'high' : dh === 64 || dh === 128 ? 'usual' : 'ok');
-
-/** The core's KV-cache bytes per token (all layers, fp16) of rows with a shape. */
-const cacheRequest = (r) => ({
-  variant: r.variant, nLayers: r.nLayers, nHeads: r.nHeads, nKvHeads: r.variant === 'mla' ? r.nHeads : r.nKvHeads,
-  dHead: r.dHead, latentRank: r.latentRank, ropeDim: r.ropeDim, seqLen: 1, bytesPerElement: BYTES,
-});
-
-/** The core's rows: the lesson's (with the configurator's variant at 8K tokens) and the presets. */
-async function loadRows(client) {
-  const [sizes, presets] = await Promise.all([client.call('sizeTable'), client.call('presets')]);
-  const lesson = await Promise.all(sizes.filter((s) => s.lesson).map(async (s) => {
-    const rec = await client.call('recommend', { paramBudget: s.params, seqLen: CONTEXT });
-    return {
-      id: `lesson-${s.params}`, params: s.params, size: s.source.replace(/^lesson: /, '').split(' ')[0].toLowerCase(), lesson: true,
-      source: s.source, variant: rec.variant, dModel: s.dModel, nHeads: s.nHeads, dHead: s.dHead, nLayers: s.nLayers,
-      nKvHeads: rec.variant === 'mla' ? 0 : rec.nKvHeads, latentRank: rec.latentRank, ropeDim: rec.ropeDim,
-    };
-  }));
-  const all = [...lesson, ...presets.map((p) => ({ ...p, lesson: false, nKvHeads: p.variant === 'mla' ? 0 : p.nKvHeads }))];
-  const bytes = await client.call('kvCacheBytesMany', all.map(cacheRequest));
-  return all.map((r, k) => ({ ...r, kvBytes: bytes[k] }));
-}
-
-/** The page's current shape as a row (the core's resolved shape, the state's layers). */
-async function currentRow(client, state) {
-  const shape = await client.call('resolveShape', shapeSpec(state));
-  const row = { ...shape, id: 'current', current: true, nLayers: state.nLayers, nKvHeads: shape.variant === 'mla' ? 0 : shape.nKvHeads };
-  [row.kvBytes] = await client.call('kvCacheBytesMany', [cacheRequest(row)]);
-  return row;
-}
-
-/** The opened checkpoint (sources/pretrained.js) as a row, its cache counted as the other rows' are. */
-async function modelRow(client, opened) {
-  const i = opened.info;
-  const r = { id: 'opened-model', name: opened.name, opened, variant: i.variant, dModel: i.dModel, nHeads: i.nHeads,
-    dHead: i.dHead, nLayers: i.nLayers, nKvHeads: i.variant === 'mla' ? 0 : i.nKvHeads, latentRank: i.latentRank, ropeDim: i.ropeDim };
-  [r.kvBytes] = await client.call('kvCacheBytesMany', [cacheRequest(r)]);
-  return r;
-}
 
 let uid = 0;
 
