@@ -297,6 +297,42 @@ export class Handle {
 }
 
 /**
+ * An Error for a call that needs an on-demand module not loaded yet (this Attention object was loaded
+ * with `loadAttention({ training: false })`), naming how to load it; `field: 'training'`, the load option.
+ * @param {string} where  the call, e.g. 'createTrainer'
+ * @param {string} name  the module, e.g. 'training'
+ * @param {string} how  what to call, e.g. '`await attn.loadTraining()`'
+ * @param {Function} above  frames above this function are dropped from the stack
+ * @returns {never}
+ */
+function notLoaded(where, name, how, above) {
+  /** @type {Error & { field?: string }} */
+  const err = new Error(`${where}: the ${name} module is not loaded (this Attention object was loaded with ` +
+    `\`loadAttention({ training: false })\`): call ${how} first, or load with \`loadAttention()\` (training: true, the default)`);
+  err.field = 'training';
+  if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, above);
+  throw err;
+}
+
+/**
+ * A load that runs once: later calls return the same promise; after a failure the next call tries again.
+ * @template T
+ * @param {() => Promise<T>} load
+ * @returns {() => Promise<T>}
+ */
+function once(load) {
+  /** @type {Promise<T> | null} */
+  let pending = null;
+  return () => {
+    if (!pending) {
+      pending = load();
+      pending.catch(() => { pending = null; });
+    }
+    return pending;
+  };
+}
+
+/**
  * Wraps the raw Embind modules: the attention module `M` now, the training module (the lab's
  * trainer, a second Emscripten module of the same build) when `loadTraining()` is called.
  * @param {any} M the instantiated Emscripten attention module
@@ -311,45 +347,30 @@ export class Handle {
 export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
   /** @type {any} the instantiated training module, null until loadTraining() resolves */
   let T = null;
-  /** @type {Promise<Attention> | null} */
-  let trainingLoad = null;
   /** @type {any} the instantiated configurator module, null until loadConfigurator() resolves */
   let C = null;
-  /** @type {Promise<Attention> | null} */
-  let configuratorLoad = null;
   /** @type {any} the pretrained module's API, null until loadPretrained first resolves it */
   let pretrained = null;
-  /** @type {Promise<any> | null} */
-  let pretrainedLoad = null;
-  /**
-   * The training module, or an Error saying how to load it (field 'training': the load option).
-   * @param {string} where e.g. 'createTrainer'
-   */
-  const training = (where) => {
-    if (T) return T;
-    const err = /** @type {Error & { field?: string }} */ (new Error(
-      `${where}: the training module is not loaded (this Attention object was loaded with ` +
-      '`loadAttention({ training: false })`): call `await attn.loadTraining()` first, ' +
-      'or load with `loadAttention()` (training: true, the default)'));
-    err.field = 'training';
-    if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, training);
-    throw err;
-  };
-  /**
-   * The configurator module, or an Error saying how to load it (field 'training': the load option,
-   * which loads it too).
-   * @param {string} where e.g. 'recommend'
-   */
-  const configurator = (where) => {
-    if (C) return C;
-    const err = /** @type {Error & { field?: string }} */ (new Error(
-      `${where}: the configurator module is not loaded (this Attention object was loaded with ` +
-      '`loadAttention({ training: false })`): call `await attn.loadConfigurator()` (or ' +
-      '`await attn.loadTraining()`, which loads it too) first, or load with `loadAttention()` (training: true, the default)'));
-    err.field = 'training';
-    if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(err, configurator);
-    throw err;
-  };
+  /** The training module, or an Error saying how to load it. @param {string} where e.g. 'createTrainer' */
+  const training = (where) => T ?? notLoaded(where, 'training', '`await attn.loadTraining()`', training);
+  /** The configurator module, or an Error saying how to load it. @param {string} where e.g. 'recommend' */
+  const configurator = (where) => C ?? notLoaded(where, 'configurator',
+    '`await attn.loadConfigurator()` (or `await attn.loadTraining()`, which loads it too)', configurator);
+  const loadTrainingOnce = once(async () => {
+    if (!loadTrainingModule) throw new Error('loadTraining: this Attention object was made without a training module');
+    const [trainingModule] = await Promise.all([loadTrainingModule(), api.loadConfigurator()]);
+    T = trainingModule;
+    return api;
+  });
+  const loadConfiguratorOnce = once(async () => {
+    if (!lazy.configurator) throw new Error('loadConfigurator: this Attention object was made without the configurator module');
+    C = await lazy.configurator();
+    return api;
+  });
+  const loadPretrainedOnce = once(async () => {
+    if (!lazy.pretrained) throw new Error('loadPretrained: this Attention object was made without the pretrained module');
+    return (pretrained = await lazy.pretrained());
+  });
 
   /** A decoding session: the weights and a KV cache in wasm memory (see `Attention.createSession`). */
   class Session extends Handle {
@@ -711,16 +732,7 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
      * resolves to this same Attention object. A failed load may be retried.
      */
     loadTraining() {
-      if (!trainingLoad) {
-        trainingLoad = (async () => {
-          if (!loadTrainingModule) throw new Error('loadTraining: this Attention object was made without a training module');
-          const [trainingModule] = await Promise.all([loadTrainingModule(), api.loadConfigurator()]);
-          T = trainingModule;
-          return api;
-        })();
-        trainingLoad.catch(() => { trainingLoad = null; });
-      }
-      return trainingLoad;
+      return loadTrainingOnce();
     },
     /** Whether the configurator module is loaded (recommend and deploymentTargets work). */
     get configuratorLoaded() {
@@ -732,27 +744,14 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
      * be retried. `loadTraining()` loads it too.
      */
     loadConfigurator() {
-      if (!configuratorLoad) {
-        configuratorLoad = (async () => {
-          if (!lazy.configurator) throw new Error('loadConfigurator: this Attention object was made without the configurator module');
-          C = await lazy.configurator();
-          return api;
-        })();
-        configuratorLoad.catch(() => { configuratorLoad = null; });
-      }
-      return configuratorLoad;
+      return loadConfiguratorOnce();
     },
     /**
      * Opens a Hugging Face checkpoint (docs/api.md, "Pretrained checkpoints"); the first call loads the
      * pretrained module of this build.
      */
     async loadPretrained(options) {
-      if (!pretrainedLoad) {
-        if (!lazy.pretrained) throw new Error('loadPretrained: this Attention object was made without the pretrained module');
-        pretrainedLoad = lazy.pretrained().then((p) => (pretrained = p));
-        pretrainedLoad.catch(() => { pretrainedLoad = null; });
-      }
-      return (await pretrainedLoad).loadPretrained(options);
+      return (await loadPretrainedOnce()).loadPretrained(options);
     },
     /**
      * A checkpoint's tokenizer (tokenizer.json, and tokenizer_config.json when there is one) through the
