@@ -765,7 +765,7 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
     get pretrainedLoaded() {
       return pretrained !== null;
     },
-    /** Bytes of wasm memory the core holds now: the attention module's heap plus the training and pretrained modules'. */
+    /** Bytes of wasm memory the core holds now: the attention module's heap plus the training, configurator and pretrained modules'. */
     heapBytes() {
       return M.HEAPU8.buffer.byteLength + (T ? T.HEAPU8.buffer.byteLength : 0) + (C ? C.HEAPU8.buffer.byteLength : 0) +
         (pretrained ? pretrained.heapBytes() : 0);

@@ -101,3 +101,10 @@ test('summariseMqa: differences in nats with their spread, never ratios; no verd
   assert.doesNotMatch(falling, /costs 0|no measurable/);
   assert.match(summariseMqa(r([1], [1], [1]), budget, 60, o), /^Only 60 steps per model: too few for a verdict on what MQA costs/);
 });
+
+test('meanCurve: the seeds\' mean at the steps every seed has reached', () => {
+  const a = [[10, 1.0], [20, 0.5], [30, 0.2]], b = [[10, 3.0], [20, 1.5]], c = [[10, 2.0], [20, 1.0], [25, 9]];
+  assert.deepEqual(spread.meanCurve([a, b, c]), [[10, 2.0], [20, 1.0]]);
+  assert.deepEqual(spread.meanCurve([a]), a, 'one seed: its own curve');
+  assert.deepEqual(spread.meanCurve([]), [], 'no seeds: no points');
+});

@@ -16,6 +16,18 @@ export function meanSd(xs) {
   return { mean, sd, n };
 }
 
+/**
+ * The mean of several seeds' curves ([[step, value], ...] each) at the steps every one of them has
+ * reached: the curve a lab draws for one configuration while its seeds train.
+ * @param {[number, number][][]} curves
+ * @returns {[number, number][]}
+ */
+export function meanCurve(curves) {
+  const [first, ...rest] = curves;
+  return (first ?? []).filter(([st]) => rest.every((c) => c.some(([x]) => x === st)))
+    .map(([st]) => [st, meanSd(curves.map((c) => c.find(([x]) => x === st)[1])).mean]);
+}
+
 /** Differences smaller than this many standard errors are "no measurable difference". */
 export const MEASURABLE_SE = 2;
 

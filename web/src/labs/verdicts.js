@@ -3,8 +3,6 @@
 
 import { MEASURABLE_SE, SETTLED_NATS, difference, digitsFor, meanSd, plusMinus, signedDiff } from './spread.js';
 
-const fmt = (v, d = 3) => (v == null || !Number.isFinite(v) ? '—' : v.toFixed(d));
-const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
 
 /**
  * '' when `steps` per model is enough for the lab to state a verdict, else the sentence that says it is
@@ -125,7 +123,7 @@ export function summariseRank(done, stepsRun, { ropeDim, bytesPerElement }) {
   const mb = plusMinus(meanSd(mha.bits));
   const diffOf = (r) => difference(mha.bits, r.bits);
   const small = mla.filter((r) => r.bytes * 8 < mha.bytes).sort((a, b) => a.rank - b.rank);
-  const judged = small.map((r) => ({ r, d: diffOf(r), w: withinOf(diffOf(r), 1) }));
+  const judged = small.map((r) => { const d = diffOf(r); return { r, d, w: withinOf(d, 1) }; });
   const f = ({ r, d }) => `r = ${r.rank} (${signedDiff(d)} bits/char against MHA, cache ${r.bytes} vs ${mha.bytes} bytes)`;
   const numbers = `validation bits/char (mean ± standard deviation over ${seeds} seed${seeds === 1 ? '' : 's'}): MHA ${mb}, `
     + mla.map((r) => `r = ${r.rank} ${plusMinus(meanSd(r.bits))}`).join(', ');

@@ -3,7 +3,7 @@
 // role. The induction lab's trained heads and an opened checkpoint's layers are drawn through it; a
 // view says how a layer's row is wrapped and how its heads are grouped (by K/V head, or one group).
 //
-//   const grid = createSmallMultiples({ className: 'mo-grid', layerRow, groupsOf, mapOptions, headClass, roleClass });
+//   const grid = createSmallMultiples({ element, groupsOf, layerRow, mapOptions, headClass, roleClass });
 //   grid.build(layers);                      // once per layout
 //   grid.draw(attentions, n, tokens, roles);  // attentions: (layers, H, N, N); roles[k]: text under map k = l·H + h
 import { el } from '../kit.js';

@@ -8,7 +8,7 @@ import labsCss from '../styles/labs.css?inline';
 import { el, useStyles } from '../kit.js';
 import { parseIntegerField } from '../labs/fields.js';
 import { createLabRunner } from '../labs/runner.js';
-import { SEEDS, difference, lateDrop, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
+import { SEEDS, difference, lateDrop, meanCurve, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
 import { createLabTable, twoLines } from '../labs/table.js';
 import { HEADS_TASK as TASK } from '../labs/tasks.js';
 import { summariseHeads } from '../labs/verdicts.js';
@@ -26,11 +26,7 @@ const below = (r) => r.points.find((p) => p[1] < FAST)?.[0] ?? null;
 
 /** Each head count's mean training loss over its seeds, at the chunk ends every seed has reached. */
 function meanCurves(runs) {
-  return HEADS.map((h) => {
-    const seeds = runs.filter((r) => r.h === h);
-    const steps = seeds.length ? seeds[0].points.map(([st]) => st).filter((st) => seeds.every((r) => r.points.some(([x]) => x === st))) : [];
-    return { label: `h=${h}`, points: steps.map((st) => [st, meanSd(seeds.map((r) => r.points.find(([x]) => x === st)[1])).mean]) };
-  });
+  return HEADS.map((h) => ({ label: `h=${h}`, points: meanCurve(runs.filter((r) => r.h === h).map((r) => r.points)) }));
 }
 
 export function createLabHeadsView(root, ctx) {

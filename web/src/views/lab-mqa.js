@@ -15,7 +15,7 @@ import { createLabRunner } from '../labs/runner.js';
 import { createLabTable, twoLines } from '../labs/table.js';
 import { MQA_TASK as TASK } from '../labs/tasks.js';
 import { summariseMqa } from '../labs/verdicts.js';
-import { SEEDS, difference, lateDrop, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
+import { SEEDS, difference, lateDrop, meanCurve, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
 
 const D = 64, H = 8, N = 2048, BPE = 4;
@@ -53,11 +53,7 @@ export function createLabMqaView(root, ctx) {
 
   /** Each variant's held-out loss at the steps every seed has reached, averaged over its seeds. */
   function drawChart() {
-    const curves = VARIANTS.map((v) => {
-      const seeds = runsOf(v.id);
-      const steps = seeds.length ? seeds[0].val.map(([st]) => st).filter((st) => seeds.every((r) => r.val.some(([x]) => x === st))) : [];
-      return { label: v.name, points: steps.map((st) => [st, meanSd(seeds.map((r) => r.val.find(([x]) => x === st)[1])).mean]) };
-    });
+    const curves = VARIANTS.map((v) => ({ label: v.name, points: meanCurve(runsOf(v.id).map((r) => r.val)) }));
     const { xs, ys, labels } = alignCurves(curves);
     chart.setData(labels, xs, ys);
   }

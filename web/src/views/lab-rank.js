@@ -10,7 +10,7 @@ import { el, useStyles } from '../kit.js';
 import { parseIntegerField, parseIntegerList } from '../labs/fields.js';
 import { createLabRunner } from '../labs/runner.js';
 import { createRankResults } from '../labs/rank-results.js';
-import { SEEDS, meanSd } from '../labs/spread.js';
+import { SEEDS, meanCurve } from '../labs/spread.js';
 import { RANK_TASK as TRAIN } from '../labs/tasks.js';
 import { summariseRank } from '../labs/verdicts.js';
 import { alignCurves, createLineChart } from '../render/line-chart.js';
@@ -51,15 +51,11 @@ export function createLabRankView(root, ctx) {
   const curves = createLineChart(curvesBox, { yLabel: 'bits / char',
     styleOf: (label) => ({ colour: Math.max(0, models.findIndex((m) => runName(m) === modelOf(label))), dash: / val$/.test(label) ? [6, 4] : null }) });
 
-  /** A model's curve `which` ('train' | 'val'): the mean of its seeds at the steps every seed has reached. */
-  const meanCurve = (m, which) => {
-    const [first, ...rest] = m.seeds.map((s) => s[which]);
-    return (first ?? []).filter(([st]) => rest.every((c) => c.some(([x]) => x === st)))
-      .map(([st]) => [st, meanSd(m.seeds.map((s) => s[which].find(([x]) => x === st)[1])).mean]);
-  };
+  /** A model's curve `which` ('train' | 'val'): the mean of its seeds (labs/spread.js). */
+  const seedsCurve = (m, which) => meanCurve(m.seeds.map((s) => s[which]));
 
   function drawCurves() {
-    const list = models.flatMap((m) => [{ label: `${runName(m)} train`, points: meanCurve(m, 'train') }, { label: `${runName(m)} val`, points: meanCurve(m, 'val') }]);
+    const list = models.flatMap((m) => [{ label: `${runName(m)} train`, points: seedsCurve(m, 'train') }, { label: `${runName(m)} val`, points: seedsCurve(m, 'val') }]);
     const { xs, ys, labels } = alignCurves(list.filter((c) => c.points.length));
     if (labels.length) curves.setData(labels, xs, ys);
   }
