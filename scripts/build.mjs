@@ -4,6 +4,7 @@
 //   1. emcmake cmake --preset wasm ...   (CMakePresets.json; only when build-wasm is not configured yet)
 //      cmake --build build-wasm -j2
 //   2. dist/      <- web/
+//      dist/zoo/  <- web/zoo/ (the trained models and their manifest)
 //      dist/lib/  <- build-wasm/attention{,-train,-pretrained}-{fma,simd,scalar}.{mjs,wasm},
 //                    build-wasm/attention-configurator.{mjs,wasm} (one for every build), wasm/*.mjs,
 //                    wasm/attention.d.ts, @huggingface/tokenizers' build (tokenizers.mjs, tokenizers.LICENSE)
@@ -121,6 +122,8 @@ fs.copyFileSync(path.join(REPO, 'wasm/attention.d.ts'), path.join(STAGE, 'attent
 const vite = path.join(REPO, 'node_modules/vite/bin/vite.js');
 if (!fs.existsSync(vite)) fail('vite is not installed: run `npm ci` (or `bash scripts/setup.sh`)');
 run(process.execPath, [vite, 'build', '--config', 'web/vite.config.mjs', '--logLevel', 'warn']);
+// The bundled trained models (npm run zoo, docs/zoo.md): fetched by the page only for trained views.
+fs.cpSync(path.join(REPO, 'web/zoo'), path.join(DIST, 'zoo'), { recursive: true });
 fs.cpSync(STAGE, path.join(DIST, 'lib'), {  // for course pages using the JS API
   recursive: true,
   filter: (src) => !src.endsWith('-single.js'),

@@ -697,22 +697,29 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
     loadModel(bytes, options) {
       const raw = training('loadModel');
       let allowLongWork = false;
+      let text;  // a file saved without its 'chars' text (the bundled models) is given it here
       if (options !== undefined) {
         const o = own('loadModel options', options);
         for (const k of Object.keys(o)) {
-          if (k !== 'allowLongWork') throw fieldTypeError(k, `loadModel options have an unknown field '${k}'; known fields: allowLongWork`);
+          if (k !== 'allowLongWork' && k !== 'text') {
+            throw fieldTypeError(k, `loadModel options have an unknown field '${k}'; known fields: allowLongWork, text`);
+          }
         }
         if (o.allowLongWork !== undefined && typeof o.allowLongWork !== 'boolean') {
           throw fieldTypeError('allowLongWork', `allowLongWork must be a boolean, got ${typeof o.allowLongWork}`);
         }
+        if (o.text !== undefined && typeof o.text !== 'string') {
+          throw fieldTypeError('text', `text must be a string, got ${o.text === null ? 'null' : typeof o.text}`);
+        }
         allowLongWork = o.allowLongWork === true;
+        text = o.text;
       }
       const checked = checkValue(bytes, 'bytes', Infinity); // a plain view; detached, an imitation: refused
       if (tagOf(checked) !== 'Uint8Array') {
         const got = bytes === null ? 'null' : tagOf(bytes) ? `a ${tagOf(bytes)}` : typeof bytes;
         throw fieldTypeError('bytes', `loadModel needs a Uint8Array, got ${got}`);
       }
-      return new Trainer(call(raw, () => raw.loadModel(checked, allowLongWork))); // read from bytes range by range
+      return new Trainer(call(raw, () => raw.loadModel(checked, allowLongWork, text))); // read from bytes range by range
     },
     createDecodeProbe(spec) {
       const raw = training('createDecodeProbe');

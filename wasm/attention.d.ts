@@ -451,9 +451,12 @@ export interface Attention {
    * before anything is copied; then the JSON header, the CRC-32 in `__metadata__` (ATTNTRN1 files have
    * none), every config field's type and range, and every tensor (finite weights and moments, second
    * moments >= 0). Errors are RangeErrors with `field: 'bytes'` whose
-   * message says what is wrong ("model file is not valid: ...").
+   * message says what is wrong ("model file is not valid: ..."). A file saved without its `'chars'`
+   * text (`textBytes`, `textCrc32` in its metadata: the bundled models of `dist/zoo/`) needs
+   * `options.text`, the text it was trained on (field `'text'` when missing or not that text); its
+   * weights may be float16 and without AdamW's moments (`weightsOnly`).
    */
-  loadModel(bytes: Uint8Array): Trainer;
+  loadModel(bytes: Uint8Array, options?: { allowLongWork?: boolean; text?: string }): Trainer;
   /**
    * A decode probe for a session spec (maxLen = the largest context + 1): what one generated token
    * costs at this layer, with and without a KV cache. Needs the training module (as createTrainer).

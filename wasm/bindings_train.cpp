@@ -181,9 +181,17 @@ val field_ranges_js() {
   return list;
 }
 
-// loadModel(bytes, allowLongWork): attention-api.mjs has checked that bytes is a live, plain Uint8Array.
-val load_model_js(val bytes, bool allow_long_work) {
-  return guarded([&] { return JsTrainer(attn::train::Trainer::load_model(JsSource(bytes), allow_long_work)); });
+// loadModel(bytes, allowLongWork, text): attention-api.mjs has checked that bytes is a live, plain
+// Uint8Array and text a string or undefined (its length checked before it is copied).
+val load_model_js(val bytes, bool allow_long_work, val text) {
+  return guarded([&] {
+    std::optional<std::string> t;
+    if (text.isString()) {
+      attn::train::Trainer::check_text_length(text["length"].as<double>());
+      t = text.as<std::string>();
+    }
+    return JsTrainer(attn::train::Trainer::load_model(JsSource(bytes), allow_long_work, t));
+  });
 }
 
 }  // namespace

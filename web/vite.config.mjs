@@ -11,7 +11,8 @@ export default defineConfig({
   base: './',
   publicDir: false,
   resolve: {
-    alias: { '@core': here('../build-wasm/lib'), 'attn-worker-factory': here('src/worker-factory.js') },
+    alias: { '@core': here('../build-wasm/lib'), 'attn-worker-factory': here('src/worker-factory.js'),
+      'attn-zoo-files': here('src/sources/zoo-files.js') },
   },
   build: {
     outDir: here('../dist'),

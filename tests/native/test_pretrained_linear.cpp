@@ -2,17 +2,20 @@
 // checkpoint weights (linear.hpp) against their naive twin, a double-precision loop over WeightView::at.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "attn/half.hpp"
 #include "attn/pretrained/linear.hpp"
 #include "pretrained_fixtures.hpp"
 
 namespace {
 
 using namespace attn::pretrained;
+using attn::f32_to_f16;
 
 uint64_t fnv1a64(const std::vector<uint32_t>& words) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -66,6 +69,52 @@ TEST(Weights16, F16ArithmeticMatchesNumpyForAllValues) {
   EXPECT_EQ(f16_to_f32(0xc000), -2.0f);
   EXPECT_EQ(f16_to_f32(0x0001), std::ldexp(1.0f, -24));  // the smallest subnormal
   EXPECT_EQ(f16_to_f32(0x7bff), 65504.0f);
+}
+
+// The naive twin of f32_to_f16: the nearest of the 63488 finite halves found by search over their
+// exact values (in double), ties to the even code; beyond 65504 + half an ulp (65520), infinity.
+uint16_t nearest_half(float x) {
+  static const std::vector<double> positive = [] {
+    std::vector<double> v;
+    for (uint32_t h = 0; h < 0x7c00; ++h) v.push_back(double(f16_to_f32(uint16_t(h))));
+    return v;
+  }();
+  const uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  const double a = std::fabs(double(x));
+  if (a >= 65520.0) return uint16_t(sign | 0x7c00);
+  const auto above = std::lower_bound(positive.begin(), positive.end(), a);
+  if (above == positive.begin()) return sign;
+  if (above == positive.end()) return uint16_t(sign | 0x7bff);
+  const uint16_t hi = uint16_t(above - positive.begin()), lo = uint16_t(hi - 1);
+  const double dlo = a - positive[lo], dhi = *above - a;
+  const uint16_t pick = dlo < dhi ? lo : dhi < dlo ? hi : (lo % 2 == 0 ? lo : hi);
+  return uint16_t(sign | pick);
+}
+
+TEST(Weights16, F32ToF16RoundsToNearestEvenLikeItsNaiveTwin) {
+  for (uint32_t h = 0; h < 65536; ++h) {  // every half survives the round trip (NaNs stay NaN)
+    const float f = f16_to_f32(uint16_t(h));
+    if (std::isnan(f)) EXPECT_TRUE(std::isnan(f16_to_f32(f32_to_f16(f)))) << h;
+    else ASSERT_EQ(f32_to_f16(f), h) << h;
+  }
+  for (uint32_t h = 0; h + 1 < 0x7c00; ++h) {  // midpoints and their neighbours, both signs
+    const float lo = f16_to_f32(uint16_t(h)), hi = f16_to_f32(uint16_t(h + 1));
+    const float mid = float((double(lo) + double(hi)) / 2);  // exact: a half has 11 significant bits
+    for (const float x : {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e9f), -mid}) {
+      ASSERT_EQ(f32_to_f16(x), nearest_half(x)) << x;
+    }
+  }
+  std::mt19937 rng(7);
+  for (int i = 0; i < 1000000; ++i) {  // random bit patterns, finite floats
+    float x;
+    const uint32_t b = uint32_t(rng());
+    std::memcpy(&x, &b, 4);
+    if (!std::isfinite(x)) continue;
+    ASSERT_EQ(f32_to_f16(x), nearest_half(x)) << x;
+  }
+  EXPECT_EQ(f32_to_f16(65519.0f), 0x7bff);
+  EXPECT_EQ(f32_to_f16(65520.0f), 0x7c00);  // the tie above 65504 rounds to the even code: infinity
+  EXPECT_EQ(f32_to_f16(-1e9f), 0xfc00);
 }
 
 TEST(Weights16, BF16MatchesPyTorchForAllValues) {

@@ -22,6 +22,7 @@
 
 #include "attn/errors.hpp"
 #include "attn/forward.hpp"
+#include "attn/half.hpp"
 #include "attn/spec.hpp"
 #include "attn/train/adam.hpp"
 #include "attn/train/layers.hpp"
@@ -639,6 +640,56 @@ TEST(Trainer, CharsTaskTrainsAndEvaluatesOnTheLastTenPercent) {
   EXPECT_NEAR(e.bits_per_token, e.loss / std::log(2.0), 1e-12);
   const auto bytes = t.export_model();
   EXPECT_EQ(Trainer::load_model(bytes)->evaluate().loss, e.loss);
+}
+
+TEST(Trainer, WeightsOnlyFloat16ExportWithTheTextByReferenceLoadsGivenTheText) {
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "the cat sat on the mat. ";
+  TrainerSpec s = lab_spec("chars", "gqa");
+  s.text = text;
+  s.model.n_kv_heads = 2;
+  s.mlp = true;
+  s.seq_len = 16;
+  Trainer t(s);
+  run_steps(t, 20);
+  ExportOptions o;
+  o.weights_only = o.float16 = o.text_by_reference = true;
+  const auto small = t.export_model(o), full = t.export_model();
+  EXPECT_LT(small.size() * 5, full.size());  // 2 bytes per parameter against 12, and no text
+  EXPECT_EQ(std::string(small.begin(), small.end()).find("the cat"), std::string::npos);
+
+  // Without the text, or with another text, it is refused, naming the field 'text'.
+  try {
+    Trainer::load_model(small);
+    ADD_FAILURE() << "loaded without its text";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "text");
+    EXPECT_NE(e.message().find("1440 bytes"), std::string::npos) << e.message();
+  }
+  try {
+    Trainer::load_model(small, false, text + "!");
+    ADD_FAILURE() << "loaded with the wrong text";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "text");
+    EXPECT_EQ(e.kind(), Error::Kind::Range);
+  }
+  EXPECT_THROW(Trainer::load_model(full, false, text), Error) << "a file that holds its text takes no other";
+
+  // Given the text: the weights are the float16 roundings of the trainer's, the export is stable.
+  auto back = Trainer::load_model(small, false, text);
+  EXPECT_EQ(back->steps(), 20);
+  auto& pa = t.model().params();
+  auto& pb = back->model().params();
+  ASSERT_EQ(pa.size(), pb.size());
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    for (std::size_t j = 0; j < pa[i].value->size(); ++j) {
+      ASSERT_EQ(pb[i].value->data()[j], f16_to_f32(f32_to_f16(pa[i].value->data()[j]))) << pa[i].name;
+    }
+  }
+  EXPECT_EQ(back->export_model(o), small);
+  EXPECT_NEAR(back->evaluate().loss, t.evaluate().loss, 2e-3);  // float16 weights: close, not equal
+  // A weights-only file restarts the optimiser's moments at zero and still trains.
+  EXPECT_TRUE(std::isfinite(back->step(2).loss));
 }
 
 TEST(Trainer, SeededRunsAreReproducibleAndAttentionIsCausal) {

@@ -10,7 +10,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 
 // Lowest first. A file's concept is its name without extension (train/* is one concept).
 const LAYERS = [
-  ['tensor', 'simd', 'errors', 'fields', 'overflow'],
+  ['tensor', 'simd', 'half', 'errors', 'fields', 'overflow'],
   ['kernels', 'attention', 'rope', 'rope_scaling'],
   ['shape', 'weights', 'accounting', 'cost'],
   ['spec'],

@@ -19,9 +19,12 @@ import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
 import { LANGS, LANG_IDS, createI18n, hasCatalog, loadI18n, pickLang } from './i18n/index.js';
 import { seededSource } from './sources/seeded.js';
+import { zooSource } from './sources/zoo.js';
 
 /** The views that draw an opened checkpoint (the others keep the lesson's seeded block). */
 const MODEL_VIEWS = ['heatmap', 'decode', 'model'];
+// The views that draw a zoo model when state.source is 'trained' (sources/zoo.js); the others keep the seeded block.
+const ZOO_VIEWS = ['heatmap'];
 
 const css = [base, renderCss, viewsCss, tablesCss].join('\n');
 /** sources/trained.js, imported when a lab first hands a model to "Inspect". */
@@ -138,7 +141,7 @@ export class AttentionPlayground extends HTMLElement {
       inspected: () => this.inspected,
       // The source a view draws its maps from (web/ARCHITECTURE.md, "Sources"): the model a lab
       // handed to "Inspect" in the heatmap view, the seeded block everywhere else.
-      sourceFor: (view) => {
+      sourceFor: (view, state = this.state) => {
         if (MODEL_VIEWS.includes(view) && this.model) return this.model;
         // While a checkpoint opens, its views wait; a refusal is shown by the model view where there is one.
         const job = this.modelJob;
@@ -149,6 +152,7 @@ export class AttentionPlayground extends HTMLElement {
           }
           return this.inspectedSource.source;
         }
+        if (ZOO_VIEWS.includes(view) && state.source === 'trained') return (this.zoo ??= zooSource(ctx));
         return (this.seeded ??= seededSource(ctx));
       },
       canInspect: () => sections.includes('heatmap'),

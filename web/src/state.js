@@ -5,6 +5,8 @@
 /** @typedef {'mha'|'mqa'|'gqa'|'mla'} Variant */
 
 export const VARIANTS = ['mha', 'mqa', 'gqa', 'mla'];
+/** Where the maps' weights come from: the lesson's seeded random block, or a zoo model trained on Shakespeare. */
+export const SOURCES = ['seeded', 'trained'];
 export const DTYPES = { fp32: 4, bf16: 2, fp8: 1, int4: 0.5 };
 /** What the page calls each data type (the 2-byte one is fp16 or bf16: the lesson says fp16). */
 export const DTYPE_LABELS = { fp32: 'fp32', bf16: 'fp16 / bf16', fp8: 'fp8', int4: 'int4' };
@@ -24,6 +26,7 @@ export const DEFAULTS = Object.freeze({
   rope: false,       // MHA/MQA/GQA: RoPE inside attention (else sinusoidal positions are added)
   causal: true,
   seed: 0,
+  source: 'seeded',  // the maps' weights (SOURCES): 'trained' draws the zoo model of the variant (sources/zoo.js)
   compare: 'mha,gqa,mla', // variants side by side in compare mode
   sel: '',           // selected query row: '' or a token index
   layer: 0,          // the layer whose maps are drawn (sources with several layers)
@@ -95,6 +98,8 @@ export function fromParams(params, { views = null } = {}) {
       if (!views || views.includes(value)) s.view = value;  // views: registry.js VIEW_IDS
     } else if (key === 'variant') {
       if (VARIANTS.includes(value)) s.variant = value;
+    } else if (key === 'source') {
+      if (SOURCES.includes(value)) s.source = value;
     } else if (key === 'dtype' || key === 'cfgDtype') {
       if (Object.hasOwn(DTYPES, value)) s[key] = value;
     } else {

@@ -90,9 +90,10 @@ export const methods = {
     trainers.set(key, { trainer: t, spec: t.spec ?? spec });
     return { steps: t.steps, vocabSize: t.vocabSize, spec: t.spec ?? spec };
   },
-  async trainerLoad(attn, key, bytes) {
+  // options: loadModel's ({ text } for a file that names its corpus by reference, e.g. the zoo's).
+  async trainerLoad(attn, key, bytes, options = {}) {
     methods.trainerDispose(attn, key);
-    const t = attn.loadModel(bytes);  // a refused file leaves nothing under key
+    const t = attn.loadModel(bytes, options);  // a refused file leaves nothing under key
     // the file's own record while the core's Trainer has no spec (imported here: the first map's
     // worker does not carry it)
     const spec = t.spec ?? (await import('./labs/model-file.js')).specFromModelFile(bytes);

@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/errors.hpp"
+#include "attn/half.hpp"
 #include "attn/train/model_file.hpp"
 #include "attn/train/trainer.hpp"
 
@@ -422,7 +423,7 @@ void Trainer::check_model_prefix(const std::vector<uint8_t>& prefix, double tota
              std::string(kMagicV2) + " (or " + kMagicV1 + ")");
 }
 
-std::vector<uint8_t> Trainer::export_model() const {
+std::vector<uint8_t> Trainer::export_model(const ExportOptions& options) const {
   // The config: the model geometry as given, the training settings with their defaults filled in.
   nlohmann::json meta = nlohmann::json::object();  // keys sorted, as std::map
   const RawSpec& m = spec_.model;
@@ -432,7 +433,16 @@ std::vector<uint8_t> Trainer::export_model() const {
   meta["format"] = kFormatName;
   meta["formatVersion"] = kFormatVersion;
   if (spec_.task) meta["task"] = *spec_.task;
-  if (task_->kind() == TaskKind::Chars) meta["text"] = encode_utf8(decode_utf8(spec_.text.value_or("")));
+  if (task_->kind() == TaskKind::Chars) {
+    const std::string text = encode_utf8(decode_utf8(spec_.text.value_or("")));
+    if (options.text_by_reference) {
+      meta["textBytes"] = std::to_string(text.size());
+      meta["textCrc32"] = hex8(crc32(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    } else {
+      meta["text"] = text;
+    }
+  }
+  if (options.weights_only) meta["weightsOnly"] = "true";
   if (m.variant) meta["variant"] = *m.variant;
   for (const auto& field : spec_number_fields()) {
     if (field.geometry) put_num(field.name, m.*field.member);
@@ -464,6 +474,7 @@ std::vector<uint8_t> Trainer::export_model() const {
   struct Out {
     const float* data;
     std::size_t count;
+    bool half;  // written as float16
   };
   nlohmann::json header = nlohmann::json::object();
   header["__metadata__"] = std::move(meta);  // '_' sorts before the tensors' lowercase names: first
@@ -473,17 +484,20 @@ std::vector<uint8_t> Trainer::export_model() const {
     const ParamRef& p = params[i];
     const std::string name = file_name(p.name);
     const auto shape = file_shape(p);
-    tensors[name] = {p.value->data(), p.value->size()};
-    tensors["optim.exp_avg." + name] = {adam_->first_moment(i).data(), adam_->first_moment(i).size()};
-    tensors["optim.exp_avg_sq." + name] = {adam_->second_moment(i).data(), adam_->second_moment(i).size()};
-    for (const std::string k : {"", "optim.exp_avg.", "optim.exp_avg_sq."}) {
+    tensors[name] = {p.value->data(), p.value->size(), options.float16};
+    header[name] = {{"dtype", options.float16 ? "F16" : "F32"}, {"shape", shape}};
+    if (options.weights_only) continue;
+    tensors["optim.exp_avg." + name] = {adam_->first_moment(i).data(), adam_->first_moment(i).size(), false};
+    tensors["optim.exp_avg_sq." + name] = {adam_->second_moment(i).data(), adam_->second_moment(i).size(), false};
+    for (const std::string k : {"optim.exp_avg.", "optim.exp_avg_sq."}) {
       header[k + name] = {{"dtype", "F32"}, {"shape", shape}};
     }
   }
   std::size_t at = 0;
   for (const auto& [name, t] : tensors) {
-    header[name]["data_offsets"] = {at, at + 4 * t.count};
-    at += 4 * t.count;
+    const std::size_t bytes = (t.half ? 2 : 4) * t.count;
+    header[name]["data_offsets"] = {at, at + bytes};
+    at += bytes;
   }
   std::string json = header.dump();
   json.append((8 - json.size() % 8) % 8, ' ');  // the data starts 8-byte aligned
@@ -497,9 +511,16 @@ std::vector<uint8_t> Trainer::export_model() const {
   for (int i = 0; i < 8; ++i) out[std::size_t(i)] = uint8_t(uint64_t(json.size()) >> (8 * i));
   std::memcpy(out.data() + 8, json.data(), json.size());
   uint8_t* data = out.data() + 8 + json.size();
-  for (const auto& [name, t] : tensors) {
-    std::memcpy(data, t.data, 4 * t.count);  // little-endian hosts (x86, wasm)
-    data += 4 * t.count;
+  for (const auto& [name, t] : tensors) {  // little-endian hosts (x86, wasm)
+    if (t.half) {
+      for (std::size_t j = 0; j < t.count; ++j, data += 2) {
+        const uint16_t h = f32_to_f16(t.data[j]);
+        std::memcpy(data, &h, 2);
+      }
+    } else {
+      std::memcpy(data, t.data, 4 * t.count);
+      data += 4 * t.count;
+    }
   }
   const std::size_t digits = crc_digits_at(out.data() + 8, json.size());
   const std::string crc = hex8(crc32(out.data(), out.size()));  // the digits are "00000000" now
@@ -507,15 +528,20 @@ std::vector<uint8_t> Trainer::export_model() const {
   return out;
 }
 
-std::unique_ptr<Trainer> Trainer::load_model(const std::vector<uint8_t>& bytes, bool allow_long_work) {
-  return load_model(BytesSource(bytes), allow_long_work);
+std::unique_ptr<Trainer> Trainer::load_model(const std::vector<uint8_t>& bytes, bool allow_long_work,
+                                             const std::optional<std::string>& text) {
+  return load_model(BytesSource(bytes), allow_long_work, text);
 }
 
-std::unique_ptr<Trainer> Trainer::load_model(const ModelSource& file, bool allow_long_work) {
+std::unique_ptr<Trainer> Trainer::load_model(const ModelSource& file, bool allow_long_work,
+                                             const std::optional<std::string>& text) {
   const std::vector<uint8_t> prefix = prefix_of(file);
   check_model_prefix(prefix, double(file.size()));
-  if (starts_with(prefix, kMagicV2) || starts_with(prefix, kMagicV1)) return load_attntrn(file, allow_long_work);
-  return load_safetensors(file, allow_long_work);
+  if (starts_with(prefix, kMagicV2) || starts_with(prefix, kMagicV1)) {
+    if (text) throw_range("text", "text applies only to a model file saved without its text (textBytes, textCrc32)");
+    return load_attntrn(file, allow_long_work);
+  }
+  return load_safetensors(file, allow_long_work, text);
 }
 
 namespace {
@@ -524,6 +550,7 @@ namespace {
 struct Destination {
   float* data;
   std::size_t count;
+  bool half;          // stored as float16 in the file
   std::vector<uint64_t> shape;
   std::string what;   // for messages: "parameter 'wte'", "AdamW's first moment of parameter 'wte'"
   int kind;           // 0 a parameter, 1 a first moment, 2 a second moment (finite and >= 0)
@@ -561,7 +588,8 @@ void check_values(const Destination& d) {
 
 }  // namespace
 
-std::unique_ptr<Trainer> Trainer::load_safetensors(const ModelSource& file, bool allow_long_work) {
+std::unique_ptr<Trainer> Trainer::load_safetensors(const ModelSource& file, bool allow_long_work,
+                                                   const std::optional<std::string>& given_text) {
   // check_model_prefix: 2 <= n <= kMaxHeaderBytes, 8 + n <= size. Only the header is read first.
   std::vector<uint8_t> prefix = prefix_of(file);
   const std::size_t n = std::size_t(u64_at(prefix.data()));
@@ -591,15 +619,21 @@ std::unique_ptr<Trainer> Trainer::load_safetensors(const ModelSource& file, bool
     file_error("header field 'crc32' (" + shown(*stored) + ") must be 8 hex digits written as \"crc32\":\"...\"");
   }
 
-  // The tensors' layout: F32, sizes that match their shapes, contiguous and covering the data.
+  // The tensors' layout: F32 (weights may be F16), sizes that match their shapes, contiguous and
+  // covering the data.
   std::vector<std::pair<const std::string*, const TensorEntry*>> order;
   for (const auto& [name, e] : h.tensors) {
-    if (e.dtype != "F32") file_error("tensor " + shown(name) + " has dtype " + shown(e.dtype) + ", expected 'F32'");
+    const bool moment = name.rfind("optim.", 0) == 0;
+    if (e.dtype != "F32" && (moment || e.dtype != "F16")) {
+      file_error("tensor " + shown(name) + " has dtype " + shown(e.dtype) + ", expected 'F32'" +
+                 (moment ? "" : " or 'F16'"));
+    }
     double count = 1;
     for (uint64_t d : e.shape) count *= double(d);
-    if (e.end < e.begin || double(e.end - e.begin) != 4.0 * count) {
+    const double width = e.dtype == "F16" ? 2.0 : 4.0;
+    if (e.end < e.begin || double(e.end - e.begin) != width * count) {
       file_error("tensor " + shown(name) + " has data_offsets [" + fmt(double(e.begin)) + ", " + fmt(double(e.end)) +
-                 "] that do not hold its shape's " + fmt(count) + " floats");
+                 "] that do not hold its shape's " + fmt(count) + " " + (width == 2 ? "halves" : "floats"));
     }
     order.push_back({&name, &e});
   }
@@ -635,44 +669,88 @@ std::unique_ptr<Trainer> Trainer::load_safetensors(const ModelSource& file, bool
   // The config, then the trainer (refused before allocation when the data cannot hold its tensors
   // or its calls would not fit the caps).
   const auto text = f.take("text");
+  const auto text_bytes = f.take("textBytes"), text_crc = f.take("textCrc32");
+  const auto weights_only = f.take_bool("weightsOnly").value_or(false);
   FileConfig c = read_config(f);
-  if (c.spec.task && *c.spec.task == "chars") c.spec.text = text;
-  else if (text) file_error("header field 'text' applies to task 'chars' only");
+  const bool chars = c.spec.task && *c.spec.task == "chars";
+  if (!chars && (text || text_bytes || text_crc)) {
+    file_error(std::string("header field '") + (text ? "text" : text_bytes ? "textBytes" : "textCrc32") +
+               "' applies to task 'chars' only");
+  }
+  if (text && (text_bytes || text_crc)) file_error("header fields 'text' and 'textBytes' / 'textCrc32' exclude each other");
+  if (!text && (text_bytes.has_value() != text_crc.has_value())) {
+    file_error("header fields 'textBytes' and 'textCrc32' go together");
+  }
+  if (text_bytes) {  // the text by reference: the caller gives it, its size and CRC-32 must match
+    const auto n_text = parse_u64(*text_bytes);
+    if (!n_text || double(*n_text) > kMaxTextBytes) {
+      file_error("header field 'textBytes' (" + shown(*text_bytes) + ") must be an integer between 0 and " +
+                 fmt(kMaxTextBytes));
+    }
+    if (!given_text) {
+      throw_type("text", "this model file was saved without its 'chars' text (" + fmt(double(*n_text)) +
+                 " bytes of UTF-8, CRC-32 " + *text_crc + "): pass the text it was trained on as loadModel(bytes, { text })");
+    }
+    const std::string normal = encode_utf8(decode_utf8(*given_text));
+    const std::string crc = hex8(crc32(reinterpret_cast<const uint8_t*>(normal.data()), normal.size()));
+    if (normal.size() != *n_text || crc != *text_crc) {
+      throw_range("text", "text (" + fmt(double(normal.size())) + " bytes of UTF-8, CRC-32 " + crc +
+                  ") is not the text this model was trained on (" + fmt(double(*n_text)) + " bytes, CRC-32 " +
+                  *text_crc + ")");
+    }
+    c.spec.text = normal;
+  } else {
+    if (given_text) throw_range("text", "text applies only to a model file saved without its text (textBytes, textCrc32)");
+    if (chars) c.spec.text = text;
+  }
   c.spec.allow_long_work = allow_long_work;
+  // What each parameter takes in the file at least: a half (weights only, float16) or more.
+  const double per_param = weights_only ? 2 : 12;
   std::unique_ptr<Trainer> t;
   try {
-    t = std::make_unique<Trainer>(c.spec, double(data_bytes));
+    t = std::make_unique<Trainer>(c.spec, double(data_bytes), per_param);
   } catch (const Error& e) {
     file_error(std::string("its header describes no valid trainer: ") + e.message());
   }
 
-  // Each parameter and its two moments, by name, with the expected shape.
+  // Each parameter (and its two moments, unless the file holds the weights only), by name, with the
+  // expected shape.
   auto& params = t->model_->params();
-  if (h.tensors.size() != 3 * params.size()) {
-    file_error("it has " + fmt(double(h.tensors.size())) + " tensors, this model has " + fmt(double(3 * params.size())) +
-               " (each parameter and its two AdamW moments)");
+  const std::size_t per = weights_only ? 1 : 3;
+  if (h.tensors.size() != per * params.size()) {
+    file_error("it has " + fmt(double(h.tensors.size())) + " tensors, this model has " + fmt(double(per * params.size())) +
+               (weights_only ? " (each parameter; weightsOnly)" : " (each parameter and its two AdamW moments)"));
   }
   std::map<std::string, Destination> dest;
   for (std::size_t i = 0; i < params.size(); ++i) {
     const std::string base = file_name(params[i].name);
     const auto shape = file_shape(params[i]);
     const std::size_t count = params[i].value->size();
-    dest[base] = {params[i].value->data(), count, shape, "parameter '" + base + "'", 0};
-    dest["optim.exp_avg." + base] = {t->adam_->first_moment(i).data(), count, shape,
+    dest[base] = {params[i].value->data(), count, false, shape, "parameter '" + base + "'", 0};
+    if (weights_only) continue;
+    dest["optim.exp_avg." + base] = {t->adam_->first_moment(i).data(), count, false, shape,
                                      "AdamW's first moment of parameter '" + base + "'", 1};
-    dest["optim.exp_avg_sq." + base] = {t->adam_->second_moment(i).data(), count, shape,
+    dest["optim.exp_avg_sq." + base] = {t->adam_->second_moment(i).data(), count, false, shape,
                                         "AdamW's second moment of parameter '" + base + "'", 2};
   }
-  for (const auto& [name, d] : dest) {
+  for (auto& [name, d] : dest) {
     const auto it = h.tensors.find(name);
     if (it == h.tensors.end()) file_error("tensor " + shown(name) + " is missing");
     if (it->second.shape != d.shape) file_error("tensor " + shown(name) + " has the wrong shape");
+    d.half = it->second.dtype == "F16";
   }
 
-  // The data, in file order, straight into the trainer; then the values.
+  // The data, in file order, straight into the trainer (halves widened); then the values.
+  std::vector<uint16_t> halves;
   for (const auto& [name, e] : order) {
     const Destination& d = dest.at(*name);
-    file.read(data_at + e->begin, 4 * d.count, reinterpret_cast<uint8_t*>(d.data));  // little-endian hosts (x86, wasm)
+    if (d.half) {
+      halves.resize(d.count);
+      file.read(data_at + e->begin, 2 * d.count, reinterpret_cast<uint8_t*>(halves.data()));  // little-endian hosts
+      for (std::size_t j = 0; j < d.count; ++j) d.data[j] = f16_to_f32(halves[j]);
+    } else {
+      file.read(data_at + e->begin, 4 * d.count, reinterpret_cast<uint8_t*>(d.data));  // little-endian hosts (x86, wasm)
+    }
   }
   for (const auto& [name, d] : dest) check_values(d);
   t->adam_->set_steps(c.step);
@@ -758,13 +836,13 @@ std::unique_ptr<Trainer> Trainer::load_attntrn(const ModelSource& file, bool all
     const uint32_t rows = r.u32(), cols = r.u32();
     if (rows != p.value->shape(0) || cols != p.value->shape(1)) r.fail("parameter '" + name + "' has the wrong shape");
     r.bytes(reinterpret_cast<uint8_t*>(p.value->data()), uint64_t(rows) * cols * sizeof(float));
-    read.push_back({p.value->data(), p.value->size(), {}, "parameter '" + name + "'", 0});
+    read.push_back({p.value->data(), p.value->size(), false, {}, "parameter '" + name + "'", 0});
   }
   for (std::size_t i = 0; i < params.size(); ++i) {
     for (int k = 1; k <= 2; ++k) {
       std::vector<float>& m = k == 1 ? t->adam_->first_moment(i) : t->adam_->second_moment(i);
       r.bytes(reinterpret_cast<uint8_t*>(m.data()), m.size() * sizeof(float));
-      read.push_back({m.data(), m.size(), {}, std::string("AdamW's ") + (k == 1 ? "first" : "second") +
+      read.push_back({m.data(), m.size(), false, {}, std::string("AdamW's ") + (k == 1 ? "first" : "second") +
                                                    " moment of parameter '" + params[i].name + "'", k});
     }
   }

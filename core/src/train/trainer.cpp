@@ -67,7 +67,7 @@ void Trainer::check_text_length(double utf16_units) {
   }
 }
 
-Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
+Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_per_param) : spec_(spec) {
   const TaskKind kind = parse_task(spec.task);
   auto integer = [&](const char* name, const char* path, int64_t fallback, double hi = -1) {
     const TrainerNumberField& f = trainer_field(name);
@@ -160,9 +160,10 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes) : spec_(spec) {
                 "needs about " + mib(heap + std::max(heap, file)) + ", more than the " + mib(kMaxTrainingHeapBytes) +
                 " the training module may take: lower dModel, nLayers, batchSize or seqLen");
   }
-  if (file_bytes >= 0 && 12.0 * params > file_bytes) {
-    throw_range("the model needs at least " + fmt(12.0 * params) + " bytes of tensors (weights and two moments), "
-                "the file has " + fmt(file_bytes) + " left");
+  if (file_bytes >= 0 && file_bytes_per_param * params > file_bytes) {
+    throw_range("the model needs at least " + fmt(file_bytes_per_param * params) + " bytes of tensors (" +
+                (file_bytes_per_param == 12 ? "weights and two moments" : "its weights") + "), the file has " +
+                fmt(file_bytes) + " left");
   }
   // Time: every synchronous call of this trainer within the cap (cost.hpp), unless allowLongWork.
   allow_long_work_ = spec.allow_long_work.value_or(false);

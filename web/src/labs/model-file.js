@@ -8,8 +8,9 @@ const MODEL_KEYS = ['variant', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentR
   'nLayers', 'mlp', 'layerNorm', 'tiedEmbeddings', 'activation'];
 // Values kept as text; booleans are 'true' / 'false'; every other value is a number written as text.
 const TEXT_KEYS = new Set(['task', 'variant', 'activation']);
-// Not part of the spec (the file's own bookkeeping), or too large to carry around (the corpus).
-const SKIP_KEYS = new Set(['format', 'formatVersion', 'crc32', 'step', 'rng', 'text']);
+// Not part of the spec (the file's own bookkeeping), or too large to carry around (the corpus, or
+// the length and CRC-32 of a corpus the file names by reference).
+const SKIP_KEYS = new Set(['format', 'formatVersion', 'crc32', 'step', 'rng', 'text', 'weightsOnly', 'textBytes', 'textCrc32']);
 
 /**
  * The spec of a trainer's .safetensors file ({ task, seqLen, vocabSize, ..., model: { variant, ... } }),

@@ -4,15 +4,7 @@
 // model's attention. It has no walkthrough stages and no decoder (sources that lack them say so).
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { el } from '../kit.js';
-
-/** The attention part of a trainer's model spec, as resolveShape takes it. */
-export function attentionSpecOf(model) {
-  const spec = {};
-  for (const k of ['variant', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope']) {
-    if (model[k] !== undefined) spec[k] = model[k];
-  }
-  return spec;
-}
+import { attentionSpecOf } from './trained-spec.js';
 
 /**
  * @param {object} ctx  the view ctx (client, inspectModel)

@@ -3,13 +3,14 @@
 // catalog's words with the core's own as the detail (never silently changed); an error about no field
 // of this form shows under it.
 import { VARIANT_IDS, coreDetail, el, field, variantLabel } from '../kit.js';
+import { SOURCES } from '../state.js';
 
 /** The most characters the sentence box takes (the views use the first 100 tokens of it). */
 export const MAX_TEXT = 4000;
 
 /** [field, kind]: the label is the catalog's `field.<name>`, the hint `hint.<name>` (when it has one). */
 const FIELDS = [
-  ['text', 'text'], ['variant', 'select'], ['dModel', 'number'], ['nHeads', 'number'], ['nKvHeads', 'number'],
+  ['text', 'text'], ['source', 'select'], ['variant', 'select'], ['dModel', 'number'], ['nHeads', 'number'], ['nKvHeads', 'number'],
   ['dHead', 'number'], ['latentRank', 'number'], ['ropeDim', 'number'], ['rope', 'checkbox'], ['causal', 'checkbox'],
   ['seed', 'number'],
 ];
@@ -24,7 +25,8 @@ export function createControlsView(root, ctx, { uid }) {
       : kind === 'text' ? { spellcheck: 'false', maxlength: String(MAX_TEXT) } : {};
     const hint = i18n.has(`hint.${name}`) ? t(`hint.${name}`) : '';
     const f = field({ id: `${uid}-${name}`, name, label: t(`field.${name}`), kind, hint, attrs, wide: kind === 'text', i18n,
-      options: kind === 'select' ? VARIANT_IDS.map((v) => [v, variantLabel(v, i18n)]) : [] });
+      options: name === 'variant' ? VARIANT_IDS.map((v) => [v, variantLabel(v, i18n)])
+        : name === 'source' ? SOURCES.map((v) => [v, t(`field.source.${v}`)]) : [] });
     fields.set(name, f);
     form.append(f.box);
   }

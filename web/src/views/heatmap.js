@@ -29,7 +29,9 @@ export function createHeatmapView(root, ctx) {
     const { tokens, shape, weights } = data;
     const N = tokens.length;
     // What the maps' DOM, titles, read-outs and file names depend on; new weights alone (a seed) redraw the same maps.
-    const layout = JSON.stringify([tokens, shape.variant, shape.kvHeadOf, data.causal, data.layer, data.layers, root.clientWidth > 700]);
+    const layout = JSON.stringify([tokens, shape.variant, shape.kvHeadOf, data.causal, data.layer, data.layers, data.roles, root.clientWidth > 700]);
+    // A trained model's heads carry their measured role (data.roles[h], sources/zoo.js).
+    const title = (h) => (data.roles?.[h] ? `${headLabel(shape, h, i18n)} · ${data.roles[h]}` : headLabel(shape, h, i18n));
     if (layout !== last.layout) {
       last.layout = layout;
       last.maps = [];
@@ -37,7 +39,7 @@ export function createHeatmapView(root, ctx) {
         el('figcaption', null, groupLabel(shape, group, i18n)),
         el('div', 'kv-group-heads', ...group.heads.map((h) => {
           const map = createHeatmap({
-            title: headLabel(shape, h, i18n), colour: 'prob', masked: data.causal ? 'causal' : null, readout, save: true, i18n,
+            title: title(h), colour: 'prob', masked: data.causal ? 'causal' : null, readout, save: true, i18n,
             maxWidth: root.clientWidth > 700 ? 420 : Math.max(160, root.clientWidth - 90), dataset: { head: String(h) },
             name: name(h), legendLabel: t('maps.weight'),
             describe: ({ i, j }, v) => t('maps.cell', { head: headLabel(shape, h, i18n), q: tokens[i], i, k: tokens[j], j,

@@ -3,9 +3,7 @@
 // parameter in memory.
 //
 //   BF16 -> f32:  bits << 16 (bfloat16 is the top half of a float32)
-//   F16  -> f32:  arithmetic, exact for every one of the 65536 values (numpy's table, tested):
-//                 em = bits & 0x7fff;  f = as_float(em << 13) * 2^112  (normals and subnormals)
-//                 em >= 0x7c00 (Inf, NaN): exponent 255, the mantissa kept;  then the sign bit.
+//   F16  -> f32:  arithmetic (half.hpp), exact for every one of the 65536 values (numpy's table, tested)
 // The same source gives one lane of the vector widening or the scalar one, so the SIMD and scalar
 // builds widen identically.
 #pragma once
@@ -14,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "attn/half.hpp"
 #include "attn/simd.hpp"
 
 namespace attn::pretrained {
@@ -29,18 +28,7 @@ inline float bf16_to_f32(uint16_t h) {
   return f;
 }
 
-inline float f16_to_f32(uint16_t h) {
-  const uint32_t em = h & 0x7fffu, sign = uint32_t(h & 0x8000u) << 16;
-  uint32_t bits = em << 13;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  f *= 0x1p112f;
-  std::memcpy(&bits, &f, sizeof f);
-  if (em >= 0x7c00u) bits = (em << 13) | 0x7f800000u;
-  bits |= sign;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
+using attn::f16_to_f32;  // half.hpp
 
 // kLanes consecutive 16-bit values widened to float32 (one vector).
 typedef uint16_t vu16 __attribute__((vector_size(simd::kLanes * sizeof(uint16_t))));

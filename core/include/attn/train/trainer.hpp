@@ -76,13 +76,25 @@ constexpr double kMaxTrainingHeapBytes = 1.5 * 1024.0 * 1024.0 * 1024.0;
 constexpr double kMaxFileStep = 1e12;
 
 struct StepResult { int64_t step; double loss; };
+
+// What export_model writes. The default: everything a trainer needs to continue exactly (float32
+// weights, AdamW's moments, a 'chars' text in full). The bundled models' form: the weights only
+// (no moments: a loaded copy evaluates and draws maps; trained further, its moments start at zero),
+// in float16 (rounded to nearest even), and a 'chars' text as its size and CRC-32 only (textBytes,
+// textCrc32: loadModel is given the text, and checks it).
+struct ExportOptions {
+  bool weights_only = false;
+  bool float16 = false;
+  bool text_by_reference = false;
+};
 struct EvalResult { double loss, bits_per_token, accuracy; };
 
 class Trainer {
  public:
   // file_bytes: when the spec comes from a model file, the bytes left in it for the tensors; a spec
   // whose parameters (and moments) cannot fit in them is refused before the model is allocated.
-  explicit Trainer(const TrainerSpec& spec, double file_bytes = -1);
+  // file_bytes_per_param: what each parameter takes there (12: float32 weight and two moments).
+  explicit Trainer(const TrainerSpec& spec, double file_bytes = -1, double file_bytes_per_param = 12);
 
   // n optimiser steps; loss = mean training cross-entropy of the last step (nats per token). n is
   // at most max_steps_per_call() (else a RangeError, field "n").
@@ -116,10 +128,14 @@ class Trainer {
   // hold its tensors (and the trainer's own caps admit it), reads the tensors straight into it, then
   // the checksum and every tensor for finite values; it throws attn::Error (field "bytes") naming
   // what is wrong. A file refused on its header is not read further.
-  std::vector<uint8_t> export_model() const;
+  std::vector<uint8_t> export_model(const ExportOptions& options = {}) const;
   // allow_long_work: the loaded trainer's calls are not capped in time (as allowLongWork in a spec).
-  static std::unique_ptr<Trainer> load_model(const ModelSource& file, bool allow_long_work = false);
-  static std::unique_ptr<Trainer> load_model(const std::vector<uint8_t>& bytes, bool allow_long_work = false);
+  // text: the 'chars' text of a file written with text_by_reference (its size and CRC-32 must match;
+  // field "text" otherwise); refused for any other file.
+  static std::unique_ptr<Trainer> load_model(const ModelSource& file, bool allow_long_work = false,
+                                             const std::optional<std::string>& text = std::nullopt);
+  static std::unique_ptr<Trainer> load_model(const std::vector<uint8_t>& bytes, bool allow_long_work = false,
+                                             const std::optional<std::string>& text = std::nullopt);
   // The first check: total size <= kMaxModelBytes and the first 8 bytes (`prefix`, or fewer when
   // the file is shorter): a magic ATTNTRN2 / ATTNTRN1, or a safetensors header length that fits the
   // file and the header cap.
@@ -142,7 +158,8 @@ class Trainer {
   // Throws when layer maps of the last forward hold a non-finite weight (float32 overflow).
   void refuse_non_finite_maps();
   // model_file.cpp: the two readers behind load_model.
-  static std::unique_ptr<Trainer> load_safetensors(const ModelSource& file, bool allow_long_work);
+  static std::unique_ptr<Trainer> load_safetensors(const ModelSource& file, bool allow_long_work,
+                                                   const std::optional<std::string>& text);
   static std::unique_ptr<Trainer> load_attntrn(const ModelSource& file, bool allow_long_work);
 
   TrainerSpec spec_;

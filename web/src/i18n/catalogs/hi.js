@@ -70,6 +70,9 @@ export default {
 
   // ---- form fields ----
   'field.text': 'वाक्य',
+  'field.source': 'वेट्स',
+  'field.source.seeded': 'seed से बने रैंडम',
+  'field.source.trained': 'शेक्सपियर पर ट्रेन किए',
   'field.variant': 'वेरिएंट',
   'field.dModel': 'dModel (D)',
   'field.nHeads': 'nHeads (H)',
@@ -93,6 +96,7 @@ export default {
   'hint.rope': 'अटेंशन के भीतर रोटरी पोज़िशन',
   'hint.causal': 'क्वेरी केवल पहले वाली keys देखती हैं',
   'hint.seed': 'seed से बने वेट्स और टोकन वेक्टर',
+  'hint.source': 'ट्रेन किए: वेरिएंट के साथ आए मॉडल के अटेंशन मैप',
   'hint.dtype': 'हर संग्रहित एलिमेंट के बाइट',
   'hint.batch': 'एक साथ cache होने वाले सीक्वेंस',
   'hint.nLayers': 'मौजूदा आकार के',
@@ -373,4 +377,13 @@ export default {
   'maps.headShared': 'हेड {h} → K/V {g}',
   'source.seeded': 'seed से बने रैंडम वेट्स',
   'source.truncated': 'आपके वाक्य में {count} टोकन हैं: केवल पहले {max} लिए जाते हैं ({left} छूट गए)।',
+  'source.zoo': 'शेक्सपियर पर ट्रेन किया (अक्षर)',
+  'zoo.which': 'मॉडल: {label}, seed {seed}, अलग रखे गए शेक्सपियर पर {bits} बिट प्रति अक्षर। हर हेड पर उसका सबसे ऊँचा मापा गया स्कोर लिखा है।',
+  'zoo.cut': 'केवल पहले 64 अक्षर लिए जाते हैं ({count} छूट गए)।',
+  'zoo.unknown': 'जो अक्षर शेक्सपियर के कॉर्पस में कभी नहीं आते, वे छोड़ दिए गए: {chars}',
+  'zoo.noChars': 'वाक्य का कोई भी अक्षर उस शेक्सपियर कॉर्पस में नहीं है जिस पर मॉडल ट्रेन हुआ',
+  'zoo.role.previous': 'पिछला टोकन {value}',
+  'zoo.role.self': 'स्वयं {value}',
+  'zoo.role.first': 'पहला टोकन {value}',
+  'zoo.role.induction': 'इंडक्शन {value}',
 };

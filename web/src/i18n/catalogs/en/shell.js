@@ -72,6 +72,9 @@ export default {
 
   // ---- form fields: labels (also the names errors give a field) and hints ----
   'field.text': 'Sentence',
+  'field.source': 'Weights',
+  'field.source.seeded': 'seeded random',
+  'field.source.trained': 'trained on Shakespeare',
   'field.variant': 'Variant',
   'field.dModel': 'dModel (D)',
   'field.nHeads': 'nHeads (H)',
@@ -95,6 +98,7 @@ export default {
   'hint.rope': 'rotary positions inside attention',
   'hint.causal': 'queries see only earlier keys',
   'hint.seed': 'seeded weights and token vectors',
+  'hint.source': 'trained: the attention maps of a bundled model of the variant',
   'hint.dtype': 'bytes per stored element',
   'hint.batch': 'sequences cached at once',
   'hint.nLayers': 'of the current shape',

@@ -1,0 +1,135 @@
+// The trained source (web/src/sources/zoo.js): `source=trained` draws the zoo model of the variant
+// (dist/zoo/) in the attention-maps view — the same weights the core gives in Node for that file and
+// the sentence's characters, a layer picker, each head labelled with its measured role. The first map
+// of the default page fetches nothing of the zoo; the switch in the form fetches the manifest and one
+// model. standalone.html carries the zoo and draws it from file:// with no request.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { chromiumOptions } from '../../scripts/chromium.mjs';
+import { DIST, REPO, SHOTS, app, startBrowser, viewReady, viewResult } from './browser.mjs';
+
+const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
+const { charVocab, charTokens } = await import(pathToFileURL(path.join(REPO, 'web/src/sources/zoo.js')).href);
+const manifest = JSON.parse(fs.readFileSync(path.join(REPO, 'web/zoo/manifest.json'), 'utf8'));
+const corpus = fs.readFileSync(path.join(REPO, manifest.corpus.file), 'utf8');
+
+let b, attn;
+before(async () => { b = await startBrowser(); attn = await loadAttention({ simd: true }); });
+after(async () => { await b?.close(); });
+
+/** The core's maps (layers, H, N, N) for a zoo model and a sentence, in Node. */
+function nodeMaps(id, sentence) {
+  const m = manifest.models.find((x) => x.id === id);
+  const trainer = attn.loadModel(new Uint8Array(fs.readFileSync(path.join(REPO, 'web/zoo', m.file))), { text: corpus });
+  try {
+    const { ids } = charTokens(sentence, charVocab(corpus), manifest.training.seqLen);
+    return { ...trainer.attention(ids), ids };
+  } finally {
+    trainer.dispose();
+  }
+}
+
+test('source=trained: the zoo model of the variant, the core\'s weights, a layer picker and head roles', async () => {
+  const page = await b.open('embed.html?view=heatmap&source=trained&variant=gqa&nKvHeads=2&v=2');
+  await viewReady(page, 'heatmap');
+  const el = app(page);
+  const result = await viewResult(page, 'heatmap');
+  const sentence = 'the cat sat on the mat';
+  assert.equal(result.source, 'trained');
+  assert.equal(result.tokens, sentence.length, 'one position per character');
+  assert.equal(result.heads, manifest.geometry.nHeads);
+  assert.equal(await el.locator('.kv-group').count(), 2, 'GQA with 2 KV heads: two groups');
+  const summary = await el.locator('[data-role="summary"]').innerText();
+  assert.match(summary, /trained on Shakespeare/);
+  assert.match(summary, /GQA, 2 KV heads, seed 1, \d\.\d\d bits per character/);
+
+  // Layer 0's head 0, cell (1, 0) as the read-out gives it, against the core in Node.
+  const want = nodeMaps('gqa2', sentence);
+  const N = want.n;
+  const canvas = el.locator('canvas[data-head="0"]');
+  await canvas.focus();
+  await page.keyboard.press('ArrowDown');
+  const readout = await el.locator('[data-slot="heatmap"] [data-role="readout"]').innerText();
+  assert.ok(readout.includes(want.weights[(0 * N + 1) * N + 0].toFixed(3)), `read-out "${readout}" vs the core's ${want.weights[N]}`);
+
+  // Each map's title carries its head's strongest score, from the manifest.
+  const titles = await el.locator('[data-slot="heatmap"] figure.hm').evaluateAll((fs) => fs.map((f) => f.querySelector('figcaption, .hm-title')?.textContent ?? ''));
+  assert.ok(titles.some((t) => /previous token 0\.\d\d/.test(t)), `titles: ${titles.join(' | ')}`);
+
+  // The layer picker: layer 3 draws the core's layer 3.
+  const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
+  await el.locator('[data-slot="heatmap"] select[name="layer"]').selectOption('3');
+  await viewReady(page, 'heatmap', draws + 1);
+  assert.equal((await viewResult(page, 'heatmap')).layer, 3);
+  await canvas.focus();
+  await page.keyboard.press('ArrowDown');
+  const size = manifest.geometry.nHeads * N * N;
+  const readout3 = await el.locator('[data-slot="heatmap"] [data-role="readout"]').innerText();
+  assert.ok(readout3.includes(want.weights[3 * size + N].toFixed(3)), `layer 3 read-out "${readout3}"`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('the default page fetches none of the zoo; the form\'s switch fetches the manifest and one model', async () => {
+  const requests = [];
+  const page = await b.open('index.html');
+  page.on('request', (r) => requests.push(r.url()));
+  await viewReady(page, 'heatmap');
+  const el = app(page);
+  assert.equal((await viewResult(page, 'heatmap')).source, 'seeded');
+  assert.deepEqual(requests.filter((u) => u.includes('/zoo/')), [], 'the seeded first map loads none of the zoo');
+  const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
+  await el.locator('select[name="source"]').selectOption('trained');
+  await viewReady(page, 'heatmap', draws + 1);
+  assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
+  assert.match(page.url(), /source=trained/, 'the URL carries the switch');
+  const zoo = requests.filter((u) => u.includes('/zoo/')).map((u) => u.split('/zoo/')[1]);
+  assert.deepEqual(zoo.sort(), ['manifest.json', 'mha.safetensors'], 'the manifest and the one model drawn');
+  await el.locator('[data-slot="heatmap"]').screenshot({ path: path.join(SHOTS, 'zoo-heatmap.png') });
+  // Back to the lesson's example.
+  await el.locator('select[name="source"]').selectOption('seeded');
+  await viewReady(page, 'heatmap', draws + 2);
+  assert.equal((await viewResult(page, 'heatmap')).source, 'seeded');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('characters the corpus never uses are left out, and the view says which', async () => {
+  const page = await b.open(`embed.html?view=heatmap&source=trained&v=2&text=${encodeURIComponent('café 42 ok')}`);
+  await viewReady(page, 'heatmap');
+  const summary = await app(page).locator('[data-role="summary"]').innerText();
+  const { labels, unknown } = charTokens('café 42 ok', charVocab(corpus), 64);
+  assert.ok(unknown.length > 0, 'the sentence has characters the corpus lacks');
+  assert.equal((await viewResult(page, 'heatmap')).tokens, labels.length);
+  for (const c of unknown) assert.ok(summary.includes(c), `the note names ${c}: ${summary}`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('standalone.html draws a zoo model from file:// with no request', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-standalone-zoo-'));
+  fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));
+  const context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), chromiumOptions());
+  try {
+    const page = await context.newPage();
+    const errors = [], requests = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('request', (r) => requests.push(r.url()));
+    const file = `file://${path.join(dir, 'standalone.html')}`;
+    await page.goto(`${file}?source=trained&variant=mla&latentRank=16&v=2`);
+    await viewReady(page, 'heatmap', 1, 0, 60000);
+    assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
+    assert.match(await page.locator('attention-playground [data-slot="heatmap"] [data-role="summary"]').innerText(), /MLA, latent 16/);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(requests.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
+  } finally {
+    await context.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

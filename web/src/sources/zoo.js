@@ -1,0 +1,114 @@
+// sources/zoo.js — the trained source: a bundled model of the zoo (web/zoo/, `npm run zoo`,
+// docs/zoo.md), character-level, trained on tiny Shakespeare, one per variant. The state's variant
+// picks the model (GQA: 4 or 2 KV heads by nKvHeads; MLA: latent 32 or 16 by latentRank); the
+// learner's sentence is read as characters (the corpus's own: others are left out, and the note says
+// so); the maps are the trainer's (trainer.attention, every layer); each head carries its strongest
+// score from the manifest (the core's head scores, measured when the zoo was trained). Nothing is
+// fetched until a map is asked for. No walkthrough stages and no decoder (views say so).
+// The interface every source implements: web/ARCHITECTURE.md, "Sources".
+import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/maps.js';  // the English words it speaks
+import { attentionSpecOf } from './trained-spec.js';
+
+/** The zoo model drawn for a state (and a variant): the manifest's model id. */
+export function zooModelId(state, variant = state.variant) {
+  if (variant === 'mqa') return 'mqa';
+  if (variant === 'gqa') return state.nKvHeads >= 4 ? 'gqa4' : 'gqa2';
+  if (variant === 'mla') return state.latentRank >= 32 ? 'mla32' : 'mla16';
+  return 'mha';
+}
+
+/** The trainer's character vocabulary of a corpus: its distinct code points, sorted (id = index). */
+export function charVocab(text) {
+  return [...new Set(Array.from(text))].sort((a, b) => a.codePointAt(0) - b.codePointAt(0));
+}
+
+/**
+ * A sentence as the model's characters: { ids, labels, unknown, cut } — the characters the corpus
+ * has, up to `max` of them (`cut`: how many more were left out), `unknown`: the distinct characters
+ * it never uses (left out too).
+ */
+export function charTokens(text, vocab, max) {
+  const index = new Map(vocab.map((c, i) => [c, i]));
+  const known = [];
+  const unknown = new Set();
+  for (const c of Array.from(text)) (index.has(c) ? known.push(c) : unknown.add(c));
+  const kept = known.slice(0, max);
+  return { ids: kept.map((c) => index.get(c)), labels: kept.map((c) => (c === ' ' ? '␣' : c === '\n' ? '↵' : c)),
+    unknown: [...unknown], cut: known.length - kept.length };
+}
+
+/** The scores a head's label names, in the order ties go. */
+const ROLES = [['previousToken', 'zoo.role.previous'], ['diagonal', 'zoo.role.self'], ['firstToken', 'zoo.role.first'],
+  ['induction', 'zoo.role.induction']];
+
+/** A head's label from its scores: the strongest score's name and value ("previous token 0.39"). */
+export function roleLabel(score, t) {
+  const [k, key] = ROLES.reduce((a, b) => (score[b[0]] > score[a[0]] ? b : a));
+  return t(key, { value: score[k].toFixed(2) });
+}
+
+/** @param {{ client: { call(method: string, ...args: any[]): Promise<any> }, i18n?: object }} ctx */
+export function zooSource(ctx) {
+  const i18n = ctx.i18n ?? EN;
+  const { t } = i18n;
+  let zoo = null;         // Promise<{ manifest, text, vocab, files }>
+  const models = new Map(); // id -> Promise<{ key, model, shape }>
+  let vocab = null;       // known once the corpus has loaded; until then the sentence's characters as typed
+
+  const loadZoo = () => (zoo ??= (async () => {
+    const [files, text] = await Promise.all([import('attn-zoo-files'),
+      import('../../data/tinyshakespeare-256k.txt?raw').then((m) => m.default)]);
+    const manifest = await files.zooManifest();
+    vocab = charVocab(text);
+    return { manifest, text, files };
+  })().catch((e) => { zoo = null; throw e; }));
+
+  const loadModel = (id) => {
+    if (!models.has(id)) {
+      models.set(id, (async () => {
+        const { manifest, text, files } = await loadZoo();
+        const model = manifest.models.find((m) => m.id === id);
+        if (!model) throw new Error(`the zoo has no model '${id}'`);
+        const key = `zoo:${id}`;
+        const info = await ctx.client.call('trainerLoad', key, await files.zooBytes(model.file), { text });
+        const shape = await ctx.client.call('resolveShape', attentionSpecOf(info.spec.model));
+        return { key, model, shape, seqLen: manifest.training.seqLen };
+      })().catch((e) => { models.delete(id); throw e; }));
+    }
+    return models.get(id);
+  };
+
+  const split = (state, seqLen = 64) => (vocab ? charTokens(state.text, vocab, seqLen)
+    : { labels: Array.from(state.text).slice(0, seqLen), ids: [], unknown: [], cut: 0 });
+
+  return {
+    id: 'trained',
+    title: t('source.zoo'),
+    key: (state, variant = state.variant) => JSON.stringify(['zoo', variant && zooModelId(state, variant), state.text, state.layer]),
+    tokens: (state) => split(state).labels,
+    note(state) {
+      const s = split(state);
+      return [s.cut ? t('zoo.cut', { count: s.cut }) : '', s.unknown.length ? t('zoo.unknown', { chars: s.unknown.join(' ') }) : '']
+        .filter(Boolean).join(' ');
+    },
+    async maps(state, { layer = 0, variant = state.variant } = {}) {
+      const m = await loadModel(zooModelId(state, variant));
+      const s = split(state, m.seqLen);
+      if (s.ids.length === 0) throw new Error(t('zoo.noChars'));
+      const att = await ctx.client.call('trainerAttention', m.key, s.ids);
+      const l = Math.min(Math.max(0, layer | 0), att.layers - 1);
+      const size = att.heads * att.n * att.n;
+      const seed = m.model.seeds.find((x) => x.seed === m.model.shippedSeed);
+      const roles = m.model.headScores.filter((h) => h.layer === l).map((h) => roleLabel(h, t));
+      return { tokens: s.labels, shape: m.shape, layer: l, layers: att.layers, causal: true, roles,
+        model: { id: m.model.id, label: m.model.label, bitsPerChar: seed?.bitsPerChar, seed: m.model.shippedSeed },
+        weights: att.weights.subarray(l * size, (l + 1) * size) };
+    },
+    stages: null,
+    decoder: null,
+    /** What the heatmap view adds to its summary: which model, and how well it predicts held-out text. */
+    extras: (data) => (data.model ? [' ', t('zoo.which', { label: data.model.label, seed: data.model.seed,
+      bits: data.model.bitsPerChar?.toFixed(2) ?? '?' })] : []),
+  };
+}
