@@ -15,6 +15,8 @@ import { DIST, REPO, SHOTS, app, startBrowser, viewReady, viewResult } from './b
 
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { charVocab, charTokens } = await import(pathToFileURL(path.join(REPO, 'web/src/sources/zoo.js')).href);
+const { zooRows } = await import(pathToFileURL(path.join(REPO, 'web/src/sources/zoo-stats.js')).href);
+const { verdictText } = await import(pathToFileURL(path.join(REPO, 'web/src/parts/compare-zoo.js')).href);
 const manifest = JSON.parse(fs.readFileSync(path.join(REPO, 'web/zoo/manifest.json'), 'utf8'));
 const corpus = fs.readFileSync(path.join(REPO, manifest.corpus.file), 'utf8');
 
@@ -95,6 +97,33 @@ test('the default page fetches none of the zoo; the form\'s switch fetches the m
   await el.locator('select[name="source"]').selectOption('seeded');
   await viewReady(page, 'heatmap', draws + 2);
   assert.equal((await viewResult(page, 'heatmap')).source, 'seeded');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('compare: the zoo\'s table, fetched when opened, its words following the numbers; "Show its maps" draws that model', async () => {
+  const requests = [];
+  const page = await b.open('index.html?v=2');
+  page.on('request', (r) => requests.push(r.url()));
+  await viewReady(page, 'compare');
+  const el = app(page);
+  const box = el.locator('details[data-role="zoo"]');
+  assert.deepEqual(requests.filter((u) => u.includes('/zoo/')), [], 'nothing of the zoo before the box opens');
+  await box.locator('summary').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('details[data-role="zoo"]')?.dataset.state === 'ready', null, { timeout: 20000 });
+  const rows = zooRows(manifest);
+  const got = await box.locator('tr[data-model] [data-role="verdict"]').allInnerTexts();
+  assert.deepEqual(got, rows.map((r) => verdictText(r.vsMha)));
+  assert.ok(rows.slice(1).every((r) => got[rows.indexOf(r)].includes(r.vsMha.measurable ? 'worse' : 'no measurable')));
+  // Click 2 of 3: the MQA row's "Show its maps" puts the trained MQA in the attention-maps view.
+  const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
+  await box.locator('tr[data-model="mqa"] button[data-action="zoo-maps"]').click();
+  await viewReady(page, 'heatmap', draws + 1);
+  const result = await viewResult(page, 'heatmap');
+  assert.equal(result.source, 'trained');
+  assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').innerText(), /Model: MQA, seed 1/);
+  assert.ok(requests.some((u) => u.endsWith('/zoo/mqa.safetensors')));
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -2,13 +2,15 @@
 // variant (a select writes state.compare), its per-head maps on one shared 0..1 scale, its KV cache
 // per token and its parameters, and how columns 2 and 3 differ from column 1 (parts/compare-column.js).
 // The maps come from the view's source; a box above says what random weights can and cannot show,
-// and lists the labs' trained models with their held-out scores (parts/compare-trained.js).
+// and lists the labs' trained models with their held-out scores (parts/compare-trained.js) and the
+// zoo's trained variants measured over their seeds (parts/compare-zoo.js).
 import compareCss from '../styles/compare.css?inline';
 import { VARIANT_IDS, createLatest, el, setViewState, useStyles, variantLabel } from '../kit.js';
 import { legend } from '../render/colour.js';
 import { createReadout } from '../render/heatmap.js';
 import { compareColumn, createHeadMaps } from '../parts/compare-column.js';
 import { createTrainedBox } from '../parts/compare-trained.js';
+import { createZooBox } from '../parts/compare-zoo.js';
 import { shapeSpec } from '../state.js';
 
 /** state.compare ('mha,gqa,mla') -> 2 or 3 valid variants. */
@@ -32,6 +34,7 @@ export function createCompareView(root, ctx) {
   useStyles(root, 'compare', compareCss);
   const latest = createLatest(root);
   const trained = createTrainedBox(ctx);
+  const zoo = createZooBox(ctx);
   const note = el('p', 'cmp-note');
   const colButton = el('button', { type: 'button', className: 'cmp-colbutton', onclick: () => {
     if (variants.length < 3) setCompare([...variants, VARIANT_IDS.find((v) => !variants.includes(v)) ?? 'mqa']);
@@ -40,7 +43,7 @@ export function createCompareView(root, ctx) {
   const status = el('span', { className: 'cmp-status note', role: 'status' });
   const readout = createReadout('Hover or tap a cell, or focus a map and use the arrow keys.');
   const cols = el('div', 'cmp-cols');
-  root.replaceChildren(trained.box, note, el('div', 'view-tools', legend('prob', [0, 1], 'Attention weight (all columns)'), colButton, status),
+  root.replaceChildren(trained.box, zoo.box, note, el('div', 'view-tools', legend('prob', [0, 1], 'Attention weight (all columns)'), colButton, status),
     readout, cols);
   let variants = [];
   let lastKey = '';
