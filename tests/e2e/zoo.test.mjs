@@ -1,5 +1,5 @@
 // The trained source (web/src/sources/zoo.js): `source=trained` draws the zoo model of the variant
-// (dist/zoo/) in the attention-maps view — the same weights the core gives in Node for that file and
+// (dist/zoo/) in the attention-maps and compare views — the same weights the core gives in Node for that file and
 // the sentence's characters, a layer picker, each head labelled with its measured role. The first map
 // of the default page fetches nothing of the zoo; the switch in the form fetches the manifest and one
 // model. standalone.html carries the zoo and draws it from file:// with no request.
@@ -77,7 +77,7 @@ test('source=trained: the zoo model of the variant, the core\'s weights, a layer
   await page.close();
 });
 
-test('the default page fetches none of the zoo; the form\'s switch fetches the manifest and one model', async () => {
+test('the default page fetches none of the zoo; the form\'s switch fetches the manifest and the models drawn', async () => {
   const requests = [];
   const page = await b.open('index.html');
   page.on('request', (r) => requests.push(r.url()));
@@ -90,8 +90,10 @@ test('the default page fetches none of the zoo; the form\'s switch fetches the m
   await viewReady(page, 'heatmap', draws + 1);
   assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
   assert.match(page.url(), /source=trained/, 'the URL carries the switch');
-  const zoo = requests.filter((u) => u.includes('/zoo/')).map((u) => u.split('/zoo/')[1]);
-  assert.deepEqual(zoo.sort(), ['manifest.json', 'mha.safetensors'], 'the manifest and the one model drawn');
+  await viewReady(page, 'compare', 2);
+  const zoo = [...new Set(requests.filter((u) => u.includes('/zoo/')).map((u) => u.split('/zoo/')[1]))];
+  // the manifest and the models drawn: MHA in the maps view; compare's default columns MHA, GQA (nKvHeads 2), MLA (latent 16)
+  assert.deepEqual(zoo.sort(), ['gqa2.safetensors', 'manifest.json', 'mha.safetensors', 'mla16.safetensors']);
   await el.locator('[data-slot="heatmap"]').screenshot({ path: path.join(SHOTS, 'zoo-heatmap.png') });
   // Back to the lesson's example.
   await el.locator('select[name="source"]').selectOption('seeded');
@@ -124,6 +126,49 @@ test('compare: the zoo\'s table, fetched when opened, its words following the nu
   assert.equal(result.source, 'trained');
   assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').innerText(), /Model: MQA, seed 1/);
   assert.ok(requests.some((u) => u.endsWith('/zoo/mqa.safetensors')));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('one click from the lesson\'s example to trained heads; every head\'s scores as a table, a layer a click away', async () => {
+  const page = await b.open('embed.html?view=heatmap&v=2');
+  await viewReady(page, 'heatmap');
+  const el = app(page);
+  await el.locator('button[data-action="see-trained"]').click();
+  await viewReady(page, 'heatmap', 2);
+  assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
+  const titles = await el.locator('[data-slot="heatmap"] figure.hm').allInnerTexts();
+  assert.ok(titles.some((x) => /previous token 0\.[1-9]/.test(x)), 'a previous-token head is labelled on its map');
+  await el.locator('details[data-role="head-scores-box"] summary').click();
+  const mha = manifest.models.find((m) => m.id === 'mha');
+  const rows = el.locator('table[data-role="head-scores"] tbody tr');
+  assert.equal(await rows.count(), mha.headScores.length);
+  const l0h1 = await el.locator('table[data-role="head-scores"] tr[data-layer="0"][data-head="1"]').innerText();
+  assert.ok(l0h1.includes(mha.headScores[1].previousToken.toFixed(2)), l0h1);
+  await el.locator('button[data-action="show-layer"]', { hasText: '2' }).click();
+  await viewReady(page, 'heatmap', 3);
+  assert.equal((await viewResult(page, 'heatmap')).layer, 2);
+  assert.equal(await el.locator('table[data-role="head-scores"] tr.current[data-layer="2"]').count(), 8);
+  assert.ok(await el.locator('details[data-role="head-scores-box"]').evaluate((d) => d.open), 'the table stays open');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('compare with source=trained: each column the zoo model of its variant, never differenced head by head', async () => {
+  const page = await b.open('embed.html?view=compare&source=trained&compare=mha,gqa,mla&nKvHeads=2&latentRank=16&v=2');
+  await viewReady(page, 'compare');
+  const el = app(page);
+  const slot = el.locator('[data-slot="compare"]');
+  assert.match(await slot.locator('.cmp-note').innerText(), /trained on its own/);
+  assert.equal(await slot.locator('[data-role="honest"] > p').first().isHidden(), true, 'no "these weights are random" over trained models');
+  assert.equal(await slot.locator('.cmp-col').count(), 3);
+  for (let c = 0; c < 3; c++) assert.equal(await slot.locator('.cmp-col').nth(c).locator('canvas').count(), manifest.geometry.nHeads);
+  const diffs = await slot.locator('.cmp-diff').allInnerTexts();
+  assert.ok(diffs.slice(1).every((d) => /not differenced/.test(d)) && diffs.length === 3, diffs.join(' | '));
+  // The GQA column's parameters are the trained model's block: dModel 64, 8 heads of 8, 2 KV heads.
+  const g = manifest.geometry;
+  const gqaBlock = 2 * g.dModel * g.nHeads * g.dHead + 2 * g.dModel * 2 * g.dHead;
+  assert.ok((await slot.locator('.cmp-col').nth(1).innerText()).includes(gqaBlock.toLocaleString('en-US')), `GQA block ${gqaBlock}`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

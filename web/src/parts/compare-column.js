@@ -57,7 +57,7 @@ function against(res, ref) {
     : `${v} stores ${fmtRatio(c / c0)} more than ${v0} per token`;
   const dp = res.params.total - ref.params.total;
   const params = dp === 0 ? 'the same' : `${dp > 0 ? '+' : '−'}${fmtInt(Math.abs(dp))} (${dp > 0 ? '+' : '−'}${(Math.abs(dp) / ref.params.total * 100).toFixed(1)} %)`;
-  const a = res.maps.output, b = ref.maps.output;
+  const a = res.maps.output ?? [], b = ref.maps.output ?? [];
   let d2 = 0, n2 = 0, max = 0;
   for (let k = 0; k < a.length; k++) {
     const d = a[k] - b[k];
@@ -66,9 +66,14 @@ function against(res, ref) {
   const H = s.nHeads, N = res.maps.tokens.length;
   const diffs = mapDiffs(res.maps.weights, ref.maps.weights, H, N, res.maps.causal);
   const same = diffs.map((d, h) => (d < 1e-6 ? `h${h}` : null)).filter(Boolean);
+  const facts = [...fact('KV cache', `${cache} (${fmtInt(c)} vs ${fmtInt(c0)} floats).`), ...fact('Parameters', params)];
+  // Separately trained models (the zoo's): no shared weights, so neither outputs nor heads compare one to one.
+  if (res.maps.independent || ref.maps.independent) {
+    return el('div', 'cmp-diff', el('h4', null, `Against column 1 (${v0})`), el('dl', 'cmp-facts', ...facts,
+      ...fact('Attention weights', 'Trained separately: head h of one model has no counterpart in the other, so the maps are not differenced.')));
+  }
   return el('div', 'cmp-diff', el('h4', null, `Against column 1 (${v0})`), el('dl', 'cmp-facts',
-    ...fact('KV cache', `${cache} (${fmtInt(c)} vs ${fmtInt(c0)} floats).`),
-    ...fact('Parameters', params),
+    ...facts,
     ...fact('Output (L2, relative)', el('span', 'cmp-outdiff', `‖out − out₁‖ / ‖out₁‖ = ${num(n2 > 0 ? Math.sqrt(d2 / n2) : NaN)}, max |diff| = ${num(max)}`)),
     ...fact('Attention weights: mean |Δ| per head', el('span', 'cmp-wdiff',
       el('ol', 'cmp-wdiff-list', ...diffs.map((d, h) => el('li', { title: `head ${h}: mean |Δ weight|` },

@@ -56,6 +56,8 @@ export function createTrainedBox(ctx) {
 
   return {
     box,
+    /** Whether the columns show random weights (the sentence above says so only then). */
+    setRandom(random) { text.hidden = !random; },
     update() {
       const models = ctx.trained?.() ?? [];
       const key = models.map((m) => `${m.key}:${m.steps ?? ''}`).join('|');

@@ -4,7 +4,8 @@
 // learner's sentence is read as characters (the corpus's own: others are left out, and the note says
 // so); the maps are the trainer's (trainer.attention, every layer); each head carries its strongest
 // score from the manifest (the core's head scores, measured when the zoo was trained). Nothing is
-// fetched until a map is asked for. No walkthrough stages and no decoder (views say so).
+// fetched until a map is asked for. Drawn by the heatmap and compare views; no walkthrough stages and
+// no decoder (element.js ZOO_VIEWS).
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { EN } from '../i18n/index.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
@@ -72,8 +73,9 @@ export function zooSource(ctx) {
         if (!model) throw new Error(`the zoo has no model '${id}'`);
         const key = `zoo:${id}`;
         const info = await ctx.client.call('trainerLoad', key, await files.zooBytes(model.file), { text });
-        const shape = await ctx.client.call('resolveShape', attentionSpecOf(info.spec.model));
-        return { key, model, shape, seqLen: manifest.training.seqLen };
+        const spec = attentionSpecOf(info.spec.model);
+        const shape = await ctx.client.call('resolveShape', spec);
+        return { key, model, spec, shape, seqLen: manifest.training.seqLen };
       })().catch((e) => { models.delete(id); throw e; }));
     }
     return models.get(id);
@@ -85,7 +87,9 @@ export function zooSource(ctx) {
   return {
     id: 'trained',
     title: t('source.zoo'),
-    key: (state, variant = state.variant) => JSON.stringify(['zoo', variant && zooModelId(state, variant), state.text, state.layer]),
+    /** variant '' (a view showing several): every variant's model, as the state picks them. */
+    key: (state, variant = state.variant) => JSON.stringify(['zoo', variant ? zooModelId(state, variant)
+      : ['mha', 'mqa', 'gqa', 'mla'].map((v) => zooModelId(state, v)), state.text, state.layer]),
     tokens: (state) => split(state).labels,
     note(state) {
       const s = split(state);
@@ -102,6 +106,10 @@ export function zooSource(ctx) {
       const seed = m.model.seeds.find((x) => x.seed === m.model.shippedSeed);
       const roles = m.model.headScores.filter((h) => h.layer === l).map((h) => roleLabel(h, t));
       return { tokens: s.labels, shape: m.shape, layer: l, layers: att.layers, causal: true, roles,
+        headScores: m.model.headScores, seqLen: m.seqLen,
+        // for the compare view: one attention block's spec (its parameters), and that each variant's
+        // model was trained on its own (no shared weights: heads do not correspond across models)
+        paramSpec: m.spec, independent: true,
         model: { id: m.model.id, label: m.model.label, bitsPerChar: seed?.bitsPerChar, seed: m.model.shippedSeed },
         weights: att.weights.subarray(l * size, (l + 1) * size) };
     },

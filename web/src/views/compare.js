@@ -67,6 +67,14 @@ export function createCompareView(root, ctx) {
   }
 
   function describe(state, source, N) {
+    trained.setRandom(source.id !== 'trained');
+    if (source.id === 'trained') {
+      note.textContent = `Same input (${N} character${N === 1 ? '' : 's'}) in every column, ${source.title}: each column is the zoo's model of `
+        + 'its variant, layer 0, trained on its own. Separately trained models share no weights, so their heads do not correspond one to one: '
+        + 'the maps show what each learned, not a controlled difference. Quality is measured over seeds in the table "Measured on trained models" above. '
+        + `Each map: rows are queries, columns keys (grey: masked by causality).${source.note(state) ? ` ${source.note(state)}` : ''}`;
+      return;
+    }
     note.textContent = `Same input (${N} token${N === 1 ? '' : 's'}) and same seed (${state.seed}) in every column, from ${source.title}. ` +
       'Weights are drawn per matrix from the seed, so all variants share the query and output projections (wq, wo), and ' +
       'GQA/MQA keys and values are the first G·dh columns of MHA\'s wk/wv: differences come from the variant. ' +
@@ -95,8 +103,9 @@ export function createCompareView(root, ctx) {
     status.textContent = 'Computing…';
     const list = variants.slice();
     latest.run(() => Promise.allSettled(list.map(async (v) => {
-      const [maps, params] = await Promise.all([source.maps(state, { variant: v }), ctx.client.call('paramCount', shapeSpec(state, v))]);
-      return { maps, params };
+      const maps = await source.maps(state, { variant: v });
+      // a trained model's own block (maps.paramSpec), else the state's shape for this variant
+      return { maps, params: await ctx.client.call('paramCount', maps.paramSpec ?? shapeSpec(state, v)) };
     })), (results) => {
       status.textContent = '';
       list.forEach((v, i) => keepChildren(columns[i].body, compareColumn(i, results[i], results[0], readout, columns[i].headMaps)));

@@ -8,6 +8,7 @@ import { saveControl } from '../render/save-control.js';
 import { kvGroups, groupLabel, headLabel } from '../render/geometry.js';
 import { createHeatmap, createReadout, fileName, groupMaps } from '../render/heatmap.js';
 import { queryRows } from '../render/query-rows.js';
+import { headScoresTable } from '../parts/head-scores.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 export function createHeatmapView(root, ctx) {
@@ -19,7 +20,8 @@ export function createHeatmapView(root, ctx) {
   const readout = createReadout(t('maps.hint'));
   const heads = el('div', { className: 'heads', dataset: { role: 'heads' } });
   const selected = el('div');
-  root.replaceChildren(summary, tools, readout, heads, selected);
+  const scoresBox = el('div');  // a trained model's head scores (parts/head-scores.js)
+  root.replaceChildren(summary, tools, readout, heads, selected, scoresBox);
   let last = null;    // { key, source, data: { tokens, shape, weights, layer, layers, ... }, range, maps, layout }
 
   const name = (h) => ({ view: 'attention', variant: last.data.shape.variant, layer: last.data.layer, head: h });
@@ -68,6 +70,16 @@ export function createHeatmapView(root, ctx) {
     }
   }
 
+  /** The head scores of a trained model under its maps (kept open across redraws). */
+  function drawScores(data) {
+    if (!data.headScores) return scoresBox.replaceChildren();
+    const open = scoresBox.querySelector('details')?.open ?? false;
+    const box = headScoresTable(data.headScores, { layer: data.layer, seqLen: data.seqLen, i18n,
+      onLayer: (layer) => ctx.setState({ layer }) });
+    box.open = open;
+    return scoresBox.replaceChildren(box);
+  }
+
   /** A layer picker where the source has several layers (state.layer). */
   function layerPicker(data) {
     if (data.layers <= 1) return [];
@@ -101,6 +113,7 @@ export function createHeatmapView(root, ctx) {
         summary.textContent = t('maps.typeSentence');
         heads.replaceChildren();
         selected.replaceChildren();
+        scoresBox.replaceChildren();
         setViewState(root, 'ready', { heads: 0, tokens: 0 });
         return undefined;
       }
@@ -115,6 +128,12 @@ export function createHeatmapView(root, ctx) {
         summary.replaceChildren(describe(data, source, performance.now() - t0), ...source.extras?.(data, ctx) ?? []);
         const cut = source.note(state);
         if (cut) summary.append(' ', el('strong', { dataset: { role: 'truncated' } }, cut));
+        // The lesson's "heads specialise", on weights that learned something: one click to the zoo's model.
+        if (source.id === 'seeded') {
+          summary.append(' ', el('button', { type: 'button', dataset: { action: 'see-trained' }, onclick: () => ctx.setState({ source: 'trained', layer: 0 }) },
+            t('maps.seeTrained')));
+        }
+        drawScores(data);
         return { heads: data.shape.nHeads, tokens: data.tokens.length, layer: data.layer, source: source.id, truncated: Boolean(cut) };
       }, (e) => {
         last = null;
@@ -122,6 +141,7 @@ export function createHeatmapView(root, ctx) {
         summary.replaceChildren(t('maps.cannot'), ' ', coreDetail(e.message, i18n));
         heads.replaceChildren();
         selected.replaceChildren();
+        scoresBox.replaceChildren();
       });
     },
     destroy() { latest.cancel(); root.replaceChildren(); },

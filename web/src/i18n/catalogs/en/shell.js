@@ -98,7 +98,7 @@ export default {
   'hint.rope': 'rotary positions inside attention',
   'hint.causal': 'queries see only earlier keys',
   'hint.seed': 'seeded weights and token vectors',
-  'hint.source': 'trained: the attention maps of a bundled model of the variant',
+  'hint.source': 'trained: the maps and compare views draw a bundled model of each variant',
   'hint.dtype': 'bytes per stored element',
   'hint.batch': 'sequences cached at once',
   'hint.nLayers': 'of the current shape',
