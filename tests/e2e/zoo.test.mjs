@@ -173,6 +173,20 @@ test('compare with source=trained: each column the zoo model of its variant, nev
   await page.close();
 });
 
+test('with source=trained, the walkthrough and decode views say they still show seeded random weights', async () => {
+  const page = await b.open('index.html?source=trained&v=2');
+  await viewReady(page, 'walkthrough');
+  await viewReady(page, 'decode');
+  const el = app(page);
+  for (const view of ['walkthrough', 'decode']) {
+    const note = el.locator(`[data-slot="${view}"] [data-role="seeded-here"]`);
+    await note.waitFor({ timeout: 10000 });
+    assert.match(await note.innerText(), /seeded random weights: .* not available yet/, view);
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('characters the corpus never uses are left out, and the view says which', async () => {
   const page = await b.open(`embed.html?view=heatmap&source=trained&v=2&text=${encodeURIComponent('café 42 ok')}`);
   await viewReady(page, 'heatmap');

@@ -131,6 +131,11 @@ export function createDecodeView(root, ctx) {
     if (!session) return;
     const s = session.shape, L = cached.length;
     intro.textContent = decodeIntro(s, model, maxLen());
+    // The trained switch reaches the maps and compare views; decoding stays on the lesson's block, and says so.
+    if (state.source === 'trained' && !model) {
+      intro.append(' ', el('strong', { dataset: { role: 'seeded-here' } },
+        'These are seeded random weights: decoding a trained model is not available yet (its maps are in the attention-maps view).'));
+    }
     facts.replaceChildren(...decodeFacts(s, session.baseline, L, cacheBytes, model));
     strip.replaceChildren(...cacheStrip(s, session.baseline, cached));
     weightsTitle.textContent = newest && L ? `Newest token “${cached[L - 1]}”: attention weights per head over the ${L} cached tokens` : 'Newest token: attention weights per head';
