@@ -1074,7 +1074,13 @@ TEST(ModelFile, FilesAreCheckedBeforeTheyAreTrusted) {
     std::memcpy(f.data() + std::string(f.begin(), f.end()).find(key) + key.size(), sum.data(), 8);
     return load_error(f);
   };
-  EXPECT_NE(edit_json("\"dtype\":\"F32\"", "\"dtype\":\"F16\"", "\"wte\":{").find("dtype 'F16'"), std::string::npos);
+  EXPECT_NE(edit_json("\"dtype\":\"F32\"", "\"dtype\":\"BF16\"", "\"wte\":{").find("dtype 'BF16'"), std::string::npos);
+  // F16 is read for weights (weights-only files), never for AdamW's moments; an F16 weight must
+  // also have an F16 tensor's size.
+  EXPECT_NE(edit_json("\"dtype\":\"F32\"", "\"dtype\":\"F16\"", "\"optim.exp_avg.wte\":{").find("dtype 'F16', expected 'F32'"),
+            std::string::npos);
+  EXPECT_NE(edit_json("\"dtype\":\"F32\"", "\"dtype\":\"F16\"", "\"wte\":{").find("do not hold its shape"), std::string::npos)
+      << edit_json("\"dtype\":\"F32\"", "\"dtype\":\"F16\"", "\"wte\":{");
   EXPECT_NE(edit_json("\"shape\":[8,64]", "\"shape\":[64,8]", "\"wpe\":{").find("tensor 'wpe' has the wrong shape"),
             std::string::npos);
   EXPECT_NE(edit_json("\"shape\":[8,64]", "\"shape\":[8,65]", "\"wpe\":{").find("do not hold its shape"), std::string::npos);
