@@ -611,6 +611,26 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
       return call(T, () => raw.attention(checked));
     }
 
+    /**
+     * One layer's attention over a token sequence, as the inference core runs it: `{ spec, x, weights }`
+     * with `x` (N, D) what the layer's attention reads (after its LayerNorm) and `weights` its
+     * projections in `forward`'s names, so that `attn.forward({ ...spec, x, weights })` gives the maps of
+     * `attention(tokens)` for that layer (and a session of the same spec decodes it).
+     * @param {ArrayLike<number>} tokens @param {number} layer 0 to nLayers - 1
+     */
+    layer(tokens, layer) {
+      const raw = this.live();
+      const checked = checkValue(tokens, 'tokens', maxElements);
+      return call(T, () => raw.layer(checked, layer));
+    }
+
+    /** The model's probabilities for the token after the sequence: a Float32Array of vocabSize. */
+    nextTokenProbs(tokens) {
+      const raw = this.live();
+      const checked = checkValue(tokens, 'tokens', maxElements);
+      return call(T, () => raw.nextTokenProbs(checked));
+    }
+
     /** The model as bytes (spec, step, weights): `attn.loadModel(bytes)` restores it. */
     exportModel() {
       return call(T, () => this.live().exportModel());

@@ -687,6 +687,13 @@ export interface Trainer {
   headScores(): { layer: number; head: number; previousToken: number; induction: number; firstToken: number; diagonal: number }[];
   /** weights: (layers, H, N, N). */
   attention(tokens: ArrayLike<number>): { weights: Float32Array; layers: number; heads: number; n: number };
+  /**
+   * One layer's attention as the inference core runs it: `attn.forward({ ...spec, x, weights })` gives
+   * that layer's maps of `attention(tokens)`. x: (N, D), the layer's attention input (after its LayerNorm).
+   */
+  layer(tokens: ArrayLike<number>, layer: number): { spec: Omit<ForwardSpec, 'x'> & { seqLen: number; causal: true }; x: Float32Array; weights: MhaWeights | MlaWeights };
+  /** The probabilities of the token after the sequence: (vocabSize). */
+  nextTokenProbs(tokens: ArrayLike<number>): Float32Array;
   /** The model as a `.safetensors` file (docs/api.md "The model file"): weights, AdamW moments, config. */
   exportModel(): Uint8Array;
   dispose(): void;

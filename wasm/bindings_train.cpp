@@ -120,24 +120,62 @@ class JsTrainer {
   }
   val attention(val tokens) {
     return guarded([&] {
-      const std::size_t n = check_floats(tokens, "tokens");
-      t_->check_attention_length(double(n));  // before copying
-      std::vector<float> f(n);
-      copy_floats(tokens, f.data(), n);
-      std::vector<int32_t> ids;
-      for (std::size_t i = 0; i < f.size(); ++i) {
-        if (f[i] != static_cast<float>(static_cast<int32_t>(f[i]))) {
-          attn::throw_range("tokens", "tokens[" + attn::fmt(double(i)) + "] (" + attn::fmt(f[i]) + ") must be an integer token id");
-        }
-        ids.push_back(static_cast<int32_t>(f[i]));
-      }
-      const auto w = t_->attention(ids);  // (layers, H, N, N)
+      const auto w = t_->attention(read_tokens(tokens));  // (layers, H, N, N)
       val o = val::object();
       o.set("weights", to_js(w.data(), w.size()));
       o.set("layers", double(w.shape(0)));
       o.set("heads", double(w.shape(1)));
       o.set("n", double(w.shape(2)));
       return o;
+    });
+  }
+  // layer(tokens, layer): { spec, x, weights } such that attn.forward({ ...spec, x, weights }) is
+  // that layer's attention over the tokens (docs/api.md, "Training").
+  val layer(val tokens, val layer_val) {
+    return guarded([&] {
+      if (!layer_val.isNumber()) attn::throw_type("layer", "layer must be a number, got " + describe(layer_val));
+      const double l = layer_val.as<double>();
+      if (!std::isfinite(l) || l != std::floor(l) || l < 0 || l > 1e6) {
+        attn::throw_range("layer", "layer (" + attn::fmt(l) + ") must be an integer between 0 and nLayers - 1");
+      }
+      const attn::train::LayerView v = t_->layer(read_tokens(tokens), int64_t(l));
+      const attn::Shape& s = v.shape;
+      val spec = val::object();
+      spec.set("variant", std::string(attn::variant_name(s.variant)));
+      spec.set("seqLen", double(s.n));
+      spec.set("dModel", double(s.d));
+      spec.set("nHeads", double(s.h));
+      if (s.variant != attn::Variant::MLA) spec.set("nKvHeads", double(s.g));
+      spec.set("dHead", double(s.dh));
+      if (s.variant == attn::Variant::MLA) {
+        spec.set("latentRank", double(s.r));
+        spec.set("ropeDim", double(s.dr));
+      }
+      const bool rope = s.variant == attn::Variant::MLA ? s.dr > 0 : s.rope;
+      if (rope) {
+        val r = val::object();
+        r.set("base", s.rope_base);
+        spec.set("rope", r);
+      } else {
+        spec.set("rope", false);
+      }
+      spec.set("causal", true);
+      val weights = val::object();
+      for (const auto& slot : attn::weight_slots(s)) {
+        const attn::Matrix& m = (*v.weights).*(slot.member);  // (rows, cols)
+        weights.set(slot.name, to_js(m.data(), m.size()));
+      }
+      val o = val::object();
+      o.set("spec", spec);
+      o.set("x", to_js(v.x.data(), v.x.size()));
+      o.set("weights", weights);
+      return o;
+    });
+  }
+  val next_token_probs(val tokens) {
+    return guarded([&] {
+      const std::vector<float> p = t_->next_token_probs(read_tokens(tokens));
+      return to_js(p.data(), p.size());
     });
   }
   val export_model() {
@@ -163,6 +201,22 @@ class JsTrainer {
   }
 
  private:
+  // A numeric array of token ids: its length checked before it is copied, each an integer.
+  std::vector<int32_t> read_tokens(const val& tokens) const {
+    const std::size_t n = check_floats(tokens, "tokens");
+    t_->check_attention_length(double(n));  // before copying
+    std::vector<float> f(n);
+    copy_floats(tokens, f.data(), n);
+    std::vector<int32_t> ids;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      if (f[i] != static_cast<float>(static_cast<int32_t>(f[i]))) {
+        attn::throw_range("tokens", "tokens[" + attn::fmt(double(i)) + "] (" + attn::fmt(f[i]) + ") must be an integer token id");
+      }
+      ids.push_back(static_cast<int32_t>(f[i]));
+    }
+    return ids;
+  }
+
   std::unique_ptr<attn::train::Trainer> t_;
 };
 
@@ -202,6 +256,8 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("evaluate", &JsTrainer::evaluate)
       .function("headScores", &JsTrainer::head_scores)
       .function("attention", &JsTrainer::attention)
+      .function("layer", &JsTrainer::layer)
+      .function("nextTokenProbs", &JsTrainer::next_token_probs)
       .function("exportModel", &JsTrainer::export_model)
       .function("steps", &JsTrainer::steps)
       .function("maxStepsPerCall", &JsTrainer::max_steps_per_call)

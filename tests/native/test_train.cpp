@@ -497,6 +497,28 @@ TEST(TrainTasks, CharsVocabularyAndSplit) {
   EXPECT_EQ(e.batch, 48 - 9 + 1);
 }
 
+TEST(TrainTasks, PairsTargetTheOrderedPairOfTheTwoTokensBefore) {
+  Task t(TaskKind::Pairs, 5, 10);
+  EXPECT_EQ(t.vocab(), 25);   // the model predicts one of 5 x 5 ordered pairs
+  EXPECT_EQ(t.symbols(), 5);  // its inputs use the alphabet
+  Rng rng(9);
+  const Batch b = t.sample(rng, 40);
+  std::vector<int> seen(5, 0);
+  for (int64_t r = 0; r < 40; ++r) {
+    const int32_t* x = b.tokens.data() + r * 10;
+    for (int64_t i = 0; i < 10; ++i) {
+      ASSERT_GE(x[i], 0);
+      ASSERT_LT(x[i], 5);
+      ++seen[std::size_t(x[i])];
+      const float counted = i >= 2 ? 1.0f : 0.0f;  // the first two positions have no pair before them
+      EXPECT_EQ(b.loss_mask[r * 10 + i], counted);
+      EXPECT_EQ(b.acc_mask[r * 10 + i], counted);
+      if (i >= 2) EXPECT_EQ(b.targets[r * 10 + i], x[i - 1] * 5 + x[i - 2]) << "row " << r << " position " << i;
+    }
+  }
+  for (int c : seen) EXPECT_GT(c, 40);  // 400 draws of 5 symbols: each about 80 times
+}
+
 // --- the trainer ----------------------------------------------------------------------------------
 
 namespace {
@@ -538,6 +560,96 @@ TEST(Trainer, RejectsBadSpecsNamingTheField) {
   { auto t = s; t.activation = "tanh"; expect_error(t, "activation ('tanh')", "model.activation"); }
   { auto t = s; t.task = "chars"; t.vocab_size.reset(); expect_error(t, "text is required", "text"); }
   { auto t = s; t.task = "chars"; t.vocab_size.reset(); t.text = "abc"; expect_error(t, "text (3 characters)", "text"); }
+}
+
+TEST(Trainer, PairsTaskTakesItsAlphabetAsVocabSize) {
+  TrainerSpec s = lab_spec("pairs", "mha");
+  s.vocab_size = 6;
+  s.seq_len = 12;
+  Trainer t(s);
+  EXPECT_EQ(t.task().vocab(), 36);
+  t.step(2);
+  // the file records the alphabet, so the loaded trainer has the same task and model
+  const auto back = Trainer::load_model(t.export_model());
+  EXPECT_EQ(back->task().vocab(), 36);
+  EXPECT_EQ(back->evaluate().loss, t.evaluate().loss);
+  s.vocab_size = 257;
+  try {
+    Trainer bad(s);
+    ADD_FAILURE() << "an alphabet of 257 (66,049 pairs) was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "vocabSize") << e.what();
+    EXPECT_NE(std::string(e.what()).find("257"), std::string::npos) << e.what();
+  }
+}
+
+// A layer of a trained model, run by the inference core (attn::forward over the layer's input and
+// weights), gives the maps the trainer computed: the walkthrough and the decoding session of a
+// trained model draw that layer with the core's own blocks.
+TEST(Trainer, LayerRunByTheInferenceCoreGivesTheTrainersMaps) {
+  struct Case { const char* variant; int64_t g, r, dr; bool rope, layer_norm, mlp; };
+  for (const Case& c : {Case{"mha", 4, 0, 0, false, true, true}, Case{"gqa", 2, 0, 0, true, true, false},
+                        Case{"mqa", 1, 0, 0, false, false, true}, Case{"mla", 4, 8, 4, false, true, true}}) {
+    TrainerSpec s = lab_spec("copy", c.variant);
+    s.n_layers = 2;
+    s.mlp = c.mlp;
+    s.layer_norm = c.layer_norm;
+    if (std::string(c.variant) == "gqa") s.model.n_kv_heads = double(c.g);
+    if (std::string(c.variant) == "mla") {
+      s.model.latent_rank = double(c.r);
+      s.model.rope_dim = double(c.dr);
+    }
+    s.model.rope.enabled = c.rope;
+    Trainer t(s);
+    t.step(5);  // trained a little: the layers differ from their initialisation
+    const std::vector<int32_t> tokens = {3, 1, 4, 1, 5, 9, 2, 6, 5};
+    const auto maps = t.attention(tokens);  // (layers, H, N, N)
+    const int64_t n = int64_t(tokens.size()), h = 4;
+    for (int64_t l = 0; l < 2; ++l) {
+      const LayerView v = t.layer(tokens, l);
+      ASSERT_EQ(int64_t(v.x.shape(0)), n);
+      ASSERT_EQ(int64_t(v.x.shape(1)), 64);
+      EXPECT_TRUE(v.shape.causal);
+      Shape shape = v.shape;
+      shape.return_weights = true;
+      ForwardResult r = forward(shape, *v.weights, v.x);  // weights (H, N, N)
+      ASSERT_NE(r.maps(), nullptr);
+      double worst = 0;
+      for (int64_t k = 0; k < h * n * n; ++k) worst = std::max(worst, double(std::fabs(r.maps()[k] - maps.data()[l * h * n * n + k])));
+      EXPECT_LT(worst, 1e-5) << c.variant << " layer " << l;
+    }
+    try {
+      t.layer(tokens, 2);
+      ADD_FAILURE() << "layer 2 of a 2-layer model was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.field(), "layer") << e.what();
+    }
+  }
+}
+
+// The next token's probabilities: they sum to 1, and -log p[y] is the cross-entropy the model's own
+// loss gives with y as the last position's target.
+TEST(Trainer, NextTokenProbabilitiesAreTheLastPositionsSoftmax) {
+  TrainerSpec s = lab_spec("copy", "gqa");
+  s.model.n_kv_heads = 2;
+  Trainer t(s);
+  t.step(3);
+  const std::vector<int32_t> tokens = {2, 7, 1, 8, 2, 8};
+  const std::vector<float> p = t.next_token_probs(tokens);
+  ASSERT_EQ(p.size(), 16u);
+  double sum = 0;
+  for (float x : p) sum += x;
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  std::vector<int32_t> targets(tokens.size(), 0);
+  std::vector<float> mask(tokens.size(), 0.0f);
+  mask.back() = 1.0f;
+  for (int32_t y : {0, 5, 11}) {
+    targets.back() = y;
+    const double loss = t.model().forward(tokens.data(), targets.data(), mask.data(), 1, int64_t(tokens.size()));
+    EXPECT_NEAR(-std::log(double(p[std::size_t(y)])), loss, 1e-4) << "target " << y;
+  }
+  EXPECT_THROW(t.next_token_probs({}), Error);
+  EXPECT_THROW(t.next_token_probs({16}), Error);
 }
 
 // A seeded copy run: the lab's default model (1 layer, dModel 64, 4 heads, seqLen 32, batch 16,

@@ -459,7 +459,7 @@ std::vector<uint8_t> Trainer::export_model(const ExportOptions& options) const {
   run.batch_size = double(batch_size_);
   run.learning_rate = ac.lr;
   run.seed = double(seed_);
-  if (task_->kind() != TaskKind::Chars) run.vocab_size = double(cfg_.vocab);
+  if (task_->kind() != TaskKind::Chars) run.vocab_size = double(task_->symbols());
   run.total_steps = double(ac.total_steps);
   run.warmup_steps = double(ac.warmup_steps);
   run.weight_decay = ac.weight_decay;

@@ -100,8 +100,8 @@ void Trainer::check_attention_length(double n) const {
   }
 }
 
-xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
-  const int64_t n = int64_t(tokens.size()), h = cfg_.attn.h, layers = cfg_.n_layers;
+void Trainer::forward_tokens(const std::vector<int32_t>& tokens) {
+  const int64_t n = int64_t(tokens.size());
   check_attention_length(double(n));
   for (int64_t i = 0; i < n; ++i) {
     if (tokens[i] < 0 || tokens[i] >= cfg_.vocab) {
@@ -111,12 +111,38 @@ xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
   }
   model_->forward(tokens.data(), nullptr, nullptr, 1, n);
   refuse_non_finite_maps();
+}
+
+xt::xtensor<float, 4> Trainer::attention(const std::vector<int32_t>& tokens) {
+  const int64_t n = int64_t(tokens.size()), h = cfg_.attn.h, layers = cfg_.n_layers;
+  forward_tokens(tokens);
   auto out = xt::xtensor<float, 4>::from_shape({std::size_t(layers), std::size_t(h), std::size_t(n), std::size_t(n)});
   for (int64_t l = 0; l < layers; ++l) {
     const std::vector<float>& p = model_->attention_probs(l);  // (1, H, N, N)
     std::copy(p.begin(), p.end(), out.data() + l * h * n * n);
   }
   return out;
+}
+
+LayerView Trainer::layer(const std::vector<int32_t>& tokens, int64_t layer) {
+  if (layer < 0 || layer >= cfg_.n_layers) {
+    throw_range("layer", "layer (" + fmt(double(layer)) + ") must be between 0 and nLayers - 1 (" +
+                fmt(double(cfg_.n_layers - 1)) + ")");
+  }
+  forward_tokens(tokens);
+  return {layer_shape(cfg_, int64_t(tokens.size())), model_->attention_input(layer), &model_->attention_weights(layer)};
+}
+
+std::vector<float> Trainer::next_token_probs(const std::vector<int32_t>& tokens) {
+  forward_tokens(tokens);
+  const int64_t v = cfg_.vocab;
+  const float* last = model_->logits().data() + (int64_t(tokens.size()) - 1) * v;  // (V) of the last position
+  const float top = *std::max_element(last, last + v);
+  std::vector<float> p(std::size_t(v), 0.0f);
+  double sum = 0;
+  for (int64_t i = 0; i < v; ++i) sum += (p[std::size_t(i)] = std::exp(last[i] - top));
+  for (float& x : p) x = float(x / sum);
+  return p;
 }
 
 }  // namespace attn::train

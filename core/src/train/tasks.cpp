@@ -70,6 +70,10 @@ std::string encode_utf8(const std::vector<uint32_t>& cps) {
 
 Task::Task(TaskKind kind, int64_t vocab, int64_t seq_len, const std::string& text)
     : kind_(kind), vocab_(vocab), n_(seq_len) {
+  if (kind == TaskKind::Pairs) {
+    pair_alphabet_ = vocab;
+    vocab_ = vocab * vocab;
+  }
   if (kind != TaskKind::Chars) return;
   const std::vector<uint32_t> cps = decode_utf8(text);
   alphabet_ = cps;
@@ -158,6 +162,17 @@ void Task::chars_window(int64_t start, const std::vector<int32_t>& ids, Batch& b
   }
 }
 
+void Task::pairs_sequence(Rng& rng, Batch& b, int64_t row) const {
+  const int64_t n = b.n, a = pair_alphabet_;
+  for (int64_t i = 0; i < n; ++i) b.tokens[row * n + i] = int32_t(rng.below(uint64_t(a)));
+  const int32_t* t = b.tokens.data() + row * n;  // (N) this row's tokens
+  for (int64_t i = 2; i < n; ++i) {
+    b.targets[row * n + i] = int32_t(t[i - 1] * a + t[i - 2]);  // the ordered pair (t_{i-1}, t_{i-2})
+    b.loss_mask[row * n + i] = 1.0f;
+    b.acc_mask[row * n + i] = 1.0f;
+  }
+}
+
 Batch Task::sample(Rng& rng, int64_t batch, bool validation) const {
   Batch b = empty_batch(batch, n_);
   for (int64_t row = 0; row < batch; ++row) {
@@ -165,6 +180,8 @@ Batch Task::sample(Rng& rng, int64_t batch, bool validation) const {
       copy_sequence(rng, b, row);
     } else if (kind_ == TaskKind::Induction) {
       induction_sequence(rng, b, row);
+    } else if (kind_ == TaskKind::Pairs) {
+      pairs_sequence(rng, b, row);
     } else {
       const auto& ids = validation ? val_ids_ : train_ids_;
       chars_window(int64_t(rng.below(uint64_t(int64_t(ids.size()) - n_))), ids, b, row);

@@ -47,11 +47,12 @@ const std::vector<TrainerFlagField>& trainer_flag_fields() {
 namespace {
 
 TaskKind parse_task(const std::optional<std::string>& t) {
-  if (!t) throw_type("task", "task is required: one of 'copy', 'induction', 'chars'");
+  if (!t) throw_type("task", "task is required: one of 'copy', 'induction', 'chars', 'pairs'");
   if (*t == "copy") return TaskKind::Copy;
   if (*t == "induction") return TaskKind::Induction;
   if (*t == "chars") return TaskKind::Chars;
-  throw_range("task", "task (" + quoted(*t) + ") must be one of 'copy', 'induction', 'chars'");
+  if (*t == "pairs") return TaskKind::Pairs;
+  throw_range("task", "task (" + quoted(*t) + ") must be one of 'copy', 'induction', 'chars', 'pairs'");
 }
 
 constexpr int64_t kEvalSequences = 256;
@@ -114,8 +115,10 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_p
     if (task_->vocab() < 2) throw_range("text", "text has " + fmt(double(task_->vocab())) + " distinct characters, needs at least 2");
   } else {
     if (spec.text) throw_range("text", "text applies to task 'chars' only");
-    const bool copy = kind == TaskKind::Copy;
-    vocab = integer_field("vocabSize", spec.vocab_size, copy ? 3 : 4, trainer_field("vocabSize").hi, copy ? 16 : 32);
+    const bool copy = kind == TaskKind::Copy, pairs = kind == TaskKind::Pairs;
+    // pairs: vocabSize is the alphabet A, and the model predicts one of A^2 ordered pairs.
+    vocab = integer_field("vocabSize", spec.vocab_size, copy || pairs ? 3 : 4, pairs ? kMaxPairAlphabet : trainer_field("vocabSize").hi,
+                          copy ? 16 : pairs ? 8 : 32);
     task_ = std::make_unique<Task>(kind, vocab, n);
   }
 

@@ -63,6 +63,12 @@ class Model {
   const Matrix& probs() const { return probs_; }     // (R, V) softmax of the logits (after a loss forward)
   // Attention weights of the last forward: layer l, (B, H, N, N).
   const std::vector<float>& attention_probs(int64_t layer) const { return acts_[layer].attn.probs; }
+  // What layer l's attention read in the last forward: (R, D), LN1(x) with layerNorm, else x.
+  const Matrix& attention_input(int64_t layer) const {
+    return cfg_.layer_norm ? acts_[layer].ln1 : acts_[layer].x_in;
+  }
+  // Layer l's attention projections (weights.hpp layout: what attn::forward takes).
+  const Weights& attention_weights(int64_t layer) const { return layers_[layer].attn; }
 
   std::vector<ParamRef>& params() { return params_; }
   int64_t param_count() const;

@@ -12,6 +12,12 @@
 //              right after the first occurrence.
 //   chars      character-level LM of a text: vocabulary = the sorted distinct code points of the
 //              text; random windows from the first 90 % (train) or the last 10 % (validation).
+//   pairs      N random tokens of an alphabet of A; at each position i >= 2 the target is the ordered
+//              pair of the two tokens before it, (t_{i-1}, t_{i-2}), as one class t_{i-1} * A + t_{i-2}
+//              of A^2 (the model's vocabulary; its inputs use the first A). Loss and accuracy on those
+//              positions. One head cannot do it well: its one softmax averages the two values, and
+//              a readout linear in that average cannot tell (p, q) from (q, p) or from (p, p) and
+//              (q, q) (the average of (p, q) is a mix of theirs); two heads, one per position, can.
 #pragma once
 
 #include <cstdint>
@@ -41,14 +47,18 @@ struct Batch {
   std::vector<int32_t> induction_key;       // (B, N) key index for the induction score, -1 if none
 };
 
-enum class TaskKind { Copy, Induction, Chars };
+enum class TaskKind { Copy, Induction, Chars, Pairs };
 
 class Task {
  public:
-  // vocab: for copy/induction the vocabulary size (>= 3 / >= 4); ignored for chars (from the text).
+  // vocab: for copy/induction the vocabulary size (>= 3 / >= 4); for pairs the alphabet A (the
+  // vocabulary is A^2); ignored for chars (from the text).
   Task(TaskKind kind, int64_t vocab, int64_t seq_len, const std::string& text = "");
   TaskKind kind() const { return kind_; }
   int64_t vocab() const { return vocab_; }
+  // The tokens a sequence is drawn from: the vocabulary, or for pairs the alphabet A (what the
+  // spec's vocabSize gives).
+  int64_t symbols() const { return kind_ == TaskKind::Pairs ? pair_alphabet_ : vocab_; }
   int64_t seq_len() const { return n_; }
   const std::vector<uint32_t>& alphabet() const { return alphabet_; }  // chars: id -> code point
 
@@ -62,9 +72,10 @@ class Task {
   void copy_sequence(Rng& rng, Batch& b, int64_t row) const;
   void induction_sequence(Rng& rng, Batch& b, int64_t row) const;
   void chars_window(int64_t start, const std::vector<int32_t>& ids, Batch& b, int64_t row) const;
+  void pairs_sequence(Rng& rng, Batch& b, int64_t row) const;
 
   TaskKind kind_;
-  int64_t vocab_ = 0, n_ = 0;
+  int64_t vocab_ = 0, n_ = 0, pair_alphabet_ = 0;
   std::vector<uint32_t> alphabet_;
   std::vector<int32_t> train_ids_, val_ids_;
 };

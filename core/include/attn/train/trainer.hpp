@@ -67,6 +67,8 @@ struct TrainerFlagField {
 };
 const std::vector<TrainerFlagField>& trainer_flag_fields();
 
+// The largest alphabet of task 'pairs' (its vocabulary is the alphabet squared: 65,536).
+constexpr int64_t kMaxPairAlphabet = 256;
 // The largest model file load_model reads (the trainer's working-memory cap).
 constexpr double kMaxModelBytes = kMaxWorkBytes;
 // The heap that exporting a trainer and loading its export while it lives may take: the trainer,
@@ -88,6 +90,14 @@ struct ExportOptions {
   bool text_by_reference = false;
 };
 struct EvalResult { double loss, bits_per_token, accuracy; };
+
+// One layer's attention of a trained model, as the inference core runs it: attn::forward(shape,
+// *weights, x) gives the maps attention(tokens) returns for that layer (tests/native/test_train.cpp).
+struct LayerView {
+  Shape shape;             // the layer's attention over the N tokens: resolved, causal
+  Matrix x;                // (N, D) what the layer's attention reads: LN1 of the residual stream (or it)
+  const Weights* weights;  // the layer's projections; valid while the trainer lives and is not stepped
+};
 
 class Trainer {
  public:
@@ -115,6 +125,13 @@ class Trainer {
   xt::xtensor<float, 4> attention(const std::vector<int32_t>& tokens);
   // What attention() checks of its input's length (the binding calls it before copying the tokens).
   void check_attention_length(double n) const;
+  // probes.cpp. Layer `layer` (0 to nLayers - 1, else a RangeError naming "layer") of a forward over
+  // 1..seqLen tokens: the walkthrough and the decoding session of a trained model run the inference
+  // core on it.
+  LayerView layer(const std::vector<int32_t>& tokens, int64_t layer);
+  // The model's probabilities for the token after the sequence: (V), the softmax of the last
+  // position's logits.
+  std::vector<float> next_token_probs(const std::vector<int32_t>& tokens);
   // Refuses a 'chars' text before it is copied: its UTF-16 length (each unit at least one byte of
   // UTF-8) above kMaxTextBytes. The byte count is checked again once it is UTF-8.
   static void check_text_length(double utf16_units);
@@ -157,6 +174,9 @@ class Trainer {
   EvalResult measure(const Batch& b);
   // Throws when layer maps of the last forward hold a non-finite weight (float32 overflow).
   void refuse_non_finite_maps();
+  // The checks of attention(), layer() and next_token_probs(): 1..seqLen ids below vocabSize
+  // (RangeError naming "tokens"); then one forward over them (no targets).
+  void forward_tokens(const std::vector<int32_t>& tokens);
   // model_file.cpp: the two readers behind load_model.
   static std::unique_ptr<Trainer> load_safetensors(const ModelSource& file, bool allow_long_work,
                                                    const std::optional<std::string>& text);
