@@ -1,12 +1,13 @@
 // zoo_train — trains one bundled ("zoo") model natively with the project's own trainer and writes
-// it as the page loads it: weights only, float16, the 'chars' text by reference (docs/zoo.md).
+// it as the page loads it: weights only, float16, a 'chars' text by reference (docs/zoo.md).
 //
-//   zoo_train --text FILE --variant mha|gqa|mqa|mla [--kv G] [--latent R] --seed S --steps N
-//             [--out FILE.safetensors] [--scores]
+//   zoo_train --spec JSON --seed S --steps N [--text FILE] [--out FILE.safetensors] [--scores]
 //
-// Prints one JSON object: the run's settings, its seconds, the held-out bits/char of the float16
-// file it wrote (reloaded, as the page will see it) and, with --scores, that file's head scores.
-// The model's geometry is the zoo's one (kGeometry below); scripts/zoo.mjs runs the seeds.
+// --spec is a trainer spec as attn.createTrainer takes it (docs/api.md, "Training"; scripts/zoo.mjs
+// writes them: the Shakespeare models' geometry and the labs' tasks), without seed and text; --text
+// is the 'chars' corpus. Prints one JSON object: the run's settings, its seconds, the held-out loss,
+// bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
+// parameters and KV-cache bytes per token, and with --scores that file's head scores.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -28,26 +29,26 @@ using attn::train::TrainerSpec;
 
 namespace {
 
-// The zoo's geometry: 4 layers of 8 heads of width 8 (dModel 64), a GELU MLP, LayerNorm, tied
-// embeddings, learned positions; nanoGPT's "baby GPT" schedule (context 64, batch 12).
-TrainerSpec zoo_spec(const std::map<std::string, std::string>& a, const std::string& text) {
+// A JSON trainer spec read through the core's field tables (the same names as the JS API): the
+// geometry's numbers, the trainer's numbers and flags (in `model` where the JS API has them there),
+// task, model.variant, model.activation and model.rope (a boolean).
+TrainerSpec spec_of(const nlohmann::json& j) {
   TrainerSpec s;
-  s.task = "chars";
-  s.text = text;
-  s.model.variant = a.at("variant");
-  s.model.d_model = 64;
-  s.model.n_heads = 8;
-  if (a.count("kv")) s.model.n_kv_heads = std::stod(a.at("kv"));
-  if (a.count("latent")) s.model.latent_rank = std::stod(a.at("latent"));
-  s.n_layers = 4;
-  s.mlp = true;
-  s.layer_norm = true;
-  s.tied_embeddings = true;
-  s.seq_len = 64;
-  s.batch_size = 12;
-  s.seed = std::stod(a.at("seed"));
-  s.total_steps = std::stod(a.at("steps"));
-  s.allow_long_work = true;
+  const nlohmann::json& m = j.at("model");
+  auto number = [](const nlohmann::json& o, const char* k) {
+    return o.contains(k) ? std::optional<double>(o.at(k).get<double>()) : std::nullopt;
+  };
+  s.task = j.at("task").get<std::string>();
+  s.model.variant = m.at("variant").get<std::string>();
+  for (const auto& f : attn::spec_number_fields()) {
+    if (f.geometry) s.model.*f.member = number(m, f.name);
+  }
+  for (const auto& f : attn::train::trainer_number_fields()) s.*f.member = number(f.in_model ? m : j, f.name);
+  for (const auto& f : attn::train::trainer_flag_fields()) {
+    if (m.contains(f.name)) s.*f.member = m.at(f.name).get<bool>();
+  }
+  if (m.contains("activation")) s.activation = m.at("activation").get<std::string>();
+  s.model.rope.enabled = m.value("rope", false);
   return s;
 }
 
@@ -68,12 +69,16 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) { std::cerr << "zoo_train: " << k << " needs a value\n"; return 2; }
     a[k.substr(2)] = argv[++i];
   }
-  for (const char* k : {"text", "variant", "seed", "steps"}) {
+  for (const char* k : {"spec", "seed", "steps"}) {
     if (!a.count(k)) { std::cerr << "zoo_train: --" << k << " is required\n"; return 2; }
   }
   try {
-    const std::string text = read_file(a["text"]);
-    const TrainerSpec spec = zoo_spec(a, text);
+    const std::optional<std::string> text = a.count("text") ? std::optional<std::string>(read_file(a["text"])) : std::nullopt;
+    TrainerSpec spec = spec_of(nlohmann::json::parse(a["spec"]));
+    spec.text = text;
+    spec.seed = std::stod(a["seed"]);
+    spec.total_steps = std::stod(a["steps"]);
+    spec.allow_long_work = true;
     const auto t0 = std::chrono::steady_clock::now();
     Trainer t(spec);
     const int64_t steps = std::stoll(a["steps"]);
@@ -87,17 +92,15 @@ int main(int argc, char** argv) {
     const std::vector<uint8_t> file = t.export_model(o);
     auto shipped = Trainer::load_model(file, true, text);  // what the page will load
     const auto e = shipped->evaluate();
-    nlohmann::json out = {{"variant", a["variant"]}, {"seed", spec.seed.value()}, {"steps", steps},
+    nlohmann::json out = {{"variant", *spec.model.variant}, {"seed", spec.seed.value()}, {"steps", steps},
                           {"seconds", seconds}, {"trainLoss", last_loss}, {"valLoss", e.loss},
                           {"bitsPerChar", e.bits_per_token}, {"bitsPerCharFloat32", f32_bits},
-                          {"params", t.model().param_count()}, {"fileBytes", file.size()}};
+                          {"accuracy", e.accuracy}, {"params", t.model().param_count()}, {"fileBytes", file.size()}};
     // The KV cache one token adds, all layers, float32 as the core keeps it (accounting.hpp).
     attn::RawSpec geometry = spec.model;
     geometry.seq_len = 1;
     const double kv_floats = attn::kv_cache_floats_per_token(attn::resolve(geometry, attn::Need::Shape));
-    out["kvBytesPerToken"] = kv_floats * 4 * spec.n_layers.value();
-    if (a.count("kv")) out["nKvHeads"] = std::stoi(a["kv"]);
-    if (a.count("latent")) out["latentRank"] = std::stoi(a["latent"]);
+    out["kvBytesPerToken"] = kv_floats * 4 * spec.n_layers.value_or(1);
     if (a.count("scores")) {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& h : shipped->head_scores()) {

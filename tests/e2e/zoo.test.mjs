@@ -173,16 +173,44 @@ test('compare with source=trained: each column the zoo model of its variant, nev
   await page.close();
 });
 
-test('with source=trained, the walkthrough and decode views say they still show seeded random weights', async () => {
-  const page = await b.open('index.html?source=trained&v=2');
+test('with source=trained, the walkthrough draws a trained layer\'s stages and decode runs its KV cache, both the core\'s', async () => {
+  const sentence = 'to be or not';
+  const page = await b.open(`index.html?source=trained&layer=1&v=2&text=${encodeURIComponent(sentence)}`);
   await viewReady(page, 'walkthrough');
-  await viewReady(page, 'decode');
   const el = app(page);
-  for (const view of ['walkthrough', 'decode']) {
-    const note = el.locator(`[data-slot="${view}"] [data-role="seeded-here"]`);
-    await note.waitFor({ timeout: 10000 });
-    assert.match(await note.innerText(), /seeded random weights: .* not available yet/, view);
+  const want = nodeMaps('mha', sentence);
+  const N = want.n, H = manifest.geometry.nHeads;
+  // The walkthrough's softmax step: its attention tensor is layer 1 of the trainer's maps.
+  await el.locator('[data-slot="walkthrough"] button[data-step="softmax"]').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="walkthrough"]')?.result?.step === 'softmax');
+  const wt = await viewResult(page, 'walkthrough');
+  const drawn = wt.drawn.attention;
+  assert.deepEqual(drawn.shape, [H, N, N]);
+  const layer1 = want.weights.subarray(1 * H * N * N, 2 * H * N * N);
+  const worst = Math.max(...Array.from(drawn.data, (v, i) => Math.abs(v - layer1[i])));
+  assert.ok(worst < 1e-5, `walkthrough's attention vs the trainer's layer 1: ${worst}`);
+  assert.equal(wt.shape.dModel, manifest.geometry.dModel);
+  assert.equal(await el.locator('[data-slot="walkthrough"] [data-role="seeded-here"]').count(), 0);
+
+  // Decode: three characters one by one through the core's session over layer 1; the newest token's
+  // weights are its row of the maps, the cache grows by one layer's K and V in float32 per character.
+  await viewReady(page, 'decode');
+  const dec = el.locator('[data-slot="decode"]');
+  for (let i = 0; i < 3; i++) {
+    await dec.locator('button[data-action="step"]').click();
+    await page.waitForFunction((k) => document.querySelector('attention-playground').shadowRoot
+      .querySelector('[data-slot="decode"]')?.result?.length === k, i + 1);
   }
+  const r = await viewResult(page, 'decode');
+  assert.equal(r.cacheBytes, 3 * 2 * H * manifest.geometry.dHead * 4, 'K and V of 8 heads of 8, float32, per character');
+  const predict = dec.locator('button[data-action="predict"]');
+  assert.equal(await predict.isHidden(), false, 'the trained model says its next character');
+  await predict.click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="decode"]')?.result?.length === 4);
+  assert.equal(await el.locator('[data-slot="decode"] [data-role="seeded-here"]').count(), 0);
+  await dec.screenshot({ path: path.join(SHOTS, 'zoo-decode.png') });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

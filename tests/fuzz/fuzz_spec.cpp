@@ -157,6 +157,18 @@ int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
   } catch (const attn::Error&) {
     if (t->steps() != before) __builtin_trap();  // a refused step is not applied
   }
+  // A layer through the inference core and the next token's probabilities (the trained views'
+  // calls): an attn::Error (float32 overflow) or results of the right size.
+  const std::vector<int32_t> tokens = {0, int32_t(t->task().vocab() - 1), 0};
+  if (t->task().seq_len() >= 3) {
+    try {
+      const attn::train::LayerView v = t->layer(tokens, int64_t(t->model().config().n_layers - 1));
+      if (v.x.size() != std::size_t(3 * v.shape.d)) __builtin_trap();
+      const std::vector<float> p = t->next_token_probs(tokens);
+      if (int64_t(p.size()) != t->task().vocab()) __builtin_trap();
+    } catch (const attn::Error&) {
+    }
+  }
   const auto again = attn::train::Trainer::load_model(t->export_model());
   if (again->steps() != t->steps()) __builtin_trap();
   return 0;

@@ -65,6 +65,57 @@ for (const { simd, name } of BUILDS) {
       t.dispose();
     });
 
+    test('a layer run by the inference core: forward and a session give the trainer\'s maps; refusals name the field', () => {
+      for (const model of [{ variant: 'mha', dModel: 16, nHeads: 4, nLayers: 2, mlp: true, rope: true },
+        { variant: 'mla', dModel: 16, nHeads: 2, latentRank: 6, ropeDim: 2, nLayers: 2, layerNorm: false }]) {
+        const t = attn.createTrainer({ task: 'copy', seqLen: 8, batchSize: 4, seed: 2, model });
+        t.step(4);
+        const tokens = [3, 1, 4, 1, 5, 9, 2];
+        const all = t.attention(tokens).weights;  // (2, H, N, N)
+        const size = model.nHeads * 7 * 7;
+        for (const layer of [0, 1]) {
+          const { spec, x, weights } = t.layer(tokens, layer);
+          assert.equal(spec.seqLen, 7);
+          assert.equal(spec.causal, true);
+          assert.equal(x.length, 7 * 16);
+          const mine = all.subarray(layer * size, (layer + 1) * size);
+          const maps = attn.forward({ ...spec, x, weights, returnWeights: true }).weights;
+          assert.ok(maps.every((w, i) => Math.abs(w - mine[i]) < 1e-5), `${model.variant} layer ${layer}: forward's maps`);
+          // Token by token through the core's KV cache: each new row is that query's row of the maps.
+          const { seqLen, causal, ...shape } = spec;
+          const s = attn.createSession({ ...shape, weights, maxLen: 8, returnWeights: true });
+          for (let i = 0; i < 7; i++) {
+            const row = s.append(x.subarray(i * 16, (i + 1) * 16)).weights;  // (H, 1, i + 1)
+            for (let h = 0; h < model.nHeads; h++)
+              for (let j = 0; j <= i; j++) assert.ok(Math.abs(row[h * (i + 1) + j] - mine[h * 49 + i * 7 + j]) < 1e-5, `session row ${i} head ${h}`);
+          }
+          s.dispose();
+        }
+        const p = t.nextTokenProbs(tokens);
+        assert.equal(p.length, t.vocabSize);
+        assert.ok(Math.abs(p.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+        assert.throws(() => t.layer(tokens, 2), (e) => e instanceof RangeError && e.field === 'layer');
+        assert.throws(() => t.layer(tokens, 'a'), (e) => e instanceof TypeError && e.field === 'layer');
+        assert.throws(() => t.layer([], 0), (e) => e instanceof RangeError && e.field === 'tokens');
+        assert.throws(() => t.nextTokenProbs([99]), (e) => e instanceof RangeError && e.field === 'tokens');
+        t.dispose();
+      }
+    });
+
+    test('the pairs task: the vocabulary is the alphabet squared, and a file keeps the alphabet', () => {
+      const t = attn.createTrainer({ task: 'pairs', vocabSize: 5, seqLen: 10, batchSize: 4, seed: 1,
+        model: { variant: 'mha', dModel: 16, nHeads: 2, nLayers: 1 } });
+      assert.equal(t.vocabSize, 25);
+      t.step(3);
+      const u = attn.loadModel(t.exportModel());
+      assert.equal(u.vocabSize, 25);
+      assert.equal(u.evaluate().loss, t.evaluate().loss);
+      u.dispose();
+      t.dispose();
+      assert.throws(() => attn.createTrainer({ task: 'pairs', vocabSize: 300, model: { variant: 'mha', dModel: 16, nHeads: 2 } }),
+        (e) => e instanceof RangeError && e.field === 'vocabSize' && /300/.test(e.message));
+    });
+
     // The hand-set model of test_train.cpp (HeadScores.KnownValuesOfAHandSetModel), written into a
     // model file: x_i = e_i (token embeddings 0, position p's embedding the unit vector e_p); head 0
     // attends exactly to the previous token, head 1 to the first, head 2 uniformly.

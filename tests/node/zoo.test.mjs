@@ -13,6 +13,7 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
 import { REPO, load, throwsField } from './helpers.mjs';
+import { HEADS_MODEL, HEADS_STEPS, HEADS_SWEEP, INDUCTION_MODEL, INDUCTION_STEPS, INDUCTION_TASK, PAIRS_TASK } from '../../web/src/labs/tasks.js';
 
 const ZOO = path.join(REPO, 'web/zoo');
 const manifest = JSON.parse(fs.readFileSync(path.join(ZOO, 'manifest.json'), 'utf8'));
@@ -46,6 +47,15 @@ describe('the zoo manifest', () => {
     assert.equal(kv.mqa, g.nLayers * 2 * 1 * g.dHead * 4);
     assert.equal(kv.mla32, g.nLayers * 32 * 4);
     assert.equal(kv.mla16, g.nLayers * 16 * 4);
+  });
+
+  test('standalone.html inlines every file the manifest names (sources/zoo-files-standalone.js)', () => {
+    const src = fs.readFileSync(path.join(REPO, 'web/src/sources/zoo-files-standalone.js'), 'utf8');
+    const files = [...manifest.models, ...Object.values(manifest.labs).flatMap((l) => l.models)].map((m) => m.file);
+    for (const f of files) {
+      assert.ok(src.includes(`'../../zoo/${f}?inline'`) && src.includes(`'${f}':`), `${f} is not inlined for standalone.html`);
+    }
+    assert.deepEqual(fs.readdirSync(ZOO).filter((f) => f.endsWith('.safetensors')).sort(), [...files].sort(), 'web/zoo holds exactly the manifest\'s models');
   });
 
   test(`the zoo fits its budget (${ZOO_BUDGET_BYTES} bytes with the manifest)`, () => {
@@ -102,6 +112,60 @@ describe('every shipped model, through attn.loadModel', () => {
     const trainer = attn.loadModel(bytes, { text });
     assert.ok(Number.isFinite(trainer.evaluate().loss));
     trainer.dispose();
+  });
+});
+
+describe('the labs\' bundled models (trained with the labs\' own settings)', () => {
+  let attn;
+  before(async () => {
+    attn = await load(true);
+  });
+  const heads = manifest.labs['lab-heads'], induction = manifest.labs['lab-induction'];
+
+  test('Lab 1\'s sweep and Lab 4\'s model were trained with the settings the labs train with (labs/tasks.js)', () => {
+    assert.deepEqual(heads.spec, { ...PAIRS_TASK, model: { ...HEADS_MODEL, nHeads: HEADS_SWEEP[0] } });
+    assert.deepEqual(heads.heads, HEADS_SWEEP);
+    assert.equal(heads.steps, HEADS_STEPS);
+    assert.deepEqual(induction.spec, { ...INDUCTION_TASK, model: INDUCTION_MODEL });
+    assert.equal(induction.steps, INDUCTION_STEPS);
+    for (const lab of [heads, induction]) {
+      assert.ok(lab.seeds.length >= 5);
+      for (const h of lab.heads) assert.deepEqual(lab.runs.filter((r) => r.heads === h).map((r) => r.seed), lab.seeds, `every seed of h = ${h}`);
+    }
+  });
+
+  test('Lab 1: one head is measurably worse than two at the same width, on every seed', () => {
+    const loss = (h) => heads.runs.filter((r) => r.heads === h).map((r) => r.loss);
+    assert.ok(Math.max(...loss(2)) < Math.min(...loss(1)) / 5, `one head ${loss(1)}, two heads ${loss(2)}`);
+  });
+
+  for (const m of [...heads.models, ...induction.models]) {
+    test(`${m.id}: its bytes, its held-out loss and accuracy, and its head scores are the manifest's`, () => {
+      const bytes = new Uint8Array(fs.readFileSync(path.join(ZOO, m.file)));
+      assert.equal(bytes.length, m.fileBytes);
+      assert.equal(createHash('sha256').update(bytes).digest('hex'), m.sha256, `${m.file}: SHA-256`);
+      const trainer = attn.loadModel(bytes);
+      try {
+        const e = trainer.evaluate();
+        assert.ok(Math.abs(e.loss - m.loss) < 1e-4, `${m.id}: re-evaluated ${e.loss} nats, manifest ${m.loss}`);
+        assert.ok(Math.abs(e.accuracy - m.accuracy) < 1e-4, `${m.id}: accuracy ${e.accuracy}, manifest ${m.accuracy}`);
+        const scores = trainer.headScores();
+        assert.equal(scores.length, m.headScores.length);
+        for (const [i, want] of m.headScores.entries()) {
+          for (const k of ['previousToken', 'induction', 'firstToken', 'diagonal']) {
+            assert.ok(Math.abs(scores[i][k] - want[k]) < 1e-3, `${m.id} layer ${want.layer} head ${want.head} ${k}: ${scores[i][k]} vs ${want[k]}`);
+          }
+        }
+      } finally {
+        trainer.dispose();
+      }
+    });
+  }
+
+  test('the bundled induction model has induction heads in its second layer and a previous-token head in its first', () => {
+    const [m] = induction.models;
+    assert.ok(Math.max(...m.headScores.filter((h) => h.layer === 1).map((h) => h.induction)) > 0.5);
+    assert.ok(Math.max(...m.headScores.filter((h) => h.layer === 0).map((h) => h.previousToken)) > 0.4);
   });
 });
 

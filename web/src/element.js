@@ -24,7 +24,7 @@ import { zooSource } from './sources/zoo.js';
 /** The views that draw an opened checkpoint (the others keep the lesson's seeded block). */
 const MODEL_VIEWS = ['heatmap', 'decode', 'model'];
 // The views that draw a zoo model when state.source is 'trained' (sources/zoo.js); the others keep the seeded block.
-const ZOO_VIEWS = ['heatmap', 'compare'];
+const ZOO_VIEWS = ['heatmap', 'compare', 'walkthrough', 'decode'];
 
 const css = [base, renderCss, viewsCss, tablesCss].join('\n');
 /** sources/trained.js, imported when a lab first hands a model to "Inspect". */

@@ -4,8 +4,9 @@
 // learner's sentence is read as characters (the corpus's own: others are left out, and the note says
 // so); the maps are the trainer's (trainer.attention, every layer); each head carries its strongest
 // score from the manifest (the core's head scores, measured when the zoo was trained). Nothing is
-// fetched until a map is asked for. Drawn by the heatmap and compare views; no walkthrough stages and
-// no decoder (element.js ZOO_VIEWS).
+// fetched until a map is asked for. Drawn by the heatmap, compare, walkthrough and decode views
+// (element.js ZOO_VIEWS): the walkthrough's stages and the decoder's KV-cache session are the inference
+// core's own, run on one layer's input and weights (trainer.layer, docs/api.md "Training").
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { EN } from '../i18n/index.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
@@ -35,9 +36,12 @@ export function charTokens(text, vocab, max) {
   const unknown = new Set();
   for (const c of Array.from(text)) (index.has(c) ? known.push(c) : unknown.add(c));
   const kept = known.slice(0, max);
-  return { ids: kept.map((c) => index.get(c)), labels: kept.map((c) => (c === ' ' ? '␣' : c === '\n' ? '↵' : c)),
-    unknown: [...unknown], cut: known.length - kept.length };
+  return { ids: kept.map((c) => index.get(c)), labels: kept.map(charLabel), unknown: [...unknown], cut: known.length - kept.length };
 }
+
+/** How a character is shown as a token (a space and a newline visibly), and back. */
+export const charLabel = (c) => (c === ' ' ? '␣' : c === '\n' ? '↵' : c);
+const labelChar = (l) => (l === '␣' ? ' ' : l === '↵' ? '\n' : l);
 
 /** The scores a head's label names, in the order ties go. */
 const ROLES = [['previousToken', 'zoo.role.previous'], ['diagonal', 'zoo.role.self'], ['firstToken', 'zoo.role.first'],
@@ -75,14 +79,22 @@ export function zooSource(ctx) {
         const info = await ctx.client.call('trainerLoad', key, await files.zooBytes(model.file), { text });
         const spec = attentionSpecOf(info.spec.model);
         const shape = await ctx.client.call('resolveShape', spec);
-        return { key, model, spec, shape, seqLen: manifest.training.seqLen };
+        return { key, model, spec, shape, seqLen: manifest.training.seqLen, layers: info.spec.model.nLayers ?? manifest.geometry.nLayers };
       })().catch((e) => { models.delete(id); throw e; }));
     }
     return models.get(id);
   };
 
   const split = (state, seqLen = 64) => (vocab ? charTokens(state.text, vocab, seqLen)
-    : { labels: Array.from(state.text).slice(0, seqLen), ids: [], unknown: [], cut: 0 });
+    : { labels: Array.from(state.text).slice(0, seqLen).map(charLabel), ids: [], unknown: [], cut: 0 });
+  const layerOf = (state, m) => Math.min(Math.max(0, state.layer | 0), m.layers - 1);
+  /** The model and the sentence's characters it knows (an error when it knows none). */
+  const sentence = async (state) => {
+    const m = await loadModel(zooModelId(state));
+    const s = split(state, m.seqLen);
+    if (s.ids.length === 0) throw new Error(t('zoo.noChars'));
+    return { m, s };
+  };
 
   return {
     id: 'trained',
@@ -97,9 +109,7 @@ export function zooSource(ctx) {
         .filter(Boolean).join(' ');
     },
     async maps(state, { layer = 0, variant = state.variant } = {}) {
-      const m = await loadModel(zooModelId(state, variant));
-      const s = split(state, m.seqLen);
-      if (s.ids.length === 0) throw new Error(t('zoo.noChars'));
+      const { m, s } = await sentence({ ...state, variant });
       const att = await ctx.client.call('trainerAttention', m.key, s.ids);
       const l = Math.min(Math.max(0, layer | 0), att.layers - 1);
       const size = att.heads * att.n * att.n;
@@ -113,8 +123,48 @@ export function zooSource(ctx) {
         model: { id: m.model.id, label: m.model.label, bitsPerChar: seed?.bitsPerChar, seed: m.model.shippedSeed },
         weights: att.weights.subarray(l * size, (l + 1) * size) };
     },
-    stages: null,
-    decoder: null,
+    /** The walkthrough's stages of the state's layer: the core's forward on that layer's input and weights. */
+    async stages(state) {
+      const { m, s } = await sentence(state);
+      const layer = layerOf(state, m);
+      const r = await ctx.client.call('trainerStages', m.key, s.ids, layer);
+      const shape = { ...r.shape, seqLen: s.ids.length, causal: true, rope: Boolean(r.spec.rope) };
+      return { tokens: s.labels, shape, layer, layers: m.layers, causal: true, x: r.x, output: r.output,
+        intermediates: r.intermediates, parameters: r.parameters };
+    },
+
+    /**
+     * A KV-cache session over the state's layer (the decode view): append(labels) runs the model on
+     * every character so far, feeds that layer's input rows for the new ones to the core's session,
+     * and returns { weights (H, k, length), length, cacheBytes, next: [{ id, token, p }] }.
+     */
+    decoder(state, { key: session, maxLen }) {
+      let m = null, ids = [];
+      return {
+        maxLen: Math.min(maxLen, 64),
+        model: null,  // known once started: { name, layers, layer, dtypeBytes, kvBytesPerToken, trained }
+        tokenize: (text) => (vocab ? charTokens(text, vocab, 64).labels : Array.from(text).map(charLabel)),
+        async start() {
+          m = await loadModel(zooModelId(state));
+          ids = [];
+          const layer = layerOf(state, m);
+          this.maxLen = Math.min(this.maxLen, m.seqLen);
+          this.model = { name: m.model.label, layers: m.layers, layer, dtypeBytes: 4, kvBytesPerToken: m.model.kvBytesPerToken, trained: true };
+          const info = await ctx.client.call('trainerSessionCreate', m.key, session, { layer, maxLen: this.maxLen });
+          return { ...info, shape: m.shape, baseline: null };
+        },
+        async append(labels) {
+          const index = new Map(vocab.map((c, i) => [c, i]));
+          const fresh = labels.map(labelChar).filter((c) => index.has(c)).map((c) => index.get(c));
+          if (fresh.length === 0) throw new Error(t('zoo.noChars'));
+          const all = ids.concat(fresh);
+          const r = await ctx.client.call('trainerSessionAppend', m.key, session, { tokens: all, fresh: fresh.length, layer: this.model.layer });
+          ids = all;
+          return { ...r, next: r.next.map((n) => ({ ...n, token: charLabel(vocab[n.id]) })) };
+        },
+        dispose: () => ctx.client.call('sessionDispose', session).catch(() => {}),
+      };
+    },
     /** What the heatmap view adds to its summary: which model, and how well it predicts held-out text. */
     extras: (data) => (data.model ? [' ', t('zoo.which', { label: data.model.label, seed: data.model.seed,
       bits: data.model.bitsPerChar?.toFixed(2) ?? '?' })] : []),
