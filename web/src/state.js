@@ -7,6 +7,8 @@
 export const VARIANTS = ['mha', 'mqa', 'gqa', 'mla'];
 /** Where the maps' weights come from: the lesson's seeded random block, or a zoo model trained on Shakespeare. */
 export const SOURCES = ['seeded', 'trained'];
+/** Lab 1's tasks (labs/tasks.js HEADS_TASKS). */
+export const LAB_HEADS_TASKS = ['pairs', 'copy'];
 export const DTYPES = { fp32: 4, bf16: 2, fp8: 1, int4: 0.5 };
 /** What the page calls each data type (the 2-byte one is fp16 or bf16: the lesson says fp16). */
 export const DTYPE_LABELS = { fp32: 'fp32', bf16: 'fp16 / bf16', fp8: 'fp8', int4: 'int4' };
@@ -52,7 +54,8 @@ export const DEFAULTS = Object.freeze({
   labMSteps: 300,    // lab 2 (views/lab-mqa.js): optimiser steps per variant
   labRSteps: 200,    // lab 3 (views/lab-rank.js): optimiser steps per model
   labRRanks: '4,8,16,32', // lab 3: MLA latent ranks
-  labHSteps: 200,    // lab 1 (views/lab-heads.js): optimiser steps per model
+  labHSteps: 300,    // lab 1 (views/lab-heads.js): optimiser steps per model
+  labHTask: 'pairs', // lab 1: its task, an id of labs/tasks.js HEADS_TASKS ('pairs' | 'copy')
   labISteps: 400,    // lab 4 (views/lab-induction.js): optimiser steps
 });
 
@@ -100,6 +103,8 @@ export function fromParams(params, { views = null } = {}) {
       if (VARIANTS.includes(value)) s.variant = value;
     } else if (key === 'source') {
       if (SOURCES.includes(value)) s.source = value;
+    } else if (key === 'labHTask') {
+      if (LAB_HEADS_TASKS.includes(value)) s.labHTask = value;
     } else if (key === 'dtype' || key === 'cfgDtype') {
       if (Object.hasOwn(DTYPES, value)) s[key] = value;
     } else {
