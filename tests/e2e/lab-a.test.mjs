@@ -7,7 +7,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { app, labStatus, shot, startBrowser, viewResult } from './browser.mjs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DIST, REPO, app, labStatus, shot, startBrowser, viewResult } from './browser.mjs';
+
+const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
+const { HEADS_MODEL, PAIRS_TASK } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/tasks.js')).href);
+const { PAIRS_EXAMPLE } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/heads-zoo.js')).href);
+const manifest = JSON.parse(fs.readFileSync(path.join(REPO, 'web/zoo/manifest.json'), 'utf8'));
 
 let b;
 before(async () => { b = await startBrowser(); });
@@ -15,8 +22,8 @@ after(async () => { await b?.close(); });
 
 const status = labStatus;
 
-test('lab-heads: five head counts × three seeds trained side by side, table and a summary from the measured losses', async () => {
-  const page = await b.open('embed.html?view=lab-heads&labHSteps=30');
+test('lab-heads (copy task): five head counts × three seeds trained side by side, table and a summary from the measured losses', async () => {
+  const page = await b.open('embed.html?view=lab-heads&labHSteps=30&labHTask=copy');
   const view = app(page).locator('[data-slot="lab-heads"]');
   const start = view.locator('[data-act="start"]');
   await start.waitFor();
@@ -71,12 +78,69 @@ test('lab-heads: five head counts × three seeds trained side by side, table and
   await page.close();
 });
 
+test('lab-heads (two tokens back, the default): the same runs as the core in Node; the bundled sweep and the 1- and 2-head maps on a click', async () => {
+  const page = await b.open('embed.html?view=lab-heads&labHSteps=30');
+  const view = app(page).locator('[data-slot="lab-heads"]');
+  await view.locator('[data-act="start"]').waitFor();
+  assert.equal(await view.locator('select[name="labHTask"]').inputValue(), 'pairs');
+  assert.match(await view.locator('.lab-what').innerText(), /name the two tokens before it/);
+  await view.locator('[data-act="start"]').click();
+  await status(page, 'lab-heads', ['done'], 60000);
+  const res = await viewResult(page, 'lab-heads');
+  assert.equal(res.task, 'pairs');
+  assert.equal(res.runs.length, 15);
+  // Seed 0 of each head count: the held-out loss the core gives in Node for the same spec (SIMD build;
+  // the page runs FMA, which rounds differently in the last bits).
+  const attn = await loadAttention({ simd: true });
+  for (const h of [1, 2, 16]) {
+    const t = attn.createTrainer({ ...PAIRS_TASK, seed: 0, totalSteps: 30, model: { ...HEADS_MODEL, nHeads: h } });
+    await t.train({ steps: 30 });
+    const want = t.evaluate().loss;
+    t.dispose();
+    const got = res.runs.find((r) => r.heads === h && r.seed === 0).heldOut;
+    assert.ok(Math.abs(got - want) < 1e-3, `h = ${h}, seed 0: page ${got}, Node ${want}`);
+  }
+
+  // The bundled results: the sweep's table from the manifest, and the trained heads' maps.
+  await view.locator('button[data-act="zoo"]').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="lab-heads"]')?.result?.zoo, null, { timeout: 20000 });
+  const zoo = (await viewResult(page, 'lab-heads')).zoo;
+  const sweep = manifest.labs['lab-heads'];
+  assert.deepEqual(zoo.heads, sweep.heads);
+  assert.deepEqual(zoo.losses[0], sweep.runs.filter((r) => r.heads === 1).map((r) => r.loss));
+  assert.equal(zoo.verdicts[0], 'help', 'one head to two: more heads help');
+  const rows = await view.locator('.lab-zoo .lab-table tbody tr').evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+  assert.equal(rows.length, 5);
+  assert.match(rows[1][3], /^−0\.2\d+ ± 0\.\d+$/, `two heads against one: ${rows[1][3]}`);
+  assert.equal(await view.locator('.lab-zoo canvas[data-model="pairs-h1"]').count(), 1);
+  assert.equal(await view.locator('.lab-zoo canvas[data-model="pairs-h2"]').count(), 2);
+  // Each map is the core's: the two-head model's head 0 on the example, cell (5, 4) as the read-out says it.
+  const file = sweep.models.find((m) => m.id === 'pairs-h2').file;
+  const t = attn.loadModel(new Uint8Array(fs.readFileSync(path.join(REPO, 'web/zoo', file))));
+  const w = t.attention(PAIRS_EXAMPLE).weights;
+  t.dispose();
+  const n = PAIRS_EXAMPLE.length;
+  const canvas = view.locator('.lab-zoo canvas[data-model="pairs-h2"][data-head="0"]');
+  await canvas.focus();
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowDown');
+  for (let j = 0; j < 4; j++) await page.keyboard.press('ArrowRight');
+  const readout = await view.locator('.lab-zoo [data-role="readout"]').innerText();
+  assert.ok(readout.includes(w[5 * n + 4].toFixed(3)), `read-out "${readout}" vs the core's ${w[5 * n + 4]}`);
+  const roles = await view.locator('.lab-zoo .lab-map-role').allInnerTexts();
+  assert.equal(roles.length, 3);
+  assert.ok(Number(/^([\d.]+) on the token before/.exec(roles[1])[1]) > 0.9, `the two-head model's first head: ${roles[1]}`);
+  await shot(page, 'lab-heads-zoo');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('lab-heads on 1 and on 4 cores: the same losses, the models spread over 4 trainer workers', async () => {
   // The client makes one trainer worker per core navigator.hardwareConcurrency reports (client.js).
   const cores = (n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true });
   const tables = [];
   for (const n of [1, 4]) {
-    const page = await b.open('embed.html?view=lab-heads&labHSteps=20', { init: cores, initArg: n });
+    const page = await b.open('embed.html?view=lab-heads&labHSteps=20&labHTask=copy', { init: cores, initArg: n });
     const view = app(page).locator('[data-slot="lab-heads"]');
     await view.locator('[data-act="start"]').click();
     await status(page, 'lab-heads', ['done'], 60000);

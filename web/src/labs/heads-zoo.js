@@ -27,7 +27,7 @@ export function weightBack(weights, n, h, back) {
 export function createHeadsZoo(ctx) {
   const table = createLabTable({ label: 'The bundled sweep', caption: '', columns: ['heads', ['d', el('sub', null, 'head')],
     twoLines('held-out loss', 'nats, mean ± sd'), twoLines('against h / 2', 'nats, ± standard error'), 'accuracy'] });
-  const summary = el('p', 'lab-summary');
+  const summary = el('p', 'lab-zoo-summary');
   const readout = createReadout('Hover or tap a cell, or focus a map and use the arrow keys.');
   const grid = el('div', 'lab-map-grid');
   const caption = el('p', 'lab-maps-caption');
@@ -68,7 +68,7 @@ export function createHeadsZoo(ctx) {
       k ? signedDiff(difference(losses[k - 1], losses[k])) : '—',
       `${(meanSd(sweep.runs.filter((r) => r.heads === h).map((r) => r.accuracy)).mean * 100).toFixed(1)} %`]));
     const verdict = summariseHeads(sweep.heads, losses, sweep.steps);
-    summary.textContent = `Bundled, trained natively with this lab's settings (${sweep.steps} steps, ${sweep.seeds.length} seeds per head count): ${verdict.sentence}`;
+    summary.textContent = `The bundled sweep, trained natively with this lab's settings. ${verdict.sentence}`;
     const n = PAIRS_EXAMPLE.length;
     labels = PAIRS_EXAMPLE.map(String);
     multiples.build(rows.length);
