@@ -86,8 +86,8 @@ const countWords = (locale) => new Set([1e3, 1e5, 1e6, 1e7, 1e9, 1e11, 1e12, 1e1
 
 /**
  * The data words the views show as they are: the core's (model names and ids, deployment targets, an
- * opened checkpoint's name and type) and the learner's sentence, whose tokens label the maps (in a
- * map's accessible name too), also as an opened checkpoint's tokenizer splits it.
+ * opened checkpoint's name, type and the tokens of its vocabulary, which its decoding appends) and the
+ * learner's sentence, whose tokens label the maps (in a map's accessible name too).
  */
 async function dataWords(page) {
   const data = await page.evaluate(async () => {
@@ -95,7 +95,8 @@ async function dataWords(page) {
     const { ctx } = element;
     const targets = await ctx.client.call('deploymentTargets');
     const model = ctx.model();
-    const opened = model ? [model.opened.name, model.opened.info.modelType, ...model.tokens(element.state)] : [];
+    const vocabulary = model ? Array.from({ length: Math.min(model.opened.info.vocabSize, 5000) }, (_, id) => model.label(id)) : [];
+    const opened = model ? [model.opened.name, model.opened.info.modelType, ...vocabulary] : [];
     return [...ctx.presets.flatMap((p) => [p.name, p.id, p.source ?? '']), ...targets.map((t) => t.name), element.state.text, ...opened].join(' ');
   });
   return new Set(words(data));

@@ -18,7 +18,7 @@ export function stepIds(shape) {
 
 /**
  * The steps of the lesson for this shape.
- * Each: { id, title, formula: string[], note, tensors: [{ key, label, kind: 'matrix' | 'heads', colour:
+ * Each: { id, title, short (its name in the step list), formula: string[], note, tensors: [{ key, label, kind: 'matrix' | 'heads', colour:
  * 'signed' | 'prob', bands?: number (column band width: heads), headLabel?: (j) => string }] }.
  * `key` is an intermediates stage name, or 'x' / 'output' (the input and the result).
  * @param {object} shape
@@ -43,7 +43,7 @@ export function lessonSteps(shape, i18n = EN) {
   const steps = [];
 
   steps.push({
-    id: 'input', title: t('walk.input.title'),
+    id: 'input', title: t('walk.input.title'), short: t('walk.input.short'),
     formula: [t('walk.input.f', sizes)],
     note: t(rope ? 'walk.input.noteRope' : 'walk.input.note'),
     tensors: [{ key: 'x', label: 'X', kind: 'matrix', colour: 'signed' }],
@@ -51,7 +51,7 @@ export function lessonSteps(shape, i18n = EN) {
 
   if (!mla) {
     steps.push({
-      id: 'project', title: t('walk.project.title'),
+      id: 'project', title: t('walk.project.title'), short: t('walk.project.short'),
       formula: [t('walk.project.fq', sizes), t('walk.project.fk', sizes), t('walk.project.fv', sizes)],
       note: variant === 'mha' ? t('walk.project.noteMha', { H, dh }) : t('walk.project.noteShared', { count: G, dh, H }),
       tensors: [
@@ -62,7 +62,7 @@ export function lessonSteps(shape, i18n = EN) {
     });
   } else {
     steps.push({
-      id: 'latent', title: t('walk.latent.title'),
+      id: 'latent', title: t('walk.latent.title'), short: t('walk.latent.short'),
       formula: [t('walk.latent.fc', sizes), t('walk.project.fq', sizes)],
       note: t('walk.latent.note', { r, mha: 2 * H * dh }),
       tensors: [
@@ -71,7 +71,7 @@ export function lessonSteps(shape, i18n = EN) {
       ],
     });
     steps.push({
-      id: 'up', title: t('walk.up.title'),
+      id: 'up', title: t('walk.up.title'), short: t('walk.up.short'),
       formula: [t('walk.up.fk', sizes), t('walk.up.fv', sizes)],
       note: t('walk.up.note'),
       tensors: [
@@ -81,7 +81,7 @@ export function lessonSteps(shape, i18n = EN) {
     });
     if (dr > 0) {
       steps.push({
-        id: 'rope', title: t('walk.rope.title'),
+        id: 'rope', title: t('walk.rope.title'), short: t('walk.rope.short'),
         formula: [t('walk.rope.fq', sizes), t('walk.rope.fk', sizes)],
         note: t('walk.rope.note'),
         tensors: [
@@ -96,7 +96,7 @@ export function lessonSteps(shape, i18n = EN) {
   if (!mla && G !== H) splitFormula.push(t('walk.split.fGroups', { ...sizes, group, last: group - 1 }));
   if (mla && dr > 0) splitFormula.push(t('walk.split.fRope', { dqk }));
   steps.push({
-    id: 'split', title: t('walk.split.title'),
+    id: 'split', title: t('walk.split.title'), short: t('walk.split.short'),
     formula: splitFormula,
     note: [!mla && G !== H ? t('walk.split.noteRepeat', { group }) : t('walk.split.note'), rope ? t('walk.split.noteRope') : '']
       .filter(Boolean).join(' '),
@@ -107,38 +107,38 @@ export function lessonSteps(shape, i18n = EN) {
     ],
   });
   steps.push({
-    id: 'scores', title: t('walk.scores.title'),
+    id: 'scores', title: t('walk.scores.title'), short: t('walk.scores.short'),
     formula: [t('walk.scores.f', { scale }), t('walk.scores.fSizes', { N, dqk, count: H, scaleValue })],
     note: t(shape.causal ? 'walk.scores.noteCausal' : 'walk.scores.note'),
     tensors: [{ key: 'scores', label: 'S', kind: 'heads', colour: 'signed', masked: shape.causal, headLabel: qLabel }],
   });
   steps.push({
-    id: 'softmax', title: t('walk.softmax.title'),
+    id: 'softmax', title: t('walk.softmax.title'), short: t('walk.softmax.short'),
     formula: [t('walk.softmax.f', sizes)],
     note: t('walk.softmax.note'),
     tensors: [{ key: 'attention', label: 'P', kind: 'heads', colour: 'prob', masked: shape.causal, headLabel: qLabel }],
   });
   steps.push({
-    id: 'weighted', title: t('walk.weighted.title'),
+    id: 'weighted', title: t('walk.weighted.title'), short: t('walk.weighted.short'),
     formula: [t('walk.weighted.f', { N, dh, count: H })],
     note: t('walk.weighted.note'),
     tensors: [{ key: 'heads', label: t('walk.label.oHeads'), kind: 'heads', colour: 'signed', headLabel: qLabel }],
   });
   steps.push({
-    id: 'concat', title: t('walk.concat.title'),
+    id: 'concat', title: t('walk.concat.title'), short: t('walk.concat.short'),
     formula: [t('walk.concat.f', sizes)],
     note: t('walk.concat.note'),
     tensors: [{ key: 'concat', label: t('walk.label.concat'), kind: 'matrix', colour: 'signed', bands: dh }],
   });
   steps.push({
-    id: 'output', title: t('walk.output.title'),
+    id: 'output', title: t('walk.output.title'), short: t('walk.output.short'),
     formula: [t('walk.output.f', sizes)],
     note: t('walk.output.note'),
     tensors: [{ key: 'output', label: 'Y', kind: 'matrix', colour: 'signed' }],
   });
   if (mla) {
     steps.push({
-      id: 'cache', title: t('walk.cache.title'),
+      id: 'cache', title: t('walk.cache.title'), short: t('walk.cache.short'),
       formula: [t('walk.cache.fRow', { r, dr, sum: r + dr, mha: 2 * H * dh }), t('walk.cache.fQuery', sizes), t('walk.cache.fScores', { scale })],
       note: t('walk.cache.note'),
       tensors: [

@@ -60,7 +60,7 @@ export function createWalkthroughView(root, ctx) {
     nav.replaceChildren(...steps.map((s, n) => el('li', null, el('button', {
       type: 'button', dataset: { step: s.id }, 'aria-current': s.id === step.id ? 'step' : null,
       onclick: () => ctx.setState({ step: s.id }),
-    }, t('walk.stepButton', { n: n + 1, name: s.title.split(':')[0] })))));
+    }, t('walk.stepButton', { n: n + 1, name: s.short })))));
     prev.disabled = k === 0;
     next.disabled = k === steps.length - 1;
     counter.textContent = t('walk.counter', { k: k + 1, n: steps.length });
