@@ -115,8 +115,8 @@ export function createDecodeBandwidth(root, ctx) {
       return el('tr', null, el('th', { scope: 'row' }, variantName(v)), el('td', null, fmt.binary(r.bytes)), el('td', null, `${r.floorMs.toFixed(2)} ms`),
         el('td', null, r.settled ? range : `${range}, ${t('bw.notSettled')}`),
         el('td', null, `${(r.median / r.floorMs).toFixed(2)}×`),
-        el('td', null, !u ? '—' : cachedThere ? t('bw.uncachedTimes', { ms: u.ms.toFixed(0), times: Math.round(u.ms / cachedThere.median) })
-          : `${u.ms.toFixed(0)} ms`));
+        el('td', null, !u ? '—' : cachedThere ? t('bw.uncachedTimes', { ms: Math.round(u.ms), times: Math.round(u.ms / cachedThere.median) })
+          : `${fmt.int(Math.round(u.ms))} ms`));
     });
     table.hidden = false;
     table.replaceChildren(scrollRegion(t('bw.region'), el('table', 'dec-bandwidth-results',
