@@ -1,12 +1,16 @@
 // The page in each language of web/src/i18n: every text node and every read attribute (aria-label,
 // title, placeholder, alt) of the shell and of every converted view comes from that language's
 // catalog (what is left once the catalog's words are taken out is notation: numbers, symbols, the
-// lesson's terms, or the core's data: model names, citations, marked data-text). The language
-// follows lang= in the URL, the element's config and the browser; the picker switches it without a
-// reload; <html lang> / dir and the host's are set; numbers are grouped in the locale.
+// lesson's terms, or the core's data: model names, citations, marked data-text). Walked on the full
+// page, with a checkpoint open (the tiny fixtures of tests/fixtures/pretrained, served beside the
+// page), through every step of the walkthrough and its read-outs, and with the trained models of the
+// compare view. The language follows lang= in the URL, the element's config and the browser; the
+// picker switches it without a reload; <html lang> / dir and the host's are set; numbers are grouped
+// in the locale.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { app, shot, startBrowser, viewReady } from './browser.mjs';
+import path from 'node:path';
+import { REPO, app, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 import { LANGS, LANG_IDS } from '../../web/src/i18n/index.js';
 import { CATALOGS } from '../node/i18n-kit.mjs';
 
@@ -15,19 +19,27 @@ import { CATALOGS } from '../node/i18n-kit.mjs';
  * list honest (every view is here or in CONVERTED; every view here still shows English on the Hindi
  * page); README.md, "Languages", summarises it. A view leaves it when its text comes from the catalog.
  */
-const NOT_YET = ['walkthrough', 'model', 'compare', 'decode', 'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
-const CONVERTED = ['heatmap', 'params', 'heads-table', 'kv-chart', 'reading', 'pytorch', 'configurator'];
+const NOT_YET = ['lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
+const CONVERTED = ['walkthrough', 'heatmap', 'model', 'compare', 'decode', 'heads-table', 'params', 'kv-chart', 'reading', 'pytorch',
+  'configurator'];
 
 /** Notation every language writes the same way (the lesson's symbols, units, variant names, data types). */
 const NOTATION = new Set(['D', 'H', 'G', 'N', 'K', 'V', 'Q', 'B', 'l', 'r', 'dr', 'dh', 'h', 'g', 'c', 'kr', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'kB', 'MB', 'GB', 'TB', 'PB',
   'MHA', 'MQA', 'GQA', 'MLA', 'KV', 'fp16', 'bf16', 'fp32', 'fp8', 'int4', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'd_model', 'n_heads', 'd_head',
-  'wq', 'wk', 'wv', 'wo', 'wDkv', 'wUk', 'wUv', 'wQr', 'wKr', 'WebAssembly', 'SIMD', 'PNG', 'SVG']);
-const isSymbol = (w) => NOTATION.has(w) || /^[\d.,%]+[KMB]?$/.test(w) || /^GQA-\d+$/.test(w);
+  'wq', 'wk', 'wv', 'wo', 'wDkv', 'wUk', 'wUv', 'wQr', 'wKr', 'WebAssembly', 'SIMD', 'PNG', 'SVG',
+  'X', 'Y', 'S', 'P', 'q_R', 'k_R', 'float32', 's', 'ms']);
+/** Short names of heads, layers and cache segments in small maps and strips: h3, kv1, L0, K0, V1. */
+const isShortName = (w) => /^(h|kv|L|K|V)\d+$/.test(w);
+/** The lesson's subscripted symbols: W_q, W_UK, Q_3, S_h, q̃_2. */
+const isSubscripted = (w) => /^\p{L}{1,2}\p{M}?_[\p{L}\p{N}]+$/u.test(w);
+const isSymbol = (w) => NOTATION.has(w) || /^[-+]?[\d.,%]+[KMB]?$/.test(w) || /^GQA-\d+$/.test(w) || isShortName(w) || isSubscripted(w);
 /** A word of notation: a symbol, symbols over a slash (D/H, 64/4, 1/6.4), a file name (twin.py, *.safetensors). */
 const isNotation = (w) => w.split('/').every(isSymbol) || /^[\w-]+\.(py|safetensors)$/.test(w);
 
 let b;
-before(async () => { b = await startBrowser(); });
+before(async () => {
+  b = await startBrowser({ copy: { 'models/gpt2': 'tests/fixtures/pretrained/gpt2' } });
+});
 after(async () => { await b?.close(); });
 
 /** The literal pieces of a catalog's messages (between parameters), longest first. */
@@ -69,29 +81,40 @@ async function shownTexts(page, notYet) {
 }
 
 /** How the test cuts a text into words: at spaces and punctuation, not inside names such as GPT-2, d_model or meta-llama/Llama-2-7b-hf. */
-const words = (text) => text.split(/[\s,;:()[\]·×−+=~—…–'"’→←≈≤≥<>|!?।*^√²³⁰⁹ᵀ✓✗]+/).map((w) => w.replace(/\.$/, '')).filter(Boolean);
+const words = (text) => text.split(/[\s,;:()[\]·×−±+=~—…–'"‘’“”→←≈≤≥<>|!?।*^√²³⁰⁹ᵀ✓✗]+/).map((w) => w.replace(/\.$/, '')).filter(Boolean);
 
 /** The words Intl writes for large counts in a locale ("million", "अरब"): numbers, not text of the page. */
 const countWords = (locale) => new Set([1e3, 1e5, 1e6, 1e7, 1e9, 1e11, 1e12, 1e15].flatMap((n) => words(
   new Intl.NumberFormat(locale, { notation: 'compact', compactDisplay: 'long' }).format(n * 1.5))).filter((w) => !/^[\d.,]+$/.test(w)));
 
 /**
- * The data words the views show as they are: the core's (model names and ids, deployment targets) and
- * the learner's sentence, whose tokens label the maps (in a map's accessible name too).
+ * The data words the views show as they are: the core's (model names and ids, deployment targets, an
+ * opened checkpoint's name, type and the tokens of its vocabulary, which its decoding appends) and the
+ * learner's sentence, whose tokens label the maps (in a map's accessible name too).
  */
 async function dataWords(page) {
   const data = await page.evaluate(async () => {
     const element = document.querySelector('attention-playground');
     const { ctx } = element;
+    const root = element.shadowRoot;
     const targets = await ctx.client.call('deploymentTargets');
-    return [...ctx.presets.flatMap((p) => [p.name, p.id, p.source ?? '']), ...targets.map((t) => t.name), element.state.text].join(' ');
+    const model = ctx.model();
+    const vocabulary = model ? Array.from({ length: Math.min(model.opened.info.vocabSize, 5000) }, (_, id) => model.label(id)) : [];
+    const opened = model ? [model.opened.name, model.opened.info.modelType, ...vocabulary] : [];
+    // the sentence as each view's source splits it (words, a trained model's characters, a checkpoint's pieces)
+    const tokens = [...root.querySelectorAll('[data-slot]')].flatMap((v) => ctx.sourceFor(v.dataset.slot, element.state).tokens?.(element.state) ?? []);
+    return [...ctx.presets.flatMap((p) => [p.name, p.id, p.source ?? '']), ...targets.map((t) => t.name), element.state.text, ...opened, ...tokens]
+      .join(' ');
   });
   return new Set(words(data));
 }
 
-/** A fragment as a pattern that matches whole words only at its edges that are letters or digits ('head' is not in d_head). */
+/**
+ * A fragment as a pattern that matches whole words only at its edges that are letters or digits ('head'
+ * is not in d_head); a fragment that ends in a subscript's '_' goes on with its parameter (O_{h}: O_3).
+ */
 const edge = /[\p{L}\p{N}_]/u;
-const fragPattern = (f) => new RegExp(`${edge.test(f[0]) ? '(?<![\\p{L}\\p{N}_])' : ''}${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${edge.test(f.at(-1)) ? '(?![\\p{L}\\p{N}_])' : ''}`, 'gu');
+const fragPattern = (f) => new RegExp(`${edge.test(f[0]) ? '(?<![\\p{L}\\p{N}_])' : ''}${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${edge.test(f.at(-1)) && f.at(-1) !== '_' ? '(?![\\p{L}\\p{N}_])' : ''}`, 'gu');
 
 /** What of `text` is not from the catalog: the words left once its fragments are taken out. */
 function leftover(text, frags, data, counted) {
@@ -107,17 +130,33 @@ async function openAll(rel) {
   return page;
 }
 
+/** The texts of the page in `lang` that are not from its catalog: ["where: \"text\" -> the words left"]. */
+async function notFromCatalog(page, lang) {
+  const texts = await shownTexts(page, NOT_YET);
+  const frags = fragments(lang);
+  const data = await dataWords(page);
+  const counted = countWords(LANGS[lang].locale);
+  const bad = texts.map((x) => ({ ...x, left: leftover(x.text, frags, data, counted) })).filter((x) => x.left.length)
+    .map((x) => `${x.where}: "${x.text}" -> ${x.left.join(' ')}`);
+  return { texts, bad };
+}
+
+/** Clicks a view's button (data-action) and waits for the view's next draw. */
+async function press(page, view, action) {
+  const slot = app(page).locator(`[data-slot="${view}"]`);
+  const seen = Number(await slot.getAttribute('data-draws'));
+  await slot.locator(`[data-action="${action}"]`).click();
+  await viewReady(page, view, seen + 1, 0, 30000);
+}
+
 for (const lang of LANG_IDS) {
   test(`${lang}: every text of the shell and of the converted views comes from the ${lang} catalog`, async () => {
     const page = await openAll(`?lang=${lang}`);
-    const frags = fragments(lang);
-    const data = await dataWords(page);
-    const texts = await shownTexts(page, NOT_YET);
+    await press(page, 'decode', 'all');  // the cache filled: its strip, its facts, the newest token's weights
+    const { texts, bad } = await notFromCatalog(page, lang);
     assert.ok(texts.length > 200, `texts walked: ${texts.length}`);
     for (const v of ['shell', ...CONVERTED]) assert.ok(texts.some((x) => x.where.startsWith(v)), `${v} was walked`);
-    const counted = countWords(LANGS[lang].locale);
-    const bad = texts.map((x) => ({ ...x, left: leftover(x.text, frags, data, counted) })).filter((x) => x.left.length)
-      .map((x) => `${x.where}: "${x.text}" -> ${x.left.join(' ')}`);
+    assert.ok(texts.some((x) => x.where === 'decode @title' && /\d.*\d/.test(x.text)), 'the cache strip\'s blocks were walked');
     assert.deepEqual(bad, []);
     assert.deepEqual(page.errors, []);
     await page.close();
@@ -127,6 +166,114 @@ for (const lang of LANG_IDS) {
     await viewReady(embed, 'heatmap', 1, 0, 30000);
     await shot(embed, `embed-heatmap-${lang}`);
     await embed.close();
+  });
+}
+
+/**
+ * What the read-outs of the maps `mapSelector` finds in a slot say at four corners: the first cell, the
+ * last column of the first row, the last row's last and first columns (masked and unmasked cells where
+ * a map is causal; the RoPE or latent part of a row where it has one).
+ */
+async function readOuts(page, slot, mapSelector) {
+  const said = [];
+  const readout = app(page).locator(`[data-slot="${slot}"] [data-role="readout"]`);
+  for (const canvas of await app(page).locator(`[data-slot="${slot}"] ${mapSelector}`).all()) {
+    await canvas.scrollIntoViewIfNeeded();
+    await canvas.focus();
+    said.push(await readout.innerText());
+    for (const keys of [['End'], Array(16).fill('ArrowDown'), ['Home']]) {
+      for (const key of keys) await page.keyboard.press(key);
+      said.push(await readout.innerText());
+    }
+  }
+  return said.filter(Boolean);
+}
+
+/** The words of `texts` that are not from `lang`'s catalog (notation, numbers and the page's data aside). */
+async function leftOf(page, lang, texts) {
+  const frags = fragments(lang), data = await dataWords(page), counted = countWords(LANGS[lang].locale);
+  return texts.map((text) => ({ text, left: leftover(text, frags, data, counted) })).filter((x) => x.left.length)
+    .map((x) => `"${x.text}" -> ${x.left.join(' ')}`);
+}
+
+for (const lang of LANG_IDS) {
+  test(`${lang}: with a checkpoint open (gpt2 with its tokenizer, qwen2 without), the model, maps and decode views speak the ${lang} catalog`, async () => {
+    for (const model of ['gpt2', 'qwen2']) {
+      // gpt2 served beside the page (?model=), qwen2 through the folder picker (it has no tokenizer.json to ask for)
+      const page = await b.open(model === 'gpt2' ? `?lang=${lang}&model=models/gpt2/` : `?lang=${lang}`);
+      const el = app(page);
+      if (model === 'qwen2') {
+        await viewReady(page, 'model', 1, 0, 30000);
+        await el.locator('[data-role="pick-folder"]').setInputFiles(path.join(REPO, 'tests/fixtures/pretrained/qwen2'));
+      }
+      await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+        .querySelector('[data-slot="model"]')?.result?.opened === true, null, { timeout: 60000 });
+      await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+        .querySelector('[data-slot="heatmap"]')?.result?.source === 'pretrained', null, { timeout: 30000 });
+      for (const v of CONVERTED) await viewReady(page, v, 1, 0, 30000);
+      // decode the model: a token of the sentence, then the model's own next token
+      await el.locator('[data-slot="decode"] [data-action="predict"]').waitFor({ state: 'visible' });
+      await viewReady(page, 'decode', 1, 0, 30000);
+      await press(page, 'decode', 'step');
+      await press(page, 'decode', 'predict');
+      const { texts, bad } = await notFromCatalog(page, lang);
+      for (const role of ['model-facts', 'model-summary', 'next-tokens', 'head-roles', 'overview']) {
+        assert.ok(await el.locator(`[data-slot="model"] [data-role="${role}"]`).count(), `${model}: the model view shows ${role}`);
+      }
+      assert.ok(texts.some((x) => x.where === 'model' && x.text === CATALOGS[lang]['mo.fact.tokenizer']), `${model}: the facts were walked`);
+      assert.deepEqual(bad, [], `${model} open`);
+      const said = [...await readOuts(page, 'model', '.mo-layer:first-child canvas'), ...await readOuts(page, 'decode', 'canvas')];
+      assert.ok(said.length >= 10, `read-outs: ${said.length}`);
+      assert.deepEqual(await leftOf(page, lang, said), [], `${model}: the maps' read-outs`);
+      // a checkpoint the page refuses: its reason in the page's words
+      await el.locator('[data-slot="model"] [data-role="pick-files"]').setInputFiles({ name: 'model.safetensors', mimeType: 'application/octet-stream',
+        buffer: Buffer.from([0]) });
+      await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+        .querySelector('[data-role="model-error"]')?.dataset.field === 'config.json');
+      const refused = await notFromCatalog(page, lang);
+      assert.ok(refused.texts.some((x) => x.where === 'model' && x.text.startsWith(CATALOGS[lang]['mo.cannotOpen'])), 'the refusal was walked');
+      assert.deepEqual(refused.bad, [], 'the refusal of files without config.json');
+      if (lang !== 'en') await shot(page, `i18n-model-${model}-${lang}`);
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  });
+
+  test(`${lang}: every step of the walkthrough, its formulas and what its cells were made from come from the ${lang} catalog`, async () => {
+    for (const query of ['variant=mha&causal=1', 'variant=gqa&nHeads=8&nKvHeads=2&rope=1', 'variant=mla&nHeads=4&latentRank=12&ropeDim=4']) {
+      const page = await b.open(`embed.html?view=walkthrough&v=2&lang=${lang}&${query}`);
+      await viewReady(page, 'walkthrough', 1, 0, 30000);
+      const { steps } = await viewResult(page, 'walkthrough');
+      const bad = [], said = [];
+      for (let k = 0; k < steps.length; k++) {
+        if (k) await press(page, 'walkthrough', 'next');
+        assert.equal((await viewResult(page, 'walkthrough')).step, steps[k]);
+        bad.push(...(await notFromCatalog(page, lang)).bad.map((x) => `${steps[k]}: ${x}`));
+        said.push(...await readOuts(page, 'walkthrough', 'figure.tf .tf-grid > figure:first-child canvas'));
+      }
+      assert.deepEqual(bad, [], query);
+      assert.ok(said.length >= 6 * steps.length, `${query}: read-outs ${said.length}`);
+      assert.deepEqual(await leftOf(page, lang, said), [], `${query}: the cells' read-outs`);
+      if (lang !== 'en' && query.startsWith('variant=mla')) await shot(page, `i18n-walkthrough-mla-${lang}`);
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  });
+
+  test(`${lang}: the compare view with the zoo's trained models and their measured table comes from the ${lang} catalog`, async () => {
+    const page = await b.open(`embed.html?view=compare&lang=${lang}&source=trained&compare=mha,gqa,mla&nKvHeads=2&latentRank=16&v=2`);
+    await viewReady(page, 'compare', 1, 0, 30000);
+    const el = app(page);
+    await el.locator('details[data-role="zoo"] summary').click();
+    await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+      .querySelector('details[data-role="zoo"]')?.dataset.state === 'ready', null, { timeout: 30000 });
+    const { texts, bad } = await notFromCatalog(page, lang);
+    assert.ok(texts.some((x) => x.where === 'compare' && x.text === CATALOGS[lang]['cmp.zoo.col.vsMha']), 'the zoo\'s table was walked');
+    assert.deepEqual(bad, []);
+    assert.deepEqual(await leftOf(page, lang, await readOuts(page, 'compare', '.cmp-col:first-child canvas')), [], 'the maps\' read-outs');
+    if (lang !== 'en') await shot(page, `i18n-compare-trained-${lang}`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
   });
 }
 

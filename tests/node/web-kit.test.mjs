@@ -59,6 +59,12 @@ test('a lab steps value out of range is refused with what is allowed (regression
   assert.ok('error' in parseIntegerList('', ranks));
 });
 
+test('a word keeps its combining marks: a Hindi sentence is words, not letters and vowel signs', () => {
+  assert.deepEqual(tokenize('बिल्ली चटाई पर बैठी।'), ['बिल्ली', 'चटाई', 'पर', 'बैठी', '।']);
+  assert.deepEqual(tokenize('cafe\u0301, ok'), ['cafe\u0301', ',', 'ok']);
+  assert.deepEqual(tokenize('the cat, sat.'), ['the', 'cat', ',', 'sat', '.']);
+});
+
 test('a long sentence is cut to 100 tokens and the page can say so (regression: cut without a word)', () => {
   const long = Array.from({ length: 130 }, (_, i) => `w${i}`).join(' ');
   assert.equal(MAX_TOKENS, 100);

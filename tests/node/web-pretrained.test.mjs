@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { headRoles, probeLength, roleName, roleProbe } from '../../web/src/sources/head-roles.js';
+import { headRoles, probeLength, roleKey, roleProbe } from '../../web/src/sources/head-roles.js';
 import { pretrainedMethods, topNext } from '../../web/src/worker-pretrained.js';
 import { load } from './helpers.mjs';
 import { CASES, FIXTURES, config, weights } from './pretrained-kit.mjs';
@@ -46,8 +46,8 @@ test('scores of heads built to do one thing each', () => {
   assert.equal(s[2].firstToken, 0, 'query T reads key 1, never key 0');
   assert.equal(s[3].duplicateToken, 1);
   assert.equal(s[3].induction, 0);
-  assert.deepEqual(s.map((x) => roleName(x)), ['previous token', 'first-token sink', 'induction', 'duplicate token']);
-  assert.equal(roleName({ previousToken: 0.1, induction: 0.1, firstToken: 0.2, duplicateToken: 0 }), '', 'no score above 0.4: no role');
+  assert.deepEqual(s.map((x) => roleKey(x)), ['previousToken', 'firstToken', 'induction', 'duplicateToken']);
+  assert.equal(roleKey({ previousToken: 0.1, induction: 0.1, firstToken: 0.2, duplicateToken: 0 }), '', 'no score above 0.4: no role');
 });
 
 test('topNext: the k largest logits in order, with their softmax probabilities', () => {

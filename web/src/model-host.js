@@ -14,7 +14,7 @@ export async function openModel(host, input) {
   const job = { input, controller: new AbortController(), progress: null, error: null };
   host.modelJob = job;
   const tell = () => { for (const fn of host.modelWatchers) fn(job); };
-  job.promise = import('./sources/pretrained.js').then(({ openCheckpoint }) => openCheckpoint(host.ctx, input, {
+  job.promise = import('./sources/pretrained.js').then(({ openCheckpoint }) => openCheckpoint(liveCtx(host), input, {
     signal: job.controller.signal, onProgress: (p) => { job.progress = p; tell(); } }));
   tell();
   host.rerender();
@@ -44,6 +44,16 @@ export async function openModel(host, input) {
     return null;
   }
 }
+
+/**
+ * The element's ctx as it is at each use: the language picker builds the views again with a new ctx
+ * (and ctx.i18n), and an opened model outlives it.
+ */
+const liveCtx = (host) => ({
+  get client() { return host.ctx.client; },
+  get i18n() { return host.ctx.i18n; },
+  closeModel: () => host.ctx.closeModel(),
+});
 
 function dropModel(host) {
   if (!host.model) return;

@@ -1,6 +1,7 @@
 // tokens.js — the simple tokenizer and the deterministic embedding of the attention view.
 //
-// Tokens: words and punctuation (`the cat, sat.` -> the | cat | , | sat | .).
+// Tokens: words and punctuation (`the cat, sat.` -> the | cat | , | sat | .); a word keeps its combining
+// marks (Devanagari's vowel signs and virama: `बिल्ली` is one token).
 // Embedding of token t at position p (dModel D):  x = 2 * (v(t) + pos(p))
 //   v(t): D values uniform in [-sqrt(3), sqrt(3)) (unit variance) drawn from a hash of (seed, t),
 //         so the same word gets the same vector wherever it appears;
@@ -8,7 +9,7 @@
 //         (RoPE puts positions inside attention instead).
 // The factor 2 makes the seeded random projections give scores of order 1 (visible structure).
 
-const TOKEN_RE = /[\p{L}\p{N}'’]+|[^\s\p{L}\p{N}]/gu;
+const TOKEN_RE = /[\p{L}\p{M}\p{N}'’]+|[^\s\p{L}\p{M}\p{N}]/gu;
 
 /** The most tokens any view computes with; the views say so when a sentence is longer (tokenCount). */
 export const MAX_TOKENS = 100;

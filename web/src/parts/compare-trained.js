@@ -2,18 +2,20 @@
 // between variants measure nothing about quality; trained models do. This box says so, and lists the
 // models the labs of this page have trained (lab 2's MHA / GQA / MQA, lab 4's induction model, ...)
 // with their held-out loss and accuracy from the core (trainerEvaluate), each with "Show its maps".
-import { el } from '../kit.js';
+import { coreDetail, el } from '../kit.js';
+import { messageNodes } from '../i18n/nodes.js';
 import { scrollRegion } from '../render/scroll-region.js';
+import '../i18n/catalogs/en/compare.js';  // the English words it speaks
 
 /**
- * @param {object} ctx  the view ctx: trained() lists { lab, labTitle, label, key, inspect } kept by the labs
+ * @param {object} ctx  the view ctx: trained() lists { lab, labTitle, label, key, inspect } kept by the labs; i18n
  * @returns {{ box: HTMLElement, update(): void }}
  */
 export function createTrainedBox(ctx) {
+  const { i18n } = ctx;
+  const { t } = i18n;
   const box = el('div', { className: 'cmp-honest', role: 'note', dataset: { role: 'honest' } });
-  const text = el('p', null, el('strong', null, 'These weights are random, not trained. '),
-    'The columns show how the variants compute differently on the same input; how far their outputs or maps differ says '
-    + 'nothing about which variant is better. Quality shows only after training, on held-out data.');
+  const text = el('p', null, el('strong', null, t('cmp.random')), ' ', t('cmp.randomWhy'));
   const list = el('div', { dataset: { role: 'trained' } });
   const status = el('p', { className: 'note', 'aria-live': 'polite' });
   box.append(text, list, status);
@@ -29,9 +31,8 @@ export function createTrainedBox(ctx) {
   async function render(models) {
     const id = ++seq;
     if (!models.length) {
-      list.replaceChildren(el('p', null, 'For a comparison that does measure quality, train MHA, GQA and MQA on the same task in ',
-        el('button', { type: 'button', dataset: { action: 'go-lab-mqa' }, onclick: goToLab }, 'Lab 2'),
-        ': their held-out loss and accuracy will be listed here.'));
+      const lab = el('button', { type: 'button', dataset: { action: 'go-lab-mqa' }, onclick: goToLab }, t('cmp.lab2'));
+      list.replaceChildren(el('p', null, ...messageNodes(t, 'cmp.trainIn', { lab })));
       return;
     }
     const rows = await Promise.all(models.map(async (m) => {
@@ -43,15 +44,16 @@ export function createTrainedBox(ctx) {
     }));
     if (id !== seq) return;
     const table = el('table', null,
-      el('caption', null, 'Trained in this page\'s labs: a comparison that measures quality (held-out data).'),
-      el('thead', null, el('tr', null, ...['Model', 'Lab', 'held-out loss', 'accuracy', ''].map((h) => el('th', { scope: 'col' }, h)))),
+      el('caption', null, t('cmp.trainedCaption')),
+      el('thead', null, el('tr', null, ...[t('cmp.col.model'), t('cmp.col.lab'), t('cmp.col.loss'), t('cmp.col.accuracy'), '']
+        .map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', null, ...rows.map((r) => el('tr', { dataset: { model: r.label } },
         el('th', { scope: 'row' }, r.label), el('td', null, r.labTitle ?? r.lab),
         el('td', null, r.ev ? r.ev.loss.toFixed(3) : '—'), el('td', null, r.ev ? `${(r.ev.accuracy * 100).toFixed(1)} %` : '—'),
         el('td', null, ctx.canInspect?.() ? el('button', { type: 'button', dataset: { action: 'inspect-trained' },
-          'aria-label': `Show its maps: ${r.label}`,
-          onclick: () => ctx.inspectModel({ key: r.key, ...r.inspect, title: `${r.label}: ${r.inspect.title}` }) }, 'Show its maps') : '')))));
-    list.replaceChildren(scrollRegion('Models trained in this page\'s labs', table));
+          'aria-label': t('cmp.showMapsOf', { name: r.label }),
+          onclick: () => ctx.inspectModel({ key: r.key, ...r.inspect, title: `${r.label}: ${r.inspect.title}` }) }, t('cmp.showMaps')) : '')))));
+    list.replaceChildren(scrollRegion(t('cmp.trainedRegion'), table, '', i18n));
   }
 
   return {
@@ -63,7 +65,7 @@ export function createTrainedBox(ctx) {
       const key = models.map((m) => `${m.key}:${m.steps ?? ''}`).join('|');
       if (key === shown) return;
       shown = key;
-      render(models).catch((e) => { status.textContent = `Cannot evaluate the trained models: ${e.message}`; });
+      render(models).catch((e) => { status.replaceChildren(t('cmp.cannotEvaluate'), ' ', coreDetail(e.message, i18n)); });
     },
   };
 }

@@ -3,34 +3,46 @@
 // error, in words that follow the numbers (labs/spread.js's rule), and a plot of quality against the
 // KV cache. Nothing is fetched until the box is opened. "Show its maps" switches the attention-maps
 // view to that trained model.
-import { el } from '../kit.js';
+import { coreDetail, el, variantName } from '../kit.js';
+import { EN } from '../i18n/index.js';
 import { scrollRegion } from '../render/scroll-region.js';
 import { plusMinus, signedDiff } from '../labs/spread.js';
 import { zooRows } from '../sources/zoo-stats.js';
+import '../i18n/catalogs/en/compare.js';  // the English words it speaks
 
-const int = (n) => n.toLocaleString('en-US');
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+/** A zoo model's name in the page's language: "GQA, 2 KV heads", "MLA, latent 16", "MQA". */
+export function zooLabel(r, i18n = EN) {
+  if (r.variant === 'gqa') return i18n.t('cmp.zoo.gqa', { count: r.kvHeads });
+  if (r.variant === 'mla') return i18n.t('cmp.zoo.mla', { r: r.latentRank });
+  return variantName(r.variant);
+}
 
 /** The state that draws a zoo model in the attention-maps view. */
 const stateFor = (r) => ({ source: 'trained', variant: r.variant,
   ...(r.kvHeads && r.variant === 'gqa' ? { nKvHeads: r.kvHeads } : {}), ...(r.latentRank ? { latentRank: r.latentRank } : {}) });
 
-/** "+0.053 ± 0.009 bits/char: worse" or "no measurable difference (+0.005 ± 0.008)". */
-export function verdictText(vsMha) {
-  if (!vsMha) return 'the baseline';
-  if (!vsMha.measurable) return `no measurable difference (${signedDiff(vsMha)})`;
-  return `${signedDiff(vsMha)}: ${vsMha.diff > 0 ? 'worse' : 'better'}`;
+/** "+0.053 ± 0.009: worse" or "no measurable difference (+0.005 ± 0.008)". */
+export function verdictText(vsMha, i18n = EN) {
+  const { t } = i18n;
+  if (!vsMha) return t('cmp.zoo.baseline');
+  if (!vsMha.measurable) return t('cmp.zoo.none', { diff: signedDiff(vsMha) });
+  return t(vsMha.diff > 0 ? 'cmp.zoo.worse' : 'cmp.zoo.better', { diff: signedDiff(vsMha) });
 }
 
-/** @param {object} ctx the view ctx (setState, canInspect) */
+/** @param {object} ctx the view ctx (setState, canInspect, i18n) */
 export function createZooBox(ctx) {
+  const { i18n } = ctx;
+  const { t } = i18n;
+  const int = i18n.fmt.int;
   const details = el('details', { className: 'cmp-zoo', dataset: { role: 'zoo' } });
   const body = el('div');
-  details.append(el('summary', null, 'Measured on trained models: the zoo (each variant trained on Shakespeare with 5 seeds)'), body);
+  details.append(el('summary', null, t('cmp.zoo.summary')), body);
   let loaded = null;
 
   async function load() {
-    body.replaceChildren(el('p', { className: 'note', role: 'status' }, 'Loading the zoo\'s manifest…'));
+    body.replaceChildren(el('p', { className: 'note', role: 'status' }, t('cmp.zoo.loading')));
     // the chart library (uPlot) and the manifest only now: the compare view's first draw needs neither
     const [files, { createLineChart }] = await Promise.all([import('attn-zoo-files'), import('../render/line-chart.js')]);
     const manifest = await files.zooManifest();
@@ -41,31 +53,29 @@ export function createZooBox(ctx) {
       details.getRootNode().querySelector?.('[data-section="heatmap"]')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
     };
     const table = el('table', null,
-      el('caption', null, `Character-level models, ${g.nLayers} layers, dModel ${g.dModel}, ${g.nHeads} query heads, `
-        + `${int(tr.steps)} steps of batch ${tr.batchSize}; held-out bits per character (lower is better) over seeds ${tr.seeds.join(', ')}.`),
-      el('thead', null, el('tr', null, ...['Variant', 'KV heads', 'Parameters', 'KV cache / token', 'at 4K tokens',
-        'bits/char (mean ± sd)', 'vs MHA (± standard error)', ''].map((h) => el('th', { scope: 'col' }, h)))),
+      el('caption', null, t('cmp.zoo.caption', { layers: g.nLayers, dModel: g.dModel, heads: g.nHeads, steps: tr.steps, batch: tr.batchSize,
+        seeds: tr.seeds.join(', ') })),
+      el('thead', null, el('tr', null, ...[t('cmp.zoo.col.variant'), t('cmp.zoo.col.kvHeads'), t('cmp.zoo.col.params'), t('cmp.zoo.col.cache'),
+        t('cmp.zoo.col.at4k'), t('cmp.zoo.col.bits'), t('cmp.zoo.col.vsMha'), ''].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', null, ...rows.map((r) => el('tr', { dataset: { model: r.id } },
-        el('th', { scope: 'row' }, r.label),
-        el('td', null, r.kvHeads ? String(r.kvHeads) : `latent r = ${r.latentRank}`),
+        el('th', { scope: 'row' }, zooLabel(r, i18n)),
+        el('td', null, r.kvHeads ? String(r.kvHeads) : t('cmp.zoo.latent', { r: r.latentRank })),
         el('td', null, int(r.params)),
         el('td', null, `${int(r.kvBytesPerToken)} B`),
         el('td', null, mib(r.kvBytesPerToken * 4096)),
         el('td', null, plusMinus(r.bits, 3)),
-        el('td', { dataset: { role: 'verdict' } }, verdictText(r.vsMha)),
+        el('td', { dataset: { role: 'verdict' } }, verdictText(r.vsMha, i18n)),
         el('td', null, ctx.canInspect?.() ? el('button', { type: 'button', dataset: { action: 'zoo-maps' },
-          'aria-label': `Show its maps: ${r.label}`, onclick: () => showMaps(r) }, 'Show its maps') : '')))));
-    const none = rows.filter((r) => r.vsMha && !r.vsMha.measurable).map((r) => r.label);
-    const words = el('p', null, 'Every variant here has the same width and query heads, so the ones that cache less also have fewer '
-      + 'parameters: part of each difference is size. ',
-    none.length ? `No measurable difference from MHA: ${none.join(', ')}. ` : 'Every difference from MHA is larger than twice its standard error. ',
-    'At far larger scale, controlled runs find smaller costs (a few thousandths of a bit for 4:1 GQA).');
+          'aria-label': t('cmp.showMapsOf', { name: zooLabel(r, i18n) }), onclick: () => showMaps(r) }, t('cmp.showMaps')) : '')))));
+    const none = rows.filter((r) => r.vsMha && !r.vsMha.measurable).map((r) => zooLabel(r, i18n));
+    const words = el('p', null, [t('cmp.zoo.size'), none.length ? t('cmp.zoo.noneOf', { list: none.join(', ') }) : t('cmp.zoo.allMeasurable'),
+      t('cmp.zoo.scale')].join(' '));
     const chartBox = el('div');
-    body.replaceChildren(scrollRegion('The zoo\'s variants, measured', table), words, chartBox);
-    const chart = createLineChart(chartBox, { yLabel: 'bits / char (held out)', xLabel: 'KV cache bytes per token', logX: true,
+    body.replaceChildren(scrollRegion(t('cmp.zoo.region'), table, '', i18n), words, chartBox);
+    const chart = createLineChart(chartBox, { yLabel: t('cmp.zoo.yLabel'), xLabel: t('cmp.zoo.xLabel'), logX: true,
       height: 240, styleOf: (label, i) => ({ colour: i, points: 'only' }) });
     const xs = [...new Set(rows.map((r) => r.kvBytesPerToken))].sort((a, b) => a - b);
-    chart.setData(rows.map((r) => r.label), xs, rows.map((r) => xs.map((x) => (x === r.kvBytesPerToken ? r.bits.mean : null))));
+    chart.setData(rows.map((r) => zooLabel(r, i18n)), xs, rows.map((r) => xs.map((x) => (x === r.kvBytesPerToken ? r.bits.mean : null))));
     details.dataset.state = 'ready';
   }
 
@@ -74,7 +84,7 @@ export function createZooBox(ctx) {
     loaded = load().catch((e) => {
       loaded = null;
       details.dataset.state = 'error';
-      body.replaceChildren(el('p', { role: 'alert' }, `The zoo could not be loaded: ${e.message}`));
+      body.replaceChildren(el('p', { role: 'alert' }, t('cmp.zoo.failed'), ' ', coreDetail(e.message, i18n)));
     });
   });
   return { box: details };

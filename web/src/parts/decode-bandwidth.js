@@ -5,9 +5,9 @@
 // The step without a KV cache (every earlier key and value recomputed) is timed at one context, so
 // the cache's purpose is a number too. The worker's decodeBandwidth does the timing
 // (worker-methods.js); this part draws it (render/line-chart.js) and says where it is not settled.
-import { el, variantName } from '../kit.js';
-import { fmtBinary, fmtInt, fmtTokens } from '../format.js';
+import { coreDetail, el, variantName } from '../kit.js';
 import { scrollRegion } from '../render/scroll-region.js';
+import '../i18n/catalogs/en/decode.js';  // the English words it speaks
 
 /** Llama 3 8B's attention (one layer), and MLA at DeepSeek-V2's latent and RoPE sizes on it. */
 export const BANDWIDTH_SHAPE = Object.freeze({ dModel: 4096, nHeads: 32 });
@@ -44,18 +44,16 @@ export function bandwidthTable(result) {
 }
 
 export function createDecodeBandwidth(root, ctx) {
-  const button = el('button', { type: 'button', className: 'dec-button', dataset: { action: 'bandwidth' } }, 'Measure on this device');
-  const stop = el('button', { type: 'button', className: 'dec-button', dataset: { action: 'bandwidth-stop' }, hidden: true }, 'Stop');
-  const status = el('p', { className: 'note', role: 'status' },
-    'Takes 10-60 s and up to about 800 MB of memory (one Llama 3 8B layer with an 8K cache at a time).');
+  const { i18n } = ctx;
+  const { t, fmt } = i18n;
+  const button = el('button', { type: 'button', className: 'dec-button', dataset: { action: 'bandwidth' } }, t('bw.measure'));
+  const stop = el('button', { type: 'button', className: 'dec-button', dataset: { action: 'bandwidth-stop' }, hidden: true }, t('bw.stop'));
+  const status = el('p', { className: 'note', role: 'status' }, t('bw.cost'));
   const chartBox = el('div', { className: 'dec-bandwidth-chart', hidden: true });
   const table = el('div', { className: 'dec-bandwidth-table', hidden: true });
   const box = el('section', { className: 'dec-bandwidth', dataset: { state: 'idle' } },
-    el('h4', 'dec-title', 'Why GQA exists: decoding is memory-bound (measured here)'),
-    el('p', null, 'Each generated token reads every weight of the layer once and the whole KV cache. ' +
-      'If that reading is the bottleneck, a token takes at least bytes read ÷ memory bandwidth, and a smaller cache ' +
-      '(GQA, MQA, MLA) is a faster step. This measures one layer of Llama 3 8B (dModel 4096, 32 heads; GQA 8 K/V heads; ' +
-      'MLA latent 512 + RoPE 64) in your browser, with the bandwidth of a plain memory copy measured in the same run.'),
+    el('h4', 'dec-title', t('bw.title')),
+    el('p', null, t('bw.why')),
     el('div', 'dec-controls', button, stop), status, chartBox, table);
   root.append(box);
 
@@ -72,14 +70,17 @@ export function createDecodeBandwidth(root, ctx) {
         shape: BANDWIDTH_SHAPE, variants: BANDWIDTH_VARIANTS, contexts: BANDWIDTH_CONTEXTS,
       }], {
         signal: controller.signal,
-        onProgress: (p) => { status.textContent = `Measuring ${variantName(p.variant)} at ${fmtTokens(p.context)} tokens of context (${p.done} of ${p.total})…`; },
+        onProgress: (p) => {
+          status.textContent = t('bw.progress', { variant: variantName(p.variant), context: fmt.tokens(p.context), done: p.done, total: p.total });
+        },
       });
       // uPlot comes with the chart, on the first measurement: the decode view's first load does not carry it
       const { createLineChart } = await import('../render/line-chart.js');
       draw(result, createLineChart);
       setState('ready');
     } catch (e) {
-      status.textContent = controller.signal.aborted ? 'Stopped.' : `The measurement failed: ${e?.message ?? e}`;
+      if (controller.signal.aborted) status.textContent = t('bw.stopped');
+      else status.replaceChildren(t('bw.failed'), ' ', coreDetail(e?.message ?? String(e), i18n));
       setState(controller.signal.aborted ? 'idle' : 'error');
     } finally {
       button.disabled = false;
@@ -95,34 +96,38 @@ export function createDecodeBandwidth(root, ctx) {
     const variants = [...new Set(rows.map((r) => r.variant))];
     const contexts = [...new Set(rows.map((r) => r.context))].sort((a, b) => a - b);
     const at = (v, c) => rows.find((r) => r.variant === v && r.context === c);
-    const labels = variants.flatMap((v) => [`${variantName(v)} measured`, `${variantName(v)} floor`]);
+    // two series per variant, measured then floor: series i is variant i >> 1, a floor when i is odd
+    const labels = variants.flatMap((v) => [t('bw.measured', { variant: variantName(v) }), t('bw.floor', { variant: variantName(v) })]);
     const ys = variants.flatMap((v) => [contexts.map((c) => at(v, c).median), contexts.map((c) => at(v, c).floorMs)]);
     chartBox.hidden = false;
-    chart ??= createLineChart(chartBox, { yLabel: 'ms per generated token', xLabel: 'context (tokens)', height: 280,
-      styleOf: (label) => ({ colour: Math.floor(labels.indexOf(label) / 2), ...(label.endsWith('floor') ? { dash: [6, 4] } : { points: 'also' }) }) });
+    chart ??= createLineChart(chartBox, { yLabel: t('bw.yLabel'), xLabel: t('bw.xLabel'), height: 280,
+      styleOf: (label, i) => ({ colour: i >> 1, ...(i % 2 ? { dash: [6, 4] } : { points: 'also' }) }) });
     chart.setData(labels, contexts, ys);
 
     const last = contexts[contexts.length - 1];
     const bw = Math.max(...result.bandwidth);
     const uncached = new Map(result.uncached.map((u) => [u.variant, u]));
-    const head = ['variant', `bytes read at ${fmtTokens(last)}`, 'floor (bytes ÷ bandwidth)', 'measured: median (range)', 'measured ÷ floor',
-      `without a cache at ${fmtTokens(result.uncached[0]?.context ?? 0)}`];
+    const head = [t('bw.col.variant'), t('bw.col.bytes', { context: fmt.tokens(last) }), t('bw.col.floor'), t('bw.col.measured'), t('bw.col.ratio'),
+      t('bw.col.uncached', { context: fmt.tokens(result.uncached[0]?.context ?? 0) })];
     const body = variants.map((v) => {
       const r = at(v, last), u = uncached.get(v), cachedThere = u ? at(v, u.context) : null;
-      return el('tr', null, el('th', { scope: 'row' }, variantName(v)), el('td', null, fmtBinary(r.bytes)), el('td', null, `${r.floorMs.toFixed(2)} ms`),
-        el('td', null, `${r.median.toFixed(2)} ms (${r.min.toFixed(2)}-${r.max.toFixed(2)})${r.settled ? '' : ', not settled'}`),
+      const range = `${r.median.toFixed(2)} ms (${r.min.toFixed(2)}-${r.max.toFixed(2)})`;
+      return el('tr', null, el('th', { scope: 'row' }, variantName(v)), el('td', null, fmt.binary(r.bytes)), el('td', null, `${r.floorMs.toFixed(2)} ms`),
+        el('td', null, r.settled ? range : `${range}, ${t('bw.notSettled')}`),
         el('td', null, `${(r.median / r.floorMs).toFixed(2)}×`),
-        el('td', null, u ? `${u.ms.toFixed(0)} ms${cachedThere ? ` (${fmtInt(Math.round(u.ms / cachedThere.median))}× the cached step)` : ''}` : '—'));
+        el('td', null, !u ? '—' : cachedThere ? t('bw.uncachedTimes', { ms: Math.round(u.ms), times: Math.round(u.ms / cachedThere.median) })
+          : `${fmt.int(Math.round(u.ms))} ms`));
     });
     table.hidden = false;
-    table.replaceChildren(scrollRegion('Decode time against bytes read, per variant', el('table', 'dec-bandwidth-results',
-      el('caption', null, `One layer, ${fmtTokens(last)} tokens of context: what a generated token reads and how long it took`),
-      el('thead', null, el('tr', null, ...head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', null, ...body))));
+    table.replaceChildren(scrollRegion(t('bw.region'), el('table', 'dec-bandwidth-results',
+      el('caption', null, t('bw.caption', { context: fmt.tokens(last) })),
+      el('thead', null, el('tr', null, ...head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', null, ...body)), '', i18n));
     const unsettled = rows.filter((r) => !r.settled).length;
-    status.textContent = `Copy bandwidth in this run: ${(bw / 1e9).toFixed(1)} GB/s (${result.bandwidth.map((b) => (b / 1e9).toFixed(1)).join(' and ')}, ` +
-      `before and after), ${result.rounds} rounds per point, build ${result.build}. ` +
-      (unsettled ? `${unsettled} of ${rows.length} points are not settled (their rounds differ by more than ${UNSETTLED_SPREAD * 100} %): ` +
-        'the device was busy; measure again for firmer numbers.' : 'Every point is settled (rounds within 25 %).');
+    const spread = UNSETTLED_SPREAD * 100;
+    const gbps = (b) => (b / 1e9).toFixed(1);
+    status.textContent = [t('bw.summary', { bandwidth: gbps(bw), before: gbps(result.bandwidth[0]), after: gbps(result.bandwidth.at(-1)),
+      rounds: result.rounds, build: result.build }),
+    unsettled ? t('bw.unsettled', { count: unsettled, total: rows.length, spread }) : t('bw.settled', { spread })].join(' ');
     box.result = { rows, bandwidth: result.bandwidth, uncached: result.uncached, build: result.build };
   }
 

@@ -2,45 +2,55 @@
 // and holds now. For the lesson's block: one layer in float32. For an opened checkpoint: every layer,
 // per token at the file's precision (what a Hugging Face cache of that dtype holds) beside this
 // session's float32 cache, as the core reports it.
-import { el, plural, variantName } from '../kit.js';
-import { fmtInt, fmtRatio } from '../format.js';
-import { cacheFormula, cacheWhat } from '../render/geometry.js';
+import { el, variantName } from '../kit.js';
+import { EN } from '../i18n/index.js';
+import { messageNodes } from '../i18n/nodes.js';
+import { cacheWhat } from '../render/cache-words.js';
+import { cacheFormula } from '../render/geometry.js';
+import '../i18n/catalogs/en/decode.js';  // the English words it speaks
 
-/** The sentence above the controls. */
-export function decodeIntro(s, model, maxLen) {
+/**
+ * The sentence above the controls, as nodes (an opened model's name is its data, marked data-text).
+ * @param {object} s the session's shape @param {object | null} model the decoder's model @param {number} maxLen
+ * @param {object} [i18n] the element's language (ctx.i18n; default English)
+ * @returns {(string | Node)[]}
+ */
+export function decodeIntro(s, model, maxLen, i18n = EN) {
+  const { t } = i18n;
   if (model) {
-    return `${model.name}: ${variantName(s.variant)} decoding with its KV cache (${model.layers} layers, at most ${maxLen} tokens). ` +
-      'Each step appends one token to every layer\'s cache; the model then says its next token, which “Add the model\'s next token” appends. ' +
-      `The weights below are layer ${model.layer}'s (the layer picker of the attention maps chooses it).`;
+    const name = el('span', { lang: 'en', dataset: { text: 'model' } }, model.name);
+    return messageNodes(t, 'dec.introModel', { name }, { variant: variantName(s.variant), count: model.layers, max: maxLen,
+      button: t('dec.predict'), layer: model.layer });
   }
-  return `${variantName(s.variant)} decoding with a KV cache (one layer, float32, at most ${maxLen} tokens). Each step appends one token: ` +
-    'its keys and values are computed once and stored, and its query attends to everything cached so far.' +
-    (s.variant === 'mla' ? ' MLA stores only the latent and a small RoPE key, and decodes in the absorbed form, never rebuilding K or V.' : '');
+  return [[t('dec.intro', { variant: variantName(s.variant), max: maxLen }), s.variant === 'mla' ? t('dec.introMla') : ''].filter(Boolean).join(' ')];
 }
 
 /**
  * The facts list: stored per token, bytes per token, the cache now, against MHA.
  * @param {object} s the session's shape @param {object | null} baseline MHA's shape @param {number} L tokens cached
  * @param {number} cacheBytes the core's figure @param {object | null} model the decoder's model (sources/pretrained.js)
+ * @param {object} [i18n] the element's language (ctx.i18n; default English)
  */
-export function decodeFacts(s, baseline, L, cacheBytes, model) {
-  const f = cacheFormula(s), row = (k, v, cls) => [el('dt', null, k), el('dd', cls ?? null, v)];
+export function decodeFacts(s, baseline, L, cacheBytes, model, i18n = EN) {
+  const { t } = i18n;
+  const f = cacheFormula(s, 0, i18n), row = (k, v, cls) => [el('dt', null, k), el('dd', cls ?? null, v)];
+  const stored = { what: cacheWhat(s, i18n), symbolic: f.symbolic, filled: f.filled, n: f.value };
   if (model) {
     const bits = model.dtypeBytes * 8, perLayer = f.value * model.dtypeBytes;
     return [
-      ...row('Stored per token, per layer', `${cacheWhat(s)}: ${f.symbolic} = ${f.filled} = ${fmtInt(f.value)} numbers`),
-      ...row('Bytes per token', `${fmtInt(f.value)} × ${model.dtypeBytes} bytes (${bits}-bit, the file's) = ${fmtInt(perLayer)} bytes per layer; ` +
-        `× ${model.layers} layers = ${fmtInt(model.kvBytesPerToken)} bytes`),
-      ...row('Cache now', `${plural(L, 'token')} × ${fmtInt(model.kvBytesPerToken)} bytes = ${fmtInt(L * model.kvBytesPerToken)} bytes at ${bits} bits ` +
-        `(this page keeps it in float32: the core reports ${fmtInt(cacheBytes)} bytes)`, 'dec-total'),
+      ...row(t('dec.fact.storedPerLayer'), t('dec.storedNumbers', stored)),
+      ...row(t('dec.fact.bytes'), t('dec.bytesModel', { n: f.value, dtypeBytes: model.dtypeBytes, bits, perLayer, count: model.layers,
+        total: model.kvBytesPerToken })),
+      ...row(t('dec.fact.now'), t('dec.nowModel', { count: L, perToken: model.kvBytesPerToken, total: L * model.kvBytesPerToken, bits,
+        reported: cacheBytes }), 'dec-total'),
     ];
   }
   const bytes = f.value * 4, mha = baseline?.cacheFloatsPerToken;
   return [
-    ...row('Stored per token', `${cacheWhat(s)}: ${f.symbolic} = ${f.filled} = ${fmtInt(f.value)} floats`),
-    ...row('Bytes per token', `${fmtInt(f.value)} × 4 bytes (float32) = ${fmtInt(bytes)} bytes`),
-    ...row('Cache now', `${plural(L, 'token')} × ${fmtInt(bytes)} bytes = ${fmtInt(L * bytes)} bytes (the core reports ${fmtInt(cacheBytes)} bytes)`, 'dec-total'),
-    ...(s.variant !== 'mha' && mha ? row('Against MHA', `MHA at this shape stores 2 · H · dh = ${fmtInt(mha)} floats per token: ` +
-      (mha >= f.value ? `${fmtRatio(mha / f.value)} more than ${variantName(s.variant)}` : `${fmtRatio(f.value / mha)} less than ${variantName(s.variant)}`)) : []),
+    ...row(t('dec.fact.stored'), t('dec.storedFloats', stored)),
+    ...row(t('dec.fact.bytes'), t('dec.bytesFloat', { n: f.value, bytes })),
+    ...row(t('dec.fact.now'), t('dec.nowFloat', { count: L, perToken: bytes, total: L * bytes, reported: cacheBytes }), 'dec-total'),
+    ...(s.variant !== 'mha' && mha ? row(t('dec.fact.vsMha'), t(mha >= f.value ? 'dec.mhaMore' : 'dec.mhaLess',
+      { mha, variant: variantName(s.variant), ratio: i18n.fmt.ratio(mha >= f.value ? mha / f.value : f.value / mha) })) : []),
   ];
 }

@@ -3,34 +3,41 @@
 // (render/heatmap.js) on one shared scale, with the head's role on the model's probe under it. A click
 // on a map opens its layer in the large maps (state.layer).
 import { el } from '../kit.js';
+import { EN } from '../i18n/index.js';
 import { kvGroups, groupLabel, headShort } from '../render/geometry.js';
 import { createSmallMultiples } from '../render/small-multiples.js';
-import { roleName } from '../sources/head-roles.js';
+import { roleKey } from '../sources/head-roles.js';
+import { ROLE_NAME } from './model-readings.js';
+import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
 /** Pixels of one small map's side. */
 const SIDE = 84;
 
-/** @returns {{ element: HTMLElement, update(data, roles, readout, onLayer): void }} */
-export function createModelOverview() {
+/**
+ * @param {object} [i18n]  the element's language (ctx.i18n; default English)
+ * @returns {{ element: HTMLElement, update(data, roles, readout, onLayer): void }}
+ */
+export function createModelOverview(i18n = EN) {
+  const { t } = i18n;
   const grid = el('div', { className: 'mo-grid', dataset: { role: 'overview' } });
   let data = null, readout = null, onLayer = () => {}, layout = '';
   const multiples = createSmallMultiples({
     element: grid, headClass: 'mo-head', roleClass: 'mo-role',
     groupsOf: () => kvGroups(data.shape).map((group) => ({
       heads: group.heads,
-      wrap: (cells) => el('figure', { className: 'mo-group', title: groupLabel(data.shape, group) }, ...cells),
+      wrap: (cells) => el('figure', { className: 'mo-group', title: groupLabel(data.shape, group, i18n) }, ...cells),
     })),
     layerRow: (l, children) => el('div', { className: 'mo-layer', dataset: { layer: String(l) } },
-      el('button', { type: 'button', className: 'mo-layer-name', title: `Show layer ${l} in the large maps`, onclick: () => onLayer(l) }, `L${l}`),
+      el('button', { type: 'button', className: 'mo-layer-name', title: t('mo.showLayer', { layer: l }), onclick: () => onLayer(l) }, `L${l}`),
       ...children),
     mapOptions: (l, h, roleOf) => {
       const { shape, tokens } = data;
       const title = `L${l} ${headShort(shape, h)}`;
       return {
-        title, colour: 'prob', masked: 'causal', readout, cell: Math.max(1, Math.floor(SIDE / tokens.length)), className: 'mo-map',
+        title, colour: 'prob', masked: 'causal', readout, cell: Math.max(1, Math.floor(SIDE / tokens.length)), className: 'mo-map', i18n,
         dataset: { layer: String(l), head: String(h) }, name: { view: 'model', layer: l, head: h },
-        describe: ({ i, j }, v) => `${title}${roleOf() ? ` (${roleOf()})` : ''}` +
-          ` · query ${i} “${tokens[i]}” → key ${j} “${tokens[j]}”: ${j > i ? 'masked (a later token)' : v.toFixed(3)}`,
+        describe: ({ i, j }, v) => t(roleOf() ? 'mo.cellRole' : 'mo.cell', { title, role: roleOf(), i, q: tokens[i], j, k: tokens[j],
+          value: j > i ? t('mo.masked') : v.toFixed(3) }),
         onSelect: () => onLayer(l),
       };
     },
@@ -53,7 +60,10 @@ export function createModelOverview() {
       }
       const H = next.shape.nHeads;
       multiples.draw(next.attentions, next.tokens.length, next.tokens,
-        multiples.maps.map((_, k) => { const s = roles?.[k]; return s && s.layer * H + s.head === k ? roleName(s) : ''; }));
+        multiples.maps.map((_, k) => {
+          const s = roles?.[k], key = s && s.layer * H + s.head === k ? roleKey(s) : '';
+          return key ? t(ROLE_NAME[key]) : '';
+        }));
     },
   };
 }

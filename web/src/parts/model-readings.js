@@ -1,36 +1,52 @@
 // model-readings.js — what an opened checkpoint says beside its maps: its most likely next tokens after
 // the sentence, and the heads that score highest for each role on its probe (sources/head-roles.js).
 import { el } from '../kit.js';
-import { fmtPct } from '../format.js';
+import { EN } from '../i18n/index.js';
 import { scrollRegion } from '../render/scroll-region.js';
+import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
-/** @param {{ token: string, p: number }[]} next */
-export function nextTokens(next) {
-  return el('ol', { className: 'mo-next', dataset: { role: 'next-tokens' } },
-    ...next.map((n) => el('li', { className: 'mo-next-item', },
-      el('code', null, n.token), ' ', el('span', 'mo-next-p', fmtPct(n.p)))));
-}
-
+/**
+ * The head roles of sources/head-roles.js, in the page's words: [score key, its name, what is measured].
+ * (roleKey names a head's role by its score key; ROLE_NAME[key] is its catalog key.)
+ */
+export const ROLE_NAME = {
+  previousToken: 'mo.role.previousToken',
+  induction: 'mo.role.induction',
+  duplicateToken: 'mo.role.duplicateToken',
+  firstToken: 'mo.role.firstToken',
+};
 const ROLES = [
-  ['previousToken', 'previous token', 'weight on the token just before'],
-  ['induction', 'induction', 'on the second copy, weight on the token that followed the first copy'],
-  ['duplicateToken', 'duplicate token', 'on the second copy, weight on the same token\'s first copy'],
-  ['firstToken', 'first-token sink', 'weight on position 0'],
+  ['previousToken', 'mo.roleWhat.previousToken'],
+  ['induction', 'mo.roleWhat.induction'],
+  ['duplicateToken', 'mo.roleWhat.duplicateToken'],
+  ['firstToken', 'mo.roleWhat.firstToken'],
 ];
+
+/**
+ * @param {{ token: string, p: number }[]} next
+ * @param {object} [i18n]  the element's language (ctx.i18n; default English)
+ */
+export function nextTokens(next, i18n = EN) {
+  return el('ol', { className: 'mo-next', dataset: { role: 'next-tokens' } },
+    ...next.map((n) => el('li', { className: 'mo-next-item' },
+      el('code', { dataset: { text: 'token' } }, n.token), ' ', el('span', 'mo-next-p', i18n.fmt.pct(n.p)))));
+}
 
 /**
  * The three highest-scoring heads of each role.
  * @param {{ layer, head, previousToken, induction, duplicateToken, firstToken }[]} scores
  * @param {{ T: number }} probe
+ * @param {object} [i18n]  the element's language (ctx.i18n; default English)
  */
-export function rolesTable(scores, probe) {
+export function rolesTable(scores, probe, i18n = EN) {
+  const { t } = i18n;
   const top = (key) => [...scores].sort((a, b) => b[key] - a[key]).slice(0, 3);
   const table = el('table', { className: 'mo-roles', dataset: { role: 'head-roles' } },
-    el('caption', null, `Head roles on a probe of ${probe.T} random tokens repeated once (${2 * probe.T} positions): the three highest-scoring heads of each role`),
-    el('thead', null, el('tr', null, el('th', { scope: 'col' }, 'role'), el('th', { scope: 'col' }, 'what is measured'),
-      el('th', { scope: 'col' }, 'strongest heads (layer · head: mean weight)'))),
-    el('tbody', null, ...ROLES.map(([key, name, what]) => el('tr', { dataset: { roleKey: key } },
-      el('th', { scope: 'row' }, name), el('td', null, what),
+    el('caption', null, t('mo.rolesCaption', { count: probe.T, positions: 2 * probe.T })),
+    el('thead', null, el('tr', null, el('th', { scope: 'col' }, t('mo.col.role')), el('th', { scope: 'col' }, t('mo.col.what')),
+      el('th', { scope: 'col' }, t('mo.col.strongest')))),
+    el('tbody', null, ...ROLES.map(([key, what]) => el('tr', { dataset: { roleKey: key } },
+      el('th', { scope: 'row' }, t(ROLE_NAME[key])), el('td', null, t(what)),
       el('td', null, top(key).map((s) => `L${s.layer} · h${s.head}: ${s[key].toFixed(2)}`).join(', '))))));
-  return scrollRegion('Head roles', table);
+  return scrollRegion(t('mo.roles'), table, '', i18n);
 }

@@ -2,19 +2,21 @@
 // checkpoint (config.json, *.safetensors, tokenizer.json), the progress of a large file with Stop, the
 // reason a checkpoint cannot be opened (the core's refusal, with the field it names), and what is open.
 // The element opens it (ctx.openModel); this part only asks and shows.
-import { el } from '../kit.js';
-import { fmtBinary, fmtCount, fmtInt } from '../format.js';
+import { el, inPageWords } from '../kit.js';
+import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
 /** @returns {{ element: HTMLElement, show(job, source): void }} */
 export function createOpenModel(ctx) {
+  const { i18n } = ctx;
+  const { t, fmt } = i18n;
   const open = (files) => { if (files.length) ctx.openModel({ files: [...files] }); };
   const folder = el('input', { type: 'file', webkitdirectory: true, multiple: true, className: 'om-input', dataset: { role: 'pick-folder' },
     onchange: () => open(folder.files) });
   const files = el('input', { type: 'file', multiple: true, accept: '.json,.safetensors', className: 'om-input', dataset: { role: 'pick-files' },
     onchange: () => open(files.files) });
   const drop = el('div', { className: 'om-drop', dataset: { role: 'drop' } },
-    el('p', null, 'Drop a checkpoint\'s files here (config.json, the .safetensors files, tokenizer.json), or choose them:'),
-    el('div', 'om-pickers', el('label', 'om-pick', 'Choose a folder… ', folder), el('label', 'om-pick', 'Choose files… ', files)));
+    el('p', null, t('mo.drop')),
+    el('div', 'om-pickers', el('label', 'om-pick', t('mo.pickFolder'), ' ', folder), el('label', 'om-pick', t('mo.pickFiles'), ' ', files)));
   for (const type of ['dragenter', 'dragover']) drop.addEventListener(type, (e) => { e.preventDefault(); drop.classList.add('om-over'); });
   drop.addEventListener('dragleave', () => drop.classList.remove('om-over'));
   drop.addEventListener('drop', (e) => {
@@ -22,37 +24,50 @@ export function createOpenModel(ctx) {
     drop.classList.remove('om-over');
     open(e.dataTransfer?.files ?? []);
   });
-  const bar = el('progress', { className: 'om-bar', max: 1, value: 0, 'aria-label': 'Opening the model' });
+  const bar = el('progress', { className: 'om-bar', max: 1, value: 0, 'aria-label': t('mo.opening') });
   const barText = el('span', { className: 'om-bar-text', role: 'status' });
-  const stop = el('button', { type: 'button', dataset: { action: 'stop-model' }, onclick: () => ctx.modelJob()?.controller.abort() }, 'Stop');
+  const stop = el('button', { type: 'button', dataset: { action: 'stop-model' }, onclick: () => ctx.modelJob()?.controller.abort() }, t('mo.stop'));
   const busy = el('div', { className: 'om-busy', hidden: true }, bar, barText, stop);
   const error = el('p', { className: 'field-error', role: 'alert', hidden: true, dataset: { role: 'model-error' } });
   const facts = el('dl', { className: 'om-facts', dataset: { role: 'model-facts' } });
-  const close = el('button', { type: 'button', dataset: { action: 'close-model' }, onclick: () => ctx.closeModel() }, 'Close the model');
+  const close = el('button', { type: 'button', dataset: { action: 'close-model' }, onclick: () => ctx.closeModel() }, t('mo.close'));
   const openedBox = el('div', { className: 'om-opened', hidden: true }, facts, close);
   const element = el('div', 'om', drop, busy, error, openedBox);
 
   function progress(p) {
-    if (!p) return 'reading the files…';
-    const what = p.phase === 'download' ? `downloading ${p.file ?? ''}` : 'copying the weights into the model';
+    if (!p) return t('mo.reading');
+    const what = p.phase === 'download' ? t('mo.downloading', { file: p.file ?? '' }) : t('mo.copying');
     const total = p.total || p.fileTotal;
     bar.value = total ? p.loaded / total : 0;
-    return `${what}: ${fmtBinary(p.loaded)}${total ? ` of ${fmtBinary(total)}` : ''}`;
+    return total ? t('mo.progressOf', { what, loaded: fmt.binary(p.loaded), total: fmt.binary(total) })
+      : t('mo.progress', { what, loaded: fmt.binary(p.loaded) });
   }
 
   function describe(source) {
     const { info, name, dtypeBytes, tokenizer, fileBytes, ms } = source.opened;
-    const row = (k, v) => [el('dt', null, k), el('dd', null, v)];
-    const heads = info.variant === 'mla' ? `${info.nHeads} heads reading a latent of ${info.latentRank} (+ RoPE key ${info.ropeDim})`
-      : `${info.nHeads} query heads, ${info.nKvHeads} K/V head${info.nKvHeads === 1 ? '' : 's'}, head width ${info.dHead}`;
+    const row = (k, ...v) => [el('dt', null, k), el('dd', null, ...v)];
+    const n = fmt.int, bits = dtypeBytes * 8;
+    const heads = info.variant === 'mla' ? t('mo.headsLatent', { count: info.nHeads, r: info.latentRank, dr: info.ropeDim })
+      : t('mo.headsKv', { H: info.nHeads, count: info.nKvHeads, dh: info.dHead });
     facts.replaceChildren(
-      ...row('Model', `${name} · ${info.modelType} · ${info.variant.toUpperCase()}`),
-      ...row('Layers', `${info.nLayers} · dModel ${info.dModel} · ${heads}`),
-      ...row('Parameters', `${fmtCount(info.params)} (${fmtBinary(info.weightBytes)} of weights, ${dtypeBytes * 8}-bit)`),
-      ...row('KV cache per token', `${fmtInt(info.kvBytesPerToken)} bytes over all layers at the file's ${dtypeBytes * 8}-bit precision`),
-      ...row('Tokenizer', tokenizer ? `tokenizer.json (${fmtInt(tokenizer.vocabSize)} tokens): the sentence is split by the model's own tokenizer`
-        : 'none in the folder: type token ids separated by spaces in the sentence field'),
-      ...row('Opened', `${fmtBinary(fileBytes)} in ${(ms / 1000).toFixed(2)} s`));
+      // the checkpoint's own name and type: its data, as the files say them
+      ...row(t('mo.fact.model'), el('span', { lang: 'en', dataset: { text: 'model' } }, `${name} · ${info.modelType}`), ` · ${info.variant.toUpperCase()}`),
+      ...row(t('mo.fact.layers'), `${n(info.nLayers)} · dModel ${n(info.dModel)} · ${heads}`),
+      ...row(t('mo.fact.params'), t('mo.paramsLine', { params: fmt.count(info.params), bytes: fmt.binary(info.weightBytes), bits })),
+      ...row(t('mo.fact.cache'), t('mo.cacheLine', { bytes: info.kvBytesPerToken, bits })),
+      ...row(t('mo.fact.tokenizer'), tokenizer ? t('mo.tokenizer', { count: tokenizer.vocabSize }) : t('mo.noTokenizer')),
+      ...row(t('mo.fact.opened'), t('mo.openedIn', { bytes: fmt.binary(fileBytes), seconds: (ms / 1000).toFixed(2) })));
+  }
+
+  /**
+   * Why a checkpoint was not opened: the page's own reason in the page's language (error.key, from
+   * sources/model-files.js), or the core's English message (marked lang="en"), and the field it names.
+   */
+  function refusal(e) {
+    if (e.name === 'AbortError') return [t('mo.stopped')];
+    const reason = e.key ? t(e.key, e.params) : el('span', { className: 'core-detail', lang: 'en', dataset: { text: 'core' } }, inPageWords(e.message));
+    const field = e.field ? [' (', el('code', { lang: 'en', dataset: { text: 'field' } }, e.field), ')'] : [];
+    return [t('mo.cannotOpen'), ' ', reason, ...field];
   }
 
   return {
@@ -64,8 +79,7 @@ export function createOpenModel(ctx) {
       error.hidden = !job?.error;
       if (job?.error) {
         const e = job.error;
-        error.textContent = e.name === 'AbortError' ? 'Stopped: the model was not opened.'
-          : `This checkpoint cannot be opened: ${e.message}${e.field ? ` (${e.field})` : ''}`;
+        error.replaceChildren(...refusal(e));
         error.dataset.field = e.field ?? '';
       }
       openedBox.hidden = !source;

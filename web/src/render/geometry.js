@@ -53,12 +53,6 @@ export function shapeLine(shape, i18n = EN) {
   return i18n.t(isMla(shape) ? 'shape.lineMla' : 'shape.line', { count: isMla(shape) ? H : G, H, G, dh, r, dr });
 }
 
-/** What one token's cache row holds: "K and V of 2 K/V heads" / "latent c + RoPE key kr". */
-export function cacheWhat(shape) {
-  if (isMla(shape)) return shape.ropeDim ? 'latent c + RoPE key kr' : 'latent c';
-  return `K and V of ${shape.nKvHeads} K/V head${shape.nKvHeads === 1 ? '' : 's'}`;
-}
-
 /**
  * The KV-cache formula of the shape (DeepSeek-V2 Table 1), per token and layer or times l layers,
  * with the value the core gives (shape.cacheFloatsPerToken · l).

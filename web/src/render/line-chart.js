@@ -12,6 +12,8 @@ export const EXTRA_COLOURS = ['#17becf', '#bcbd22', '#7f7f7f', '#e377c2'];
 export const STEP_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000];
 
 const valueText = (u, v) => (v == null ? '—' : v.toFixed(3));
+/** The x value in the legend: a dash, not uPlot's "--", while the cursor is off the chart. */
+const xText = (u, v) => (v == null ? '—' : uPlot.fmtNum(v));
 
 /**
  * A line chart in `root`: x is the step (or, with xLabel and logX, any positive measure), one series
@@ -63,7 +65,7 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
       height,
       scales: { x: { time: false, ...(logX ? { distr: 3 } : {}) }, y: logY ? { distr: 3 } : yRange ? { range: () => yRange } : {} },
       axes: [axis(xLabel, logX ? {} : { incrs: STEP_INCRS }), axis(yLabel)],
-      series: [{ label: xLabel }, ...seriesLabels.map(series(t))],
+      series: [{ label: xLabel, value: xText }, ...seriesLabels.map(series(t))],
       hooks: marker ? { draw: [drawMarker(t)] } : {},
     }, [[]].concat(seriesLabels.map(() => [])), box);
   };

@@ -49,9 +49,12 @@ export function headRoles(attentions, { T }) {
   return out;
 }
 
-/** The role a head's scores name, or '' (the strongest score above `min`). */
-export function roleName(s, min = 0.4) {
-  const named = [['previous token', s.previousToken], ['induction', s.induction], ['first-token sink', s.firstToken], ['duplicate token', s.duplicateToken]];
-  const [name, v] = named.reduce((a, b) => (b[1] > a[1] ? b : a));
-  return v >= min ? name : '';
+/**
+ * The role a head's scores name: the key of its strongest score above `min` ('previousToken',
+ * 'induction', 'firstToken', 'duplicateToken'; the model view words it), or ''.
+ */
+export function roleKey(s, min = 0.4) {
+  const keys = ['previousToken', 'induction', 'firstToken', 'duplicateToken'];
+  const best = keys.reduce((a, b) => (s[b] > s[a] ? b : a));
+  return s[best] >= min ? best : '';
 }

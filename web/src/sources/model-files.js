@@ -4,12 +4,15 @@
 // result is { name, config, weights: Blob[], tokenizer | null }: config.json parsed, every
 // .safetensors file (the shards in any order; the core looks tensors up across them), and the folder's
 // tokenizer.json through the Hugging Face tokenizers port (loaded on first use), or null without one.
+import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/sources.js';  // the English words it speaks
 
-/** An error naming the file it is about (error.field), as the core's errors name their field. */
-function fileError(field, message, Kind = TypeError) {
-  const e = new Kind(message);
-  e.field = field;
-  return e;
+/**
+ * An error naming the file it is about (error.field), as the core's errors name their field: its
+ * message in English, its catalog key and parameters (error.key, error.params) for the page's language.
+ */
+function fileError(field, key, params = {}, Kind = TypeError) {
+  return Object.assign(new Kind(EN.t(key, params)), { field, key, params });
 }
 
 const baseName = (f) => (f.webkitRelativePath || f.name).split('/').pop();
@@ -18,7 +21,7 @@ async function parseJson(blob, name) {
   try {
     return JSON.parse(await blob.text());
   } catch (e) {
-    throw fileError(name, `${name} is not valid JSON (${e.message})`);
+    throw fileError(name, 'sources.badJson', { name, reason: e.message });
   }
 }
 
@@ -40,11 +43,10 @@ export async function checkpointFromFiles(files) {
   const folder = files[0]?.webkitRelativePath?.split('/')[0] || '';
   const configFile = byName.get('config.json');
   if (!configFile) {
-    throw fileError('config.json', `no config.json among the ${files.length} file${files.length === 1 ? '' : 's'} given: ` +
-      'open the checkpoint\'s folder, or select its config.json, *.safetensors and tokenizer.json together');
+    throw fileError('config.json', 'sources.noConfig', { count: files.length });
   }
   const weights = files.filter((f) => baseName(f).endsWith('.safetensors')).sort((a, b) => baseName(a).localeCompare(baseName(b)));
-  if (!weights.length) throw fileError('weights', 'no .safetensors file among the files given (a .bin or .gguf checkpoint cannot be opened here)');
+  if (!weights.length) throw fileError('weights', 'sources.noWeights');
   const config = await parseJson(configFile, 'config.json');
   return { name: folder || config.model_type || 'model', config, weights, tokenizer: await tokenizerOf(byName) };
 }
@@ -55,10 +57,10 @@ export function folderUrl(model, base = location.href) {
   try {
     url = new URL(model.endsWith('/') ? model : `${model}/`, base);
   } catch {
-    throw fileError('model', `model ('${model}') is not a URL`);
+    throw fileError('model', 'sources.notUrl', { model });
   }
   if (url.origin !== new URL(base).origin) {
-    throw fileError('model', `model ('${model}') is on another site: only a folder served beside the page can be opened`, RangeError);
+    throw fileError('model', 'sources.otherSite', { model }, RangeError);
   }
   return url;
 }
@@ -68,7 +70,7 @@ async function download(url, { signal, onProgress, optional = false } = {}) {
   const res = await fetch(url, { signal });
   if (!res.ok) {
     if (optional) return null;
-    throw fileError('model', `${url.pathname.split('/').pop()} could not be read from the model folder (HTTP ${res.status})`);
+    throw fileError('model', 'sources.unreadable', { file: url.pathname.split('/').pop(), status: String(res.status) });
   }
   const total = Number(res.headers.get('content-length')) || 0;
   const chunks = [];
@@ -98,7 +100,7 @@ export async function checkpointFromUrl(model, { signal, onProgress } = {}) {
   const weights = single ? [single] : [];
   if (!single) {
     const index = await get('model.safetensors.index.json', true);
-    if (!index) throw fileError('model', 'the model folder has neither model.safetensors nor model.safetensors.index.json');
+    if (!index) throw fileError('model', 'sources.noSafetensors');
     const names = [...new Set(Object.values((await parseJson(index, 'model.safetensors.index.json')).weight_map ?? {}))].sort();
     let done = 0;
     for (const name of names) {

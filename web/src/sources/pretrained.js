@@ -5,19 +5,22 @@
 // session of the model that also says the model's next tokens. It has no walkthrough stages.
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { el } from '../kit.js';
+import { EN } from '../i18n/index.js';
 import { checkpointFromFiles, checkpointFromUrl } from './model-files.js';
 import { tokenLabels } from './token-labels.js';
+import '../i18n/catalogs/en/sources.js';  // the English words it speaks
 
 /** The most tokens one pass takes here (the maps of 64 tokens are already 64 × 64 per head). */
 export const MAX_TOKENS = 64;
 
 /**
- * @param {object} ctx  the view ctx (client, closeModel)
+ * @param {object} ctx  the view ctx (client, closeModel, i18n: read at each use, so that the words follow the page's language)
  * @param {{ key: string, name: string, info: object, shape: object, dtypeBytes: number, tokenizer: object | null }} opened
  */
 export function pretrainedSource(ctx, opened) {
   const { info, tokenizer } = opened;
   const limit = Math.min(MAX_TOKENS, info.maxPositions || MAX_TOKENS);
+  const t = (key, params) => (ctx.i18n ?? EN).t(key, params);
   let encoded = null;  // { text, ids, tokens, note, error }
   let passed = null;   // { text, result: Promise<{ attentions (layers, H, N, N), next }> }
 
@@ -34,14 +37,14 @@ export function pretrainedSource(ctx, opened) {
       const words = text.split(/[\s,]+/).filter(Boolean);
       const bad = words.find((w) => !/^\d+$/.test(w) || Number(w) >= info.vocabSize);
       if (bad !== undefined) {
-        error = Object.assign(new RangeError(`text: '${bad}' is not a token id of this model (0 to ${info.vocabSize - 1}); ` +
-          'this folder has no tokenizer.json, so type token ids separated by spaces'), { field: 'text' });
+        const params = { word: bad, last: info.vocabSize - 1 };  // the message in English, the key for the page's language
+        error = Object.assign(new RangeError(EN.t('sources.notAnId', params)), { field: 'text', key: 'sources.notAnId', params });
       }
       ids = error ? [] : words.map(Number);
     }
     const cut = ids.length > limit;
     ids = ids.slice(0, limit);
-    encoded = { text, ids, tokens: ids.map(label), error, note: cut ? `only the first ${limit} tokens are used` : '' };
+    encoded = { text, ids, tokens: ids.map(label), error, cut };
     return encoded;
   }
 
@@ -64,7 +67,7 @@ export function pretrainedSource(ctx, opened) {
     key: (state) => `pretrained:${opened.key}:${state.layer ?? 0}:${state.text}`,
     tokens: (state) => encode(state.text).tokens,
     ids: (state) => encode(state.text).ids,
-    note: (state) => encode(state.text).note,
+    note: (state) => (encode(state.text).cut ? t('sources.cut', { max: limit }) : ''),
     /** Every head's map of one layer: { tokens, shape, layer, layers, causal, weights (H, N, N) }. */
     async maps(state, { layer = 0 } = {}) {
       const r = await pass(state);
@@ -101,7 +104,7 @@ export function pretrainedSource(ctx, opened) {
     },
     /** What the heatmap view adds to its summary: the way back to the lesson's example. */
     extras: () => [' ', el('button', { type: 'button', dataset: { action: 'close-model' }, onclick: () => ctx.closeModel() },
-      'Back to the random-weight model')],
+      t('sources.back'))],
   };
 }
 

@@ -4,13 +4,16 @@
 // model's attention. It has no walkthrough stages and no decoder (sources that lack them say so).
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { el } from '../kit.js';
+import { EN } from '../i18n/index.js';
 import { attentionSpecOf } from './trained-spec.js';
+import '../i18n/catalogs/en/sources.js';  // the English words it speaks
 
 /**
- * @param {object} ctx  the view ctx (client, inspectModel)
+ * @param {object} ctx  the view ctx (client, inspectModel, i18n)
  * @param {{ key: string, tokens: number[], labels: string[], title: string, steps?: number }} model
  */
 export function trainedSource(ctx, model) {
+  const { t } = ctx.i18n ?? EN;
   let cached = null;  // { weights (layers, H, N, N), layers, heads, n, shape }
   const load = async () => {
     if (cached) return cached;
@@ -25,7 +28,7 @@ export function trainedSource(ctx, model) {
   };
   return {
     id: 'trained',
-    title: `trained model: ${model.title}`,
+    title: t('sources.trained', { title: model.title }),
     key: (state) => `trained:${model.key}:${model.steps ?? ''}:${state.layer ?? 0}`,
     tokens: () => model.labels,
     note: () => '',
@@ -40,6 +43,6 @@ export function trainedSource(ctx, model) {
     decoder: null,
     /** What the heatmap view adds to its summary: the way back to the lesson's example. */
     extras: () => [' ', el('button', { type: 'button', dataset: { action: 'uninspect' }, onclick: () => ctx.inspectModel(null) },
-      'Back to the random-weight model')],
+      t('sources.back'))],
   };
 }

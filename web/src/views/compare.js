@@ -5,13 +5,14 @@
 // and lists the labs' trained models with their held-out scores (parts/compare-trained.js) and the
 // zoo's trained variants measured over their seeds (parts/compare-zoo.js).
 import compareCss from '../styles/compare.css?inline';
-import { VARIANT_IDS, createLatest, el, setViewState, useStyles, variantLabel } from '../kit.js';
+import { VARIANT_IDS, createLatest, el, setViewState, showCoreError, useStyles, variantLabel } from '../kit.js';
 import { legend } from '../render/colour.js';
 import { createReadout } from '../render/heatmap.js';
 import { compareColumn, createHeadMaps } from '../parts/compare-column.js';
 import { createTrainedBox } from '../parts/compare-trained.js';
 import { createZooBox } from '../parts/compare-zoo.js';
 import { shapeSpec } from '../state.js';
+import '../i18n/catalogs/en/compare.js';  // the English words it speaks
 
 /** state.compare ('mha,gqa,mla') -> 2 or 3 valid variants. */
 export function parseCompare(text) {
@@ -31,6 +32,8 @@ function keepChildren(parent, nodes) {
 }
 
 export function createCompareView(root, ctx) {
+  const { i18n } = ctx;
+  const { t } = i18n;
   useStyles(root, 'compare', compareCss);
   const latest = createLatest(root);
   const trained = createTrainedBox(ctx);
@@ -41,9 +44,9 @@ export function createCompareView(root, ctx) {
     else setCompare(variants.slice(0, 2));
   } });
   const status = el('span', { className: 'cmp-status note', role: 'status' });
-  const readout = createReadout('Hover or tap a cell, or focus a map and use the arrow keys.');
+  const readout = createReadout(t('cmp.hint'));
   const cols = el('div', 'cmp-cols');
-  root.replaceChildren(trained.box, zoo.box, note, el('div', 'view-tools', legend('prob', [0, 1], 'Attention weight (all columns)'), colButton, status),
+  root.replaceChildren(trained.box, zoo.box, note, el('div', 'view-tools', legend('prob', [0, 1], t('cmp.legend')), colButton, status),
     readout, cols);
   let variants = [];
   let lastKey = '';
@@ -57,31 +60,25 @@ export function createCompareView(root, ctx) {
         const list = variants.slice();
         list[idx] = select.value;
         setCompare(list);
-      } }, ...VARIANT_IDS.map((v) => el('option', { value: v }, variantLabel(v))));
+      } }, ...VARIANT_IDS.map((v) => el('option', { value: v }, variantLabel(v, i18n))));
       const body = el('div', 'cmp-body');
-      const box = el('section', 'cmp-col', el('label', 'cmp-pick', `Column ${idx + 1} `, select), body);
+      const box = el('section', 'cmp-col', el('label', 'cmp-pick', t('cmp.column', { n: idx + 1 }), ' ', select), body);
       cols.append(box);
-      columns.push({ box, select, body, headMaps: createHeadMaps() });
+      columns.push({ box, select, body, headMaps: createHeadMaps(i18n) });
     }
     while (columns.length > n) columns.pop().box.remove();
   }
 
   function describe(state, source, N) {
     trained.setRandom(source.id !== 'trained');
+    const cut = source.note(state);
     if (source.id === 'trained') {
-      note.textContent = `Same input (${N} character${N === 1 ? '' : 's'}) in every column, ${source.title}: each column is the zoo's model of `
-        + 'its variant, layer 0, trained on its own. Separately trained models share no weights, so their heads do not correspond one to one: '
-        + 'the maps show what each learned, not a controlled difference. Quality is measured over seeds in the table "Measured on trained models" above. '
-        + `Each map: rows are queries, columns keys (grey: masked by causality).${source.note(state) ? ` ${source.note(state)}` : ''}`;
+      note.textContent = [t('cmp.noteTrained', { count: N, source: source.title, table: t('cmp.zoo.table') }), cut].filter(Boolean).join(' ');
       return;
     }
-    note.textContent = `Same input (${N} token${N === 1 ? '' : 's'}) and same seed (${state.seed}) in every column, from ${source.title}. ` +
-      'Weights are drawn per matrix from the seed, so all variants share the query and output projections (wq, wo), and ' +
-      'GQA/MQA keys and values are the first G·dh columns of MHA\'s wk/wv: differences come from the variant. ' +
-      `Each map: rows are queries, columns keys${state.causal ? ' (grey: masked by causality)' : ''}.` +
-      (state.rope && variants.includes('mla') && variants.some((v) => v !== 'mla')
-        ? ' With RoPE on, MHA/MQA/GQA get positions inside attention while MLA\'s input keeps sinusoidal positions, so MLA also sees a different x.' : '') +
-      (source.note(state) ? ` ${source.note(state)}` : '');
+    const mixed = state.rope && variants.includes('mla') && variants.some((v) => v !== 'mla');
+    note.textContent = [t('cmp.noteSeeded', { count: N, seed: String(state.seed), source: source.title }),
+      t(state.causal ? 'cmp.eachMapCausal' : 'cmp.eachMap'), mixed ? t('cmp.ropeMla') : '', cut].filter(Boolean).join(' ');
   }
 
   function recompute(state) {
@@ -89,18 +86,18 @@ export function createCompareView(root, ctx) {
     variants = parseCompare(state.compare);
     ensureColumns(variants.length);
     variants.forEach((v, i) => { columns[i].select.value = v; columns[i].box.dataset.variant = v; });
-    colButton.textContent = variants.length < 3 ? 'Add a third column' : 'Remove the third column';
+    colButton.textContent = t(variants.length < 3 ? 'cmp.addColumn' : 'cmp.removeColumn');
     colButton.dataset.action = variants.length < 3 ? 'add-column' : 'remove-column';
     const N = source.tokens(state).length;
     describe(state, source, N);
     if (N === 0) {
       latest.cancel();
       status.textContent = '';
-      for (const c of columns) c.body.replaceChildren(el('p', 'cmp-empty', 'Type some text to compare the variants.'));
+      for (const c of columns) c.body.replaceChildren(el('p', 'cmp-empty', t('cmp.empty')));
       setViewState(root, 'ready', { variants, tokens: 0 });
       return;
     }
-    status.textContent = 'Computing…';
+    status.textContent = t('cmp.computing');
     const list = variants.slice();
     latest.run(() => Promise.allSettled(list.map(async (v) => {
       const maps = await source.maps(state, { variant: v });
@@ -108,11 +105,11 @@ export function createCompareView(root, ctx) {
       return { maps, params: await ctx.client.call('paramCount', maps.paramSpec ?? shapeSpec(state, v)) };
     })), (results) => {
       status.textContent = '';
-      list.forEach((v, i) => keepChildren(columns[i].body, compareColumn(i, results[i], results[0], readout, columns[i].headMaps)));
+      list.forEach((v, i) => keepChildren(columns[i].body, compareColumn(i, results[i], results[0], readout, columns[i].headMaps, i18n)));
       const failed = results.filter((r) => r.status === 'rejected');
       ctx.reportError('compare', failed[0]?.reason ?? null);
       return { variants: list, tokens: N, failed: failed.length };
-    }, (e) => { status.textContent = `Error: ${e?.message ?? e}`; });
+    }, (e) => { showCoreError(status, e, i18n); });
   }
 
   return {

@@ -5,54 +5,55 @@
 // { length, cacheBytes } as the core reports them; buttons carry data-action="step|all|reset|word".
 // Below it, the bandwidth measurement (parts/decode-bandwidth.js), on a button of its own.
 import decodeCss from '../styles/decode.css?inline';
-import { el, setViewState, useStyles } from '../kit.js';
-import { fmtInt } from '../format.js';
+import { coreDetail, el, setViewState, useStyles } from '../kit.js';
 import { createReadout } from '../render/heatmap.js';
 import { cacheStrip, newestWeights } from '../parts/decode-cache.js';
 import { decodeFacts, decodeIntro } from '../parts/decode-facts.js';
 import { createDecodeBandwidth } from '../parts/decode-bandwidth.js';
 import { tokenize } from '../tokens.js';
+import '../i18n/catalogs/en/decode.js';  // the English words it speaks
 
 const MAX_LEN = 64;
 
 export function createDecodeView(root, ctx) {
+  const { i18n } = ctx;
+  const { t } = i18n;
   const key = `decode-${Math.random().toString(36).slice(2)}`;
   useStyles(root, 'decode', decodeCss);
   const button = (action, text, title, onclick) => el('button', { type: 'button', className: 'dec-button', dataset: { action }, title, onclick }, text);
-  const stepBtn = button('step', 'Add next token', 'Append the next token of the sentence to the cache', () => append(() => (nextIdx < sentence.length ? [sentence[nextIdx++]] : [])));
-  const allBtn = button('all', 'Add all', 'Append the rest of the sentence in one chunk (prefill)', () => append(() => {
+  const stepBtn = button('step', t('dec.step'), t('dec.stepTitle'), () => append(() => (nextIdx < sentence.length ? [sentence[nextIdx++]] : [])));
+  const allBtn = button('all', t('dec.all'), t('dec.allTitle'), () => append(() => {
     const toks = sentence.slice(nextIdx, nextIdx + maxLen() - cached.length);
     nextIdx += toks.length;
     return toks;
   }));
-  const predictBtn = button('predict', 'Add the model\'s next token', 'Append the token the model finds most likely', () => append(() => (predicted ? [predicted] : [])));
-  const resetBtn = button('reset', 'Reset', 'Empty the cache (a new session)', () => restart());
-  const wordInput = el('input', { type: 'text', name: 'word', placeholder: 'e.g. dog', size: 10, autocomplete: 'off', className: 'dec-word-input' });
-  const wordBtn = el('button', { type: 'submit', className: 'dec-button', dataset: { action: 'word' } }, 'Append word');
+  const predictBtn = button('predict', t('dec.predict'), t('dec.predictTitle'), () => append(() => (predicted ? [predicted] : [])));
+  const resetBtn = button('reset', t('dec.reset'), t('dec.resetTitle'), () => restart());
+  const wordInput = el('input', { type: 'text', name: 'word', placeholder: t('dec.wordExample'), size: 10, autocomplete: 'off', className: 'dec-word-input' });
+  const wordBtn = el('button', { type: 'submit', className: 'dec-button', dataset: { action: 'word' } }, t('dec.appendWord'));
   const form = el('form', { className: 'dec-word', onsubmit: (e) => {
     e.preventDefault();
     let toks;
     try {
       toks = (decoder?.tokenize ?? tokenize)(wordInput.value);
     } catch (err) {
-      error.textContent = err.message;
-      error.hidden = false;
+      showError(err);
       return;
     }
     if (toks.length) { wordInput.value = ''; append(() => toks); }
-  } }, el('label', null, 'Your word ', wordInput), wordBtn);
+  } }, el('label', null, t('dec.word'), ' ', wordInput), wordBtn);
   const intro = el('p', 'dec-intro');
   const full = el('p', { className: 'note dec-full', role: 'status', hidden: true });
   const error = el('p', { className: 'error-text', role: 'alert', hidden: true });
   const tokensList = el('ol', 'dec-tokens');
   const facts = el('dl', 'dec-facts');
   const strip = el('div', 'dec-strip-box');
-  const weightsTitle = el('h4', 'dec-title', 'Newest token: attention weights per head');
+  const weightsTitle = el('h4', 'dec-title', t('dec.newest'));
   const weights = el('div');
-  const readout = createReadout('Hover or tap a strip, or focus it and use the arrow keys.');
+  const readout = createReadout(t('dec.hint'));
   const live = el('p', { className: 'sr-live', role: 'status' });
   root.replaceChildren(intro, el('div', 'dec-controls', stepBtn, allBtn, predictBtn, resetBtn, form), full, error,
-    el('h4', 'dec-title', 'Tokens in the cache'), tokensList, facts, el('h4', 'dec-title', 'The cache, one block per token'), strip,
+    el('h4', 'dec-title', t('dec.tokensTitle')), tokensList, facts, el('h4', 'dec-title', t('dec.stripTitle')), strip,
     weightsTitle, weights, readout, live);
   const bandwidth = createDecodeBandwidth(root, ctx);  // runs when asked, never on the first map's path
 
@@ -61,6 +62,16 @@ export function createDecodeView(root, ctx) {
   let newest = null, gen = 0, pending = 0, queue = Promise.resolve(), predicted = null;
   const maxLen = () => decoder?.maxLen ?? MAX_LEN;
 
+  /** An error in the catalog's words: the page's own (error.key) or the core's, its English text as the detail. */
+  function showError(e) {
+    if (e?.key) error.replaceChildren(t(e.key, e.params));
+    else {
+      const { text, detail } = i18n.coreError(e);
+      error.replaceChildren(text, ' ', coreDetail(detail, i18n));
+    }
+    error.hidden = false;
+  }
+
   /** Runs tasks one after another (the session is stateful), dropping those of an older session. */
   function enqueue(task) {
     const g = gen;
@@ -68,8 +79,7 @@ export function createDecodeView(root, ctx) {
     setViewState(root, 'busy');
     queue = queue.then(() => (g === gen ? task(g) : undefined)).catch((e) => {
       if (g !== gen) return;
-      error.textContent = e?.message ?? String(e);
-      error.hidden = false;
+      showError(e);
       ctx.reportError('decode', e);
       render();
     }).finally(() => {
@@ -86,7 +96,7 @@ export function createDecodeView(root, ctx) {
     const source = ctx.sourceFor('decode', state);
     decoder = source.decoder?.(state, { key, maxLen: MAX_LEN }) ?? null;
     if (!decoder) {
-      error.textContent = `Decoding needs a KV-cache session, which ${source.title} does not give.`;
+      error.textContent = source.id === 'opening' ? t('dec.opening') : t('dec.noSession', { source: source.title });
       error.hidden = false;
       return;
     }
@@ -111,7 +121,8 @@ export function createDecodeView(root, ctx) {
       newest = { weights: r.weights, k: toks.length, length: r.length };
       predicted = r.next?.[0]?.token ?? null;
       clearError();
-      live.textContent = `${toks.length === 1 ? `“${toks[0]}”` : `${toks.length} tokens`} appended; ${r.length} in the cache, ${fmtInt(r.cacheBytes)} bytes.`;
+      live.textContent = toks.length === 1 ? t('dec.appendedOne', { token: toks[0], length: r.length, bytes: r.cacheBytes })
+        : t('dec.appendedMany', { count: toks.length, length: r.length, bytes: r.cacheBytes });
     });
   }
 
@@ -121,25 +132,28 @@ export function createDecodeView(root, ctx) {
     wordBtn.disabled = wordInput.disabled = !session || isFull;
     predictBtn.hidden = !model;
     predictBtn.disabled = !session || isFull || !predicted;
-    predictBtn.textContent = predicted ? `Add the model's next token (“${predicted}”)` : 'Add the model\'s next token';
-    stepBtn.textContent = left ? `Add next token (“${sentence[nextIdx]}”)` : 'Add next token';
+    predictBtn.textContent = predicted ? t('dec.predictNext', { token: predicted }) : t('dec.predict');
+    stepBtn.textContent = left ? t('dec.stepNext', { token: sentence[nextIdx] }) : t('dec.step');
     full.hidden = !isFull;
-    full.textContent = `The cache is full: this view keeps at most ${maxLen()} tokens. Reset to start a new session.`;
-    tokensList.replaceChildren(...cached.map((t, i) => el('li', { className: `dec-token${i === cached.length - 1 ? ' dec-token-newest' : ''}`, title: `position ${i}` }, t)));
-    if (!cached.length) tokensList.append(el('li', 'dec-token-empty', session ? 'empty: press “Add next token”' : error.hidden ? 'starting…' : 'no session'));
+    full.textContent = t('dec.full', { max: maxLen() });
+    tokensList.replaceChildren(...cached.map((tok, i) => el('li', { className: `dec-token${i === cached.length - 1 ? ' dec-token-newest' : ''}`,
+      title: t('dec.position', { i }) }, el('span', { dataset: { text: 'input' } }, tok))));
+    if (!cached.length) {
+      tokensList.append(el('li', 'dec-token-empty', session ? t('dec.emptyList', { button: t('dec.step') }) : error.hidden ? t('dec.starting') : t('dec.noSessionShort')));
+    }
     for (const box of [facts, strip, weights, weightsTitle]) box.hidden = !session;
     if (!session) return;
     const s = session.shape, L = cached.length;
-    intro.textContent = decodeIntro(s, model, maxLen());
+    intro.replaceChildren(...decodeIntro(s, model, maxLen(), i18n));
     // The trained switch reaches the maps and compare views; decoding stays on the lesson's block, and says so.
     if (state.source === 'trained' && !model) {
       intro.append(' ', el('strong', { dataset: { role: 'seeded-here' } },
         'These are seeded random weights: decoding a trained model is not available yet (its maps are in the attention-maps view).'));
     }
-    facts.replaceChildren(...decodeFacts(s, session.baseline, L, cacheBytes, model));
-    strip.replaceChildren(...cacheStrip(s, session.baseline, cached));
-    weightsTitle.textContent = newest && L ? `Newest token “${cached[L - 1]}”: attention weights per head over the ${L} cached tokens` : 'Newest token: attention weights per head';
-    weights.replaceChildren(newest && L ? newestWeights(s, newest, cached, readout) : el('p', 'note', 'Append a token to see where it looks.'));
+    facts.replaceChildren(...decodeFacts(s, session.baseline, L, cacheBytes, model, i18n));
+    strip.replaceChildren(...cacheStrip(s, session.baseline, cached, i18n));
+    weightsTitle.textContent = newest && L ? t('dec.newestOf', { token: cached[L - 1], count: L }) : t('dec.newest');
+    weights.replaceChildren(newest && L ? newestWeights(s, newest, cached, readout, i18n) : el('p', 'note', t('dec.appendToSee')));
   }
 
   return {

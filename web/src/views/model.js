@@ -3,27 +3,29 @@
 // and every layer's maps at a glance, grouped by K/V head (parts/model-overview.js). The large maps,
 // the layer picker and the decode view draw the same model (sources/pretrained.js).
 import modelCss from '../styles/model.css?inline';
-import { createLatest, el, inPageWords, setViewState, useStyles } from '../kit.js';
+import { coreDetail, createLatest, el, setViewState, useStyles } from '../kit.js';
+import { messageNodes } from '../i18n/nodes.js';
 import { legend } from '../render/colour.js';
 import { createReadout } from '../render/heatmap.js';
 import { createModelOverview } from '../parts/model-overview.js';
 import { nextTokens, rolesTable } from '../parts/model-readings.js';
 import { createOpenModel } from '../parts/open-model.js';
-
-const HINT = 'Hover or tap a map, or focus it and use the arrow keys; a click shows its layer in the large maps.';
+import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
 export function createModelView(root, ctx) {
+  const { i18n } = ctx;
+  const { t } = i18n;
   const latest = createLatest(root);
   const opener = createOpenModel(ctx);
   const summary = el('p', { className: 'note', dataset: { role: 'model-summary' } });
   const next = el('div', 'mo-next-box');
   const roles = el('div', 'mo-roles-box');
   const tools = el('div', 'view-tools');
-  const readout = createReadout(HINT);
-  const overview = createModelOverview();
+  const readout = createReadout(t('mo.hint'));
+  const overview = createModelOverview(i18n);
   const body = el('div', { className: 'mo-body', hidden: true },
-    el('h3', 'mo-title', 'Next token'), next, el('h3', 'mo-title', 'Head roles'), roles,
-    el('h3', 'mo-title', 'Every layer, heads grouped by K/V head'), tools, readout, overview.element);
+    el('h3', 'mo-title', t('mo.next')), next, el('h3', 'mo-title', t('mo.roles')), roles,
+    el('h3', 'mo-title', t('mo.layers')), tools, readout, overview.element);
   useStyles(root, 'model', modelCss);
   root.replaceChildren(opener.element, summary, body);
   let shown = '', state = null;
@@ -42,14 +44,17 @@ export function createModelView(root, ctx) {
 
   function draw(source, data, r) {
     const { info } = source.opened;
-    next.replaceChildren(el('p', 'note', `After “${data.tokens.slice(-3).join(' ')}”, the model's ten most likely next tokens:`), nextTokens(data.next));
-    roles.replaceChildren(rolesTable(r.scores, r.probe));
+    // the last tokens are the model's pieces of the sentence (its data), the model's name and type too
+    const text = el('span', { dataset: { text: 'input' } }, data.tokens.slice(-3).join(' '));
+    next.replaceChildren(el('p', 'note', ...messageNodes(t, 'mo.nextIntro', { text })), nextTokens(data.next, i18n));
+    roles.replaceChildren(rolesTable(r.scores, r.probe, i18n));
     let hi = 0;
     for (const w of data.attentions) hi = Math.max(hi, w);
-    tools.replaceChildren(legend('prob', [0, hi || 1], 'attention weight'));
+    tools.replaceChildren(legend('prob', [0, hi || 1], t('mo.weight')));
     overview.update(data, r.scores, readout, (layer) => ctx.setState({ layer }));
-    summary.textContent = `${data.tokens.length} tokens · ${info.nLayers} layers × ${info.nHeads} heads of ${source.title}, ` +
-      'each map on one shared scale (rows: queries, columns: keys; grey: masked).';
+    const model = el('span', { lang: 'en', dataset: { text: 'model' } }, source.title);
+    summary.replaceChildren(...messageNodes(t, 'mo.summary', { model }, { tokens: t('mo.nTokens', { count: data.tokens.length }),
+      layers: t('mo.nLayers', { count: info.nLayers }), heads: t('mo.nHeads', { count: info.nHeads }) }));
     body.hidden = false;
     ctx.reportError('model', null);
     return { opened: true, model: info.modelType, layers: info.nLayers, heads: info.nHeads, tokens: data.tokens.length,
@@ -65,7 +70,7 @@ export function createModelView(root, ctx) {
         latest.cancel();
         shown = '';
         body.hidden = true;
-        summary.textContent = ctx.modelJob() ? '' : 'No model is open: the other views show the lesson\'s block with seeded random weights.';
+        summary.textContent = ctx.modelJob() ? '' : t('mo.noModel');
         setViewState(root, ctx.modelJob() && !ctx.modelJob().error ? 'busy' : 'ready', { opened: false });
         return undefined;
       }
@@ -75,7 +80,7 @@ export function createModelView(root, ctx) {
       return latest.run(() => Promise.all([source.all(state), rolesOf(source)]), ([data, r]) => draw(source, data, r), (e) => {
         shown = '';
         body.hidden = true;
-        summary.textContent = `Cannot compute: ${inPageWords(e.message)}`;
+        summary.replaceChildren(t('mo.cannot'), ' ', coreDetail(e.message, i18n));
         ctx.reportError('model', e);
       });
     },

@@ -5,27 +5,28 @@
 // lesson/stages.js says which tensors each step shows, its formula with the sizes filled in, and what
 // each cell was made from. Steps: the step list, Previous / Next, or the arrow keys; `step` in the URL.
 import lessonCss from '../styles/lesson.css?inline';
-import { createLatest, el, inPageWords, setViewState, variantLabel, useStyles } from '../kit.js';
+import { coreDetail, createLatest, el, setViewState, variantLabel, useStyles } from '../kit.js';
 import { cellStory, lessonSteps } from '../lesson/stages.js';
 import { createReadout } from '../render/heatmap.js';
 import { tensorFigure } from '../render/tensor-figure.js';
-
-const HINT = 'Hover a cell, or focus a plot and use the arrow keys, to see what it was made from.';
+import '../i18n/catalogs/en/walkthrough.js';  // the English words it speaks
 
 export function createWalkthroughView(root, ctx) {
+  const { i18n } = ctx;
+  const { t } = i18n;
   useStyles(root, 'lesson', lessonCss);
   const latest = createLatest(root);
   let last = null;      // { key, data: source.stages(), steps }
   let stepId = '';
-  const nav = el('ol', { className: 'wt-steps', 'aria-label': 'Steps of the lesson' });
-  const prev = el('button', { type: 'button', dataset: { action: 'prev' }, onclick: () => go(-1) }, '← Previous');
-  const next = el('button', { type: 'button', dataset: { action: 'next' }, onclick: () => go(1) }, 'Next →');
+  const nav = el('ol', { className: 'wt-steps', 'aria-label': t('walk.stepsLabel') });
+  const prev = el('button', { type: 'button', dataset: { action: 'prev' }, onclick: () => go(-1) }, t('walk.prev'));
+  const next = el('button', { type: 'button', dataset: { action: 'next' }, onclick: () => go(1) }, t('walk.next'));
   const counter = el('span', { className: 'note', dataset: { role: 'counter' } });
   const title = el('h3', { className: 'wt-title', dataset: { role: 'step-title' }, tabindex: '-1' });
   const formula = el('div', { className: 'formula wt-formula', dataset: { role: 'formula' } });
   const note = el('p', { className: 'note', dataset: { role: 'step-note' } });
   const plots = el('div', { className: 'wt-plots', dataset: { role: 'plots' } });
-  const readout = createReadout(HINT);
+  const readout = createReadout(t('walk.hint'));
   const summary = el('p', { className: 'note', dataset: { role: 'summary' } });
   root.replaceChildren(summary, nav, el('div', 'wt-buttons', prev, counter, next), title, formula, note, readout, plots);
 
@@ -59,17 +60,17 @@ export function createWalkthroughView(root, ctx) {
     nav.replaceChildren(...steps.map((s, n) => el('li', null, el('button', {
       type: 'button', dataset: { step: s.id }, 'aria-current': s.id === step.id ? 'step' : null,
       onclick: () => ctx.setState({ step: s.id }),
-    }, `${n + 1}. ${s.title.split(':')[0]}`))));
+    }, t('walk.stepButton', { n: n + 1, name: s.short })))));
     prev.disabled = k === 0;
     next.disabled = k === steps.length - 1;
-    counter.textContent = `Step ${k + 1} of ${steps.length}`;
+    counter.textContent = t('walk.counter', { k: k + 1, n: steps.length });
     title.textContent = step.title;
     formula.replaceChildren(...step.formula.map((f) => el('div', null, f)));
     note.textContent = step.note;
     readout.say('');
     plots.replaceChildren(...step.tensors.map((spec) => tensorFigure(spec, tensorOf(spec.key), {
-      tokens: data.tokens, readout, name: { view: 'walkthrough', variant: data.shape.variant, what: spec.key, layer: data.layer ?? 0 },
-      describe: (at, value) => cellStory(spec.key, data.shape, data.tokens, at, value),
+      tokens: data.tokens, readout, name: { view: 'walkthrough', variant: data.shape.variant, what: spec.key, layer: data.layer ?? 0 }, i18n,
+      describe: (at, value) => cellStory(spec.key, data.shape, data.tokens, at, value, i18n),
     })));
     root.dataset.step = step.id;
     // What was drawn, for tests and embedders: the step, and each tensor exactly as the core returned it.
@@ -78,10 +79,10 @@ export function createWalkthroughView(root, ctx) {
   }
 
   function describe(data, cut) {
-    const s = data.shape;
-    summary.replaceChildren(`${variantLabel(s.variant)} on ${data.tokens.length} tokens: N = ${s.seqLen}, D = ${s.dModel}, ` +
-      `H = ${s.nHeads}${s.variant === 'mla' ? `, r = ${s.latentRank}, dr = ${s.ropeDim}` : `, G = ${s.nKvHeads}`}, ` +
-      `dh = ${s.dHead}${s.causal ? ', causal' : ''}. Every tensor below is the core's own, from this very pass.`);
+    const s = data.shape, n = i18n.fmt.int;
+    const dims = `N = ${n(s.seqLen)}, D = ${n(s.dModel)}, H = ${n(s.nHeads)}, ` +
+      `${s.variant === 'mla' ? `r = ${n(s.latentRank)}, dr = ${n(s.ropeDim)}` : `G = ${n(s.nKvHeads)}`}, dh = ${n(s.dHead)}`;
+    summary.replaceChildren(t(s.causal ? 'walk.summaryCausal' : 'walk.summary', { variant: variantLabel(s.variant, i18n), count: data.tokens.length, dims }));
     if (cut) summary.append(' ', el('strong', { dataset: { role: 'truncated' } }, cut));
   }
 
@@ -91,7 +92,7 @@ export function createWalkthroughView(root, ctx) {
       stepId = state.step;
       if (!source.stages) {
         latest.cancel();
-        summary.textContent = `The walkthrough needs the stages of a pass, which ${source.title} does not give.`;
+        summary.textContent = t('walk.noStages', { source: source.title });
         plots.replaceChildren();
         setViewState(root, 'ready', { steps: [], step: null });
         return undefined;
@@ -99,7 +100,7 @@ export function createWalkthroughView(root, ctx) {
       if (source.tokens(state).length === 0) {
         latest.cancel();
         last = null;
-        summary.textContent = 'Type a sentence to walk through its attention.';
+        summary.textContent = t('walk.typeSentence');
         plots.replaceChildren();
         setViewState(root, 'ready', { steps: [], step: null });
         return undefined;
@@ -111,7 +112,7 @@ export function createWalkthroughView(root, ctx) {
       }
       return latest.run(() => source.stages(state), (data) => {
         ctx.reportError('walkthrough', null);
-        last = { key, data, steps: lessonSteps(data.shape) };
+        last = { key, data, steps: lessonSteps(data.shape, i18n) };
         describe(data, source.note(state));
         // The trained switch reaches the maps and compare views; here the lesson's block stays, and says so.
         if (state.source === 'trained' && source.id === 'seeded') {
@@ -122,7 +123,7 @@ export function createWalkthroughView(root, ctx) {
       }, (e) => {
         ctx.reportError('walkthrough', e);
         last = null;
-        summary.textContent = `Cannot compute: ${inPageWords(e.message)}`;
+        summary.replaceChildren(t('walk.cannot'), ' ', coreDetail(e.message, i18n));
         plots.replaceChildren();
       });
     },
