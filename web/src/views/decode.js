@@ -145,11 +145,6 @@ export function createDecodeView(root, ctx) {
     if (!session) return;
     const s = session.shape, L = cached.length;
     intro.replaceChildren(...decodeIntro(s, model, maxLen(), i18n));
-    // The trained switch reaches the maps and compare views; decoding stays on the lesson's block, and says so.
-    if (state.source === 'trained' && !model) {
-      intro.append(' ', el('strong', { dataset: { role: 'seeded-here' } },
-        'These are seeded random weights: decoding a trained model is not available yet (its maps are in the attention-maps view).'));
-    }
     facts.replaceChildren(...decodeFacts(s, session.baseline, L, cacheBytes, model, i18n));
     strip.replaceChildren(...cacheStrip(s, session.baseline, cached, i18n));
     weightsTitle.textContent = newest && L ? t('dec.newestOf', { token: cached[L - 1], count: L }) : t('dec.newest');

@@ -114,11 +114,6 @@ export function createWalkthroughView(root, ctx) {
         ctx.reportError('walkthrough', null);
         last = { key, data, steps: lessonSteps(data.shape, i18n) };
         describe(data, source.note(state));
-        // The trained switch reaches the maps and compare views; here the lesson's block stays, and says so.
-        if (state.source === 'trained' && source.id === 'seeded') {
-          summary.append(' ', el('strong', { dataset: { role: 'seeded-here' } },
-            'These are seeded random weights: the walkthrough of a trained model is not available yet (its maps are in the attention-maps view).'));
-        }
         return renderStep();
       }, (e) => {
         ctx.reportError('walkthrough', e);
