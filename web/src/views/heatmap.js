@@ -9,6 +9,8 @@ import { kvGroups, groupLabel, headLabel } from '../render/geometry.js';
 import { createHeatmap, createReadout, fileName, groupMaps } from '../render/heatmap.js';
 import { queryRows } from '../render/query-rows.js';
 import { headScoresTable } from '../parts/head-scores.js';
+import { headTypes } from '../parts/head-types.js';
+import { goTo } from '../parts/go-to.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 export function createHeatmapView(root, ctx) {
@@ -21,7 +23,16 @@ export function createHeatmapView(root, ctx) {
   const heads = el('div', { className: 'heads', dataset: { role: 'heads' } });
   const selected = el('div');
   const scoresBox = el('div');  // a trained model's head scores (parts/head-scores.js)
-  root.replaceChildren(summary, tools, readout, heads, selected, scoresBox);
+  let openScores = false;       // the head types' "scores of the trained models": open the table once drawn
+  const types = headTypes(i18n, (target) => {
+    if (target.scores) {
+      const box = scoresBox.querySelector('details');
+      if (box) box.open = true;
+      else openScores = true;
+    }
+    return goTo(ctx, root, target);
+  });
+  root.replaceChildren(summary, tools, readout, heads, selected, scoresBox, types);
   let last = null;    // { key, source, data: { tokens, shape, weights, layer, layers, ... }, range, maps, layout }
 
   const name = (h) => ({ view: 'attention', variant: last.data.shape.variant, layer: last.data.layer, head: h });
@@ -76,7 +87,8 @@ export function createHeatmapView(root, ctx) {
     const open = scoresBox.querySelector('details')?.open ?? false;
     const box = headScoresTable(data.headScores, { layer: data.layer, seqLen: data.seqLen, i18n,
       onLayer: (layer) => ctx.setState({ layer }) });
-    box.open = open;
+    box.open = open || openScores;
+    openScores = false;
     return scoresBox.replaceChildren(box);
   }
 
