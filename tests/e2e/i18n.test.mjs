@@ -16,7 +16,7 @@ import { CATALOGS } from '../node/i18n-kit.mjs';
  * page); README.md, "Languages", summarises it. A view leaves it when its text comes from the catalog.
  */
 const NOT_YET = ['walkthrough', 'model', 'compare', 'decode', 'lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
-const CONVERTED = ['heatmap', 'params', 'heads-table', 'kv-chart', 'reading', 'pytorch', 'configurator'];
+const CONVERTED = ['heatmap', 'params', 'heads-table', 'kv-chart', 'reading', 'pytorch', 'configurator', 'check'];
 
 /** Notation every language writes the same way (the lesson's symbols, units, variant names, data types). */
 const NOTATION = new Set(['D', 'H', 'G', 'N', 'K', 'V', 'Q', 'B', 'l', 'r', 'dr', 'dh', 'h', 'g', 'c', 'kr', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'kB', 'MB', 'GB', 'TB', 'PB',
