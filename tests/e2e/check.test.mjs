@@ -224,6 +224,7 @@ test('a single embed: "Show me" opens the full playground in a new tab with that
 async function pressType(page, type, link) {
   const box = app(page).locator('[data-role="head-types"]');
   if (!(await box.evaluate((d) => d.open))) await box.locator('summary').click();
+  await box.locator('li').first().waitFor();  // the list is a chunk, fetched when first opened
   await box.locator(`[data-type="${type}"] button[data-link="${link}"]`).click();
 }
 
@@ -233,9 +234,16 @@ for (const lang of ['en', 'hi']) {
     await viewReady(page, 'heatmap', 1, 0, 30000);
     const { t } = I18N[lang];
     const box = app(page).locator('[data-role="head-types"]');
-    assert.equal(await box.locator('summary').innerText(), t('headTypes.summary'));
-    assert.deepEqual(await box.locator('li').evaluateAll((ls) => ls.map((l) => l.dataset.type)), ['positional', 'previous', 'copy', 'entity', 'induction']);
-    assert.ok((await box.locator('[data-type="entity"]').textContent()).includes(t('headTypes.entity.where')), 'named-entity heads: said plainly');
+    assert.equal(await box.locator('summary').innerText(), t('maps.headTypes'));
+    await box.locator('summary').click();
+    await box.locator('li').first().waitFor();  // the list is a chunk, fetched when first opened
+    // Each type: its name, what it does, where to see one and its buttons, all the catalog's words.
+    const items = await box.locator('li').evaluateAll((ls) => ls.map((l) => [l.dataset.type, l.textContent]));
+    const links = { positional: ['model', 'scores'], previous: ['trained'], copy: ['lab1', 'lab2'], entity: ['model'], induction: ['lab4'] };
+    assert.deepEqual(items.map(([type]) => type), ['positional', 'previous', 'copy', 'entity', 'induction']);
+    for (const [type, text] of items) {
+      assert.equal(text, `${t(`headTypes.${type}.name`)} ${t(`headTypes.${type}.what`)}${t(`headTypes.${type}.where`)}${links[type].map((l) => t(`headTypes.go.${l}`)).join('')}`);
+    }
     // previous-token: the models trained on Shakespeare, layer 0, each map titled with its measured score.
     await pressType(page, 'previous', 'trained');
     await landedOn(page, 'heatmap');
@@ -305,6 +313,7 @@ for (const lang of ['en', 'hi']) {
         await maps.emulateMedia({ colorScheme: scheme });
         await viewReady(maps, 'heatmap', 1, 0, 30000);
         await app(maps).locator('[data-role="head-types"] summary').click();
+        await app(maps).locator('[data-role="head-types"] li').first().waitFor();
         assert.deepEqual(await violations(maps), [], `head types ${tag}`);
         await shot(maps, `head-types-${lang}-${tag}-${scheme}`);
         await maps.close();

@@ -1,8 +1,10 @@
-// head-types.js — the lesson's head types under the attention maps (views/heatmap.js): positional,
+// head-types.js — the lesson's head types under the attention maps (views/heatmap.js, which imports
+// this chunk when its list is first opened, so the first map's bundle does not carry it): positional,
 // previous-token, copy, named-entity and induction heads, each with one sentence of what it does and
 // where on this page a real head of that type can be seen, as buttons that go there through the
 // element's state (parts/go-to.js). Where the page has none to show (named-entity heads), it says so.
 import { el } from '../kit.js';
+import { goTo } from './go-to.js';
 import '../i18n/catalogs/en/head-types.js';  // the English words it speaks
 
 /** Where induction heads are seen: Lab 4 trains a two-layer model that forms them. */
@@ -22,19 +24,21 @@ export const HEAD_TYPES = [
 ];
 
 /**
- * @param {object} i18n
- * @param {(target: object) => 'applied' | 'opened' | null} go  shows a target (parts/go-to.js)
- * @returns {HTMLDetailsElement}
+ * The list's content (the view owns the <details> and its summary).
+ * @param {object} ctx  the view's context
+ * @param {Element} node  an element of the view
+ * @param {(target: object) => void} before  called with a target before the page goes there (the view opens its table of scores)
+ * @returns {HTMLElement[]}
  */
-export function headTypes(i18n, go) {
-  const { t } = i18n;
+export function headTypes(ctx, node, before) {
+  const { t } = ctx.i18n;
   const status = el('p', { className: 'note', role: 'status', dataset: { role: 'head-types-status' } });
   const press = (target) => {
-    const how = go(target);
+    before(target);
+    const how = goTo(ctx, node, target);
     status.textContent = how === 'opened' ? t('headTypes.opened') : how === null ? t('headTypes.elsewhere') : '';
   };
-  return el('details', { className: 'head-types', dataset: { role: 'head-types' } },
-    el('summary', null, t('headTypes.summary')),
+  return [
     el('p', 'note', t('headTypes.intro')),
     el('ul', null, ...HEAD_TYPES.map(([type, links]) => el('li', { dataset: { type } },
       el('strong', null, t(`headTypes.${type}.name`)), ' ', t(`headTypes.${type}.what`),
@@ -42,5 +46,6 @@ export function headTypes(i18n, go) {
       el('div', 'head-types-go', ...links.map(([label, target]) => el('button', {
         type: 'button', dataset: { action: 'head-type', link: label }, onclick: () => press(target),
       }, t(`headTypes.go.${label}`))))))),
-    status);
+    status,
+  ];
 }

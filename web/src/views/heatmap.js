@@ -9,8 +9,7 @@ import { kvGroups, groupLabel, headLabel } from '../render/geometry.js';
 import { createHeatmap, createReadout, fileName, groupMaps } from '../render/heatmap.js';
 import { queryRows } from '../render/query-rows.js';
 import { headScoresTable } from '../parts/head-scores.js';
-import { headTypes } from '../parts/head-types.js';
-import { goTo } from '../parts/go-to.js';
+import { headTypesBox } from '../parts/head-types-box.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 export function createHeatmapView(root, ctx) {
@@ -24,14 +23,13 @@ export function createHeatmapView(root, ctx) {
   const selected = el('div');
   const scoresBox = el('div');  // a trained model's head scores (parts/head-scores.js)
   let openScores = false;       // the head types' "scores of the trained models": open the table once drawn
-  const types = headTypes(i18n, (target) => {
-    if (target.scores) {
-      const box = scoresBox.querySelector('details');
-      if (box) box.open = true;
-      else openScores = true;
-    }
-    return goTo(ctx, root, target);
-  });
+  const openScoresFor = (target) => {
+    if (!target.scores) return;
+    const box = scoresBox.querySelector('details');
+    if (box) box.open = true;
+    else openScores = true;
+  };
+  const types = headTypesBox(ctx, root, openScoresFor);  // the lesson's head types, where the page shows a real one
   root.replaceChildren(summary, tools, readout, heads, selected, scoresBox, types);
   let last = null;    // { key, source, data: { tokens, shape, weights, layer, layers, ... }, range, maps, layout }
 

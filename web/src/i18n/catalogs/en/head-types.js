@@ -1,9 +1,8 @@
 // head-types.js — the page's words in English: the lesson's head types under the attention maps
-// (parts/head-types.js, drawn by views/heatmap.js, so these come with the main bundle).
+// (parts/head-types.js, a chunk that views/heatmap.js imports when the list is first opened).
 import { addEnglish } from '../../english.js';
 
 export default addEnglish({
-  'headTypes.summary': 'Head types the lesson names, and where on this page to see a real one',
   'headTypes.intro': 'Trained heads specialise, and surveys name these types. Seeded random weights have none: each button goes to where this page shows heads that learned one.',
   'headTypes.positional.name': 'Positional heads',
   'headTypes.positional.what': 'attend by position rather than by content: to a fixed offset, or to the first token, which many models use as a resting place (an attention sink).',
