@@ -18,8 +18,9 @@ export function createCheckView(root, ctx) {
   useStyles(root, 'check', checkCss);
   const latest = createLatest(root);
   const prefix = `check${++uid}`;
-  let measured = null;  // question id -> Promise of its measure
-  const measureOf = (q) => measured.get(q.id);
+  let measured = null;  // question id -> Promise of its measure, asked once (at the first update or the first Check)
+  const measures = () => (measured ??= new Map(QUESTIONS.map((q) => [q.id, q.measure(ctx.client)])));
+  let shownOnce = false;
 
   /** The explanation: the catalog's sentence with the core's numbers (and the core's refusal, quoted). */
   function explanation(q, m) {
@@ -49,7 +50,7 @@ export function createCheckView(root, ctx) {
     async function check() {
       let m;
       try {
-        m = await measureOf(q);
+        m = await measures().get(q.id);
       } catch (e) {
         verdict.dataset.verdict = 'error';
         return verdict.replaceChildren(t('check.cannot'), ' ', coreDetail(e.message, i18n));
@@ -62,7 +63,13 @@ export function createCheckView(root, ctx) {
     }
 
     async function show() {
-      const target = await q.show(ctx.client);
+      let target;
+      try {
+        target = await q.show(ctx.client);
+      } catch (e) {
+        shown.dataset.how = 'error';
+        return shown.replaceChildren(t('check.cannotShow'), ' ', coreDetail(e.message, i18n));
+      }
       const how = goTo(ctx, root, target);
       shown.dataset.how = String(how);
       const where = target.section === 'controls' ? t('shell.controls') : t(`view.${target.section}.short`);
@@ -84,9 +91,9 @@ export function createCheckView(root, ctx) {
 
   return {
     update() {
-      if (measured) return;  // the questions depend on nothing in the state: measured once
-      measured = new Map(QUESTIONS.map((q) => [q.id, q.measure(ctx.client)]));
-      latest.run(() => Promise.allSettled([...measured.values()]), (settled) => ({
+      if (shownOnce) return;  // the questions depend on nothing in the state
+      shownOnce = true;
+      latest.run(() => Promise.allSettled([...measures().values()]), (settled) => ({
         questions: QUESTIONS.map((q, i) => ({ id: q.id, kind: q.kind, measured: settled[i].status === 'fulfilled' })),
       }));
     },

@@ -411,6 +411,7 @@ export default {
   'check.problem.notNumber': '“{text}” संख्या नहीं है: अंकों में लिखें, जैसे 12 या 0.5।',
   'check.problem.noChoice': 'पहले कोई एक जवाब चुनें।',
   'check.cannot': 'core यह जवाब नहीं निकाल सका।',
+  'check.cannotShow': 'core दिखाने के लिए आकार नहीं निकाल सका।',
   'check.shownHere': '“{where}” में खोला गया।',
   'check.shownThere': 'पूरे प्लेग्राउंड में, एक नए टैब में खोला गया: “{where}” देखें।',
   'check.noPlayground': 'यह पेज केवल यही हिस्सा दिखाता है: इसे देखने के लिए पूरा Attention Playground खोलें।',

@@ -13,6 +13,7 @@ export default addEnglish({
   'check.problem.notNumber': '“{text}” is not a number: type digits, such as 12 or 0.5.',
   'check.problem.noChoice': 'Choose one of the answers first.',
   'check.cannot': 'The core could not work out this answer.',
+  'check.cannotShow': 'The core could not work out the shape to show.',
   'check.shownHere': 'Loaded in “{where}”.',
   'check.shownThere': 'Opened in the full playground, in a new tab: see “{where}”.',
   'check.noPlayground': 'This page shows only this section: open the full Attention Playground to see it.',
