@@ -35,7 +35,7 @@ for (const [lang, scheme] of [['en', 'light'], ['en', 'dark'], ['hi', 'light'], 
   test(`index.html has no serious or critical axe violations (${lang}, ${scheme})`, async () => {
     const page = await b.open(query ? `?${query}` : '');
     await page.emulateMedia({ colorScheme: scheme });
-    for (const v of ['heatmap', 'compare', 'decode', 'params', 'kv-chart', 'configurator']) await viewReady(page, v, 1, 0, 30000);
+    for (const v of ['heatmap', 'compare', 'decode', 'params', 'kv-chart', 'configurator', 'check']) await viewReady(page, v, 1, 0, 30000);
     // Sections below the fold are not laid out (content-visibility: auto), so axe would compute colours
     // of overlapping, unlaid-out boxes: lay every section out first, as scrolling to it would.
     await page.evaluate(() => {

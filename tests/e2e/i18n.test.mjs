@@ -21,7 +21,7 @@ import { CATALOGS } from '../node/i18n-kit.mjs';
  */
 const NOT_YET = ['lab-heads', 'lab-mqa', 'lab-rank', 'lab-induction'];
 const CONVERTED = ['walkthrough', 'heatmap', 'model', 'compare', 'decode', 'heads-table', 'params', 'kv-chart', 'reading', 'pytorch',
-  'configurator'];
+  'configurator', 'check'];
 
 /** Notation every language writes the same way (the lesson's symbols, units, variant names, data types). */
 const NOTATION = new Set(['D', 'H', 'G', 'N', 'K', 'V', 'Q', 'B', 'l', 'r', 'dr', 'dh', 'h', 'g', 'c', 'kr', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'kB', 'MB', 'GB', 'TB', 'PB',

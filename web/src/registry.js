@@ -89,6 +89,7 @@ const createDecodeView = lazy(() => import('./views/decode.js'), 'createDecodeVi
 const createKvChartView = lazy(() => import('./views/kv-chart.js'), 'createKvChartView');
 const createParamsView = lazy(() => import('./views/params.js'), 'createParamsView');
 const createReadingView = lazy(() => import('./views/reading.js'), 'createReadingView');
+const createCheckView = lazy(() => import('./views/check.js'), 'createCheckView');
 const createConfiguratorView = lazy(() => import('./views/configurator.js'), 'createConfiguratorView');
 const createModelView = lazy(() => import('./views/model.js'), 'createModelView');
 const createLabHeadsView = lazy(() => import('./views/lab-heads.js'), 'createLabHeadsView');
@@ -112,6 +113,7 @@ export const REGISTRY = [
   { id: 'lab-rank', create: createLabRankView, ownControls: true },
   { id: 'lab-induction', create: createLabInductionView, ownControls: true },
   { id: 'reading', create: createReadingView, ownControls: true },
+  { id: 'check', create: createCheckView, ownControls: true },
 ];
 
 /** id -> entry */

@@ -9,6 +9,7 @@ import { kvGroups, groupLabel, headLabel } from '../render/geometry.js';
 import { createHeatmap, createReadout, fileName, groupMaps } from '../render/heatmap.js';
 import { queryRows } from '../render/query-rows.js';
 import { headScoresTable } from '../parts/head-scores.js';
+import { headTypesBox } from '../parts/head-types-box.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 export function createHeatmapView(root, ctx) {
@@ -21,7 +22,15 @@ export function createHeatmapView(root, ctx) {
   const heads = el('div', { className: 'heads', dataset: { role: 'heads' } });
   const selected = el('div');
   const scoresBox = el('div');  // a trained model's head scores (parts/head-scores.js)
-  root.replaceChildren(summary, tools, readout, heads, selected, scoresBox);
+  let openScores = false;       // the head types' "scores of the trained models": open the table once drawn
+  const openScoresFor = (target) => {
+    if (!target.scores) return;
+    const box = scoresBox.querySelector('details');
+    if (box) box.open = true;
+    else openScores = true;
+  };
+  const types = headTypesBox(ctx, root, openScoresFor);  // the lesson's head types, where the page shows a real one
+  root.replaceChildren(summary, tools, readout, heads, selected, scoresBox, types);
   let last = null;    // { key, source, data: { tokens, shape, weights, layer, layers, ... }, range, maps, layout }
 
   const name = (h) => ({ view: 'attention', variant: last.data.shape.variant, layer: last.data.layer, head: h });
@@ -76,7 +85,8 @@ export function createHeatmapView(root, ctx) {
     const open = scoresBox.querySelector('details')?.open ?? false;
     const box = headScoresTable(data.headScores, { layer: data.layer, seqLen: data.seqLen, i18n,
       onLayer: (layer) => ctx.setState({ layer }) });
-    box.open = open;
+    box.open = open || openScores;
+    openScores = false;
     return scoresBox.replaceChildren(box);
   }
 

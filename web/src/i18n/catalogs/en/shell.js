@@ -52,6 +52,8 @@ export default {
   'view.lab-induction.title': 'Lab 4 · Watch induction heads form',
   'view.lab-induction.intro': 'A two-layer attention-only model on sequences with repeated segments (A B … A → B): loss, accuracy and every head\'s role, live.',
   'view.reading.title': 'Further reading: the lesson\'s five papers',
+  'view.check.title': 'Check yourself',
+  'view.check.intro': 'Short questions in lesson order, each with the section of this page that shows its answer.',
 
   // the contents' short names
   'view.walkthrough.short': 'The mechanism, step by step',
@@ -69,6 +71,7 @@ export default {
   'view.lab-rank.short': 'Lab 3 · How small can the MLA latent be?',
   'view.lab-induction.short': 'Lab 4 · Watch induction heads form',
   'view.reading.short': 'Further reading',
+  'view.check.short': 'Check yourself',
 
   // ---- form fields: labels (also the names errors give a field) and hints ----
   'field.text': 'Sentence',
