@@ -98,6 +98,10 @@ export class AttentionPlayground extends HTMLElement {
     if (!this.mounted || mount !== this.mountCount) return;  // disconnected, or mounted again meanwhile
     this.i18n = i18n;
     this.#setLangAttributes(i18n);
+    if (this.sourcesLang !== i18n.lang) {  // the sources speak the language they were made in: make them again
+      this.seeded = this.zoo = this.inspectedSource = null;
+      this.sourcesLang = i18n.lang;
+    }
     const unknown = this.#unknownView();
     if (unknown !== null) {
       this.#showUnknownView(unknown);
