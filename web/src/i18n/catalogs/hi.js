@@ -528,8 +528,8 @@ export default {
   'labRank.found': 'r = {rank} (MHA के मुक़ाबले {diff} bits/अक्षर, cache {bytes} बनाम {mhaBytes} बाइट)',
   'labRank.noneWithin': 'MHA के 1/8 से कम cache वाली कोई भी रैंक अपने फैलाव के बाद 1 bit/अक्षर के भीतर नहीं रहती।',
   'labRank.worse': 'फैलाव के बाद भी 1 bit/अक्षर से ज़्यादा ख़राब: {list}।',
-  'labRank.unsure': { one: '{count} seed से तय नहीं (1-bit रेखा से {k} मानक त्रुटियों के भीतर): {list}।',
-    other: '{count} seed से तय नहीं (1-bit रेखा से {k} मानक त्रुटियों के भीतर): {list}।' },
+  'labRank.unsure': { one: '{count} seed से तय नहीं हुआ (1-bit रेखा से {k} मानक त्रुटियों के भीतर): {list}।',
+    other: '{count} seed से तय नहीं हुआ (1-bit रेखा से {k} मानक त्रुटियों के भीतर): {list}।' },
   'labRank.verdict': { one: '{text} हर मॉडल के {steps} स्टेप के बाद, हर एक के {count} seed; औसतन सबसे अच्छा MLA r = {rank} है (MHA के मुक़ाबले {diff} bits/अक्षर), जिसका cache {ratio}× छोटा है। '
     + 'आँकड़ों में: {numbers}। छोटे रन: सभी मॉडल अभी अभिसरण से बहुत दूर हैं, इसलिए ये अंतर क्षमता के साथ-साथ शुरुआती सीखने की रफ़्तार भी मापते हैं।',
   other: '{text} हर मॉडल के {steps} स्टेप के बाद, हर एक के {count} seed; औसतन सबसे अच्छा MLA r = {rank} है (MHA के मुक़ाबले {diff} bits/अक्षर), जिसका cache {ratio}× छोटा है। '
