@@ -145,42 +145,48 @@ const LAB_RUNS = [
 ];
 
 for (const lang of LANG_IDS) {
-  test(`${lang}: Labs 2, 3 and 4 after a short run and a refused import: every text comes from the ${lang} catalog`, async () => {
+  test(`${lang}: Labs 2, 3 and 4 idle, after a short run and after a refused import: every text comes from the ${lang} catalog`, async () => {
     const frags = fragments(lang);
     const counted = countWords(LANGS[lang].locale);
     for (const [lab, run, drawn] of LAB_RUNS) {
       const page = await b.open(`embed.html?view=${lab}&lang=${lang}&${run}`);
       const view = app(page).locator(`[data-slot="${lab}"]`);
       await labStatus(page, lab, ['idle'], 20000);
+      const data = await dataWords(page);
+      /** Walks the page; `parts` (selectors in the lab) must be drawn and their text walked; nothing may be left over. */
+      const walk = async (when, parts) => {
+        const texts = await shownTexts(page, []);
+        const mine = texts.filter((x) => x.where.startsWith(lab));
+        for (const sel of parts) {
+          const shown = await view.locator(sel).first().evaluate((e) => {  // its first text
+            const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (n.textContent.trim() ? 1 : 3) });
+            return walker.nextNode()?.textContent.trim() ?? '';
+          });
+          assert.ok(shown && mine.some((x) => x.text === shown), `${lab} ${when}: ${sel} ("${shown}") is drawn and walked`);
+        }
+        const bad = texts.map((x) => ({ ...x, left: leftover(x.text, frags, data, counted) })).filter((x) => x.left.length)
+          .map((x) => `${x.where}: "${x.text}" -> ${x.left.join(' ')}`);
+        assert.deepEqual(bad, [], `${lab} ${when}`);
+      };
+      await walk('idle', ['[data-role="progress"]', '[data-act="start"]', '[data-act="stop"]', '.lab-import']);
       await view.locator('[data-act="start"]').click();
       await labStatus(page, lab, ['done'], 90000);
-      for (const sel of drawn) assert.ok((await view.locator(sel).first().textContent()).trim(), `${lab}: ${sel} is drawn`);
+      await walk('after a run', [...drawn, '[data-role="progress"]', '[data-act="start"]', '[data-act="export"]', 'select[name="model"]']);
+      if (lang !== 'en') await labShots(page, `${lab}-${lang}`);
       // A file that is not a model: the page's sentence, the core's reason after it (marked as the core's: data-text).
       await view.locator('input[name="import"]').setInputFiles({ name: 'notes.safetensors', mimeType: 'application/octet-stream',
         buffer: Buffer.from('these are not the weights you are looking for') });
       await labStatus(page, lab, ['error'], 20000);
       assert.equal(await view.locator('[data-role="error"] [data-text="core"]').getAttribute('lang'), 'en');
-      const data = await dataWords(page);
-      const texts = await shownTexts(page, []);
-      const mine = texts.filter((x) => x.where.startsWith(lab));
-      for (const sel of [...drawn, '[data-role="error"]', '[data-role="progress"]']) {
-        const shown = await view.locator(sel).first().evaluate((e) => {  // its first text
-          const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (n.textContent.trim() ? 1 : 3) });
-          return walker.nextNode()?.textContent.trim() ?? '';
-        });
-        assert.ok(shown && mine.some((x) => x.text === shown), `${lab}: ${sel} ("${shown}") was walked`);
-      }
-      const bad = texts.map((x) => ({ ...x, left: leftover(x.text, frags, data, counted) })).filter((x) => x.left.length)
-        .map((x) => `${x.where}: "${x.text}" -> ${x.left.join(' ')}`);
-      assert.deepEqual(bad, [], lab);
+      assert.equal(await view.locator('[data-role="progress"]').textContent(), '', 'no "Loading …" left after the refusal');
+      await walk('after a refused import', ['[data-role="error"]']);
       assert.deepEqual(page.errors, [], lab);
-      if (lang !== 'en') await labShots(page, `${lab}-${lang}`);
       await page.close();
     }
   });
 }
 
-/** For a person to look at: a lab after its run, desktop (1280 px) and phone (390 px), light and dark (test-results/e2e/). */
+/** For a person to look at: a lab after its run, desktop (1280 px) and phone (390 px), light and dark (test-results/e2e/); back to desktop light. */
 async function labShots(page, name) {
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -190,6 +196,8 @@ async function labShots(page, name) {
       await shot(page, `${name}-${size}-${scheme}`);
     }
   }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
 }
 
 test('NOT_YET is honest: with CONVERTED it names every view, and every view it names still shows text not from the catalog', async () => {

@@ -145,8 +145,11 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
     return api;
   }
 
-  /** Runs fn(api) as a run; `status` names the finished run in the signal (or 'stopped'); `failure`: the sentence of a failed one. */
-  async function perform(fn, api, status, failure) {
+  /**
+   * Runs fn(api) as a run; `status` names the finished run in the signal (or 'stopped'); `failure`: the
+   * sentence of a failed one; `onFailure`: what else a failure undoes.
+   */
+  async function perform(fn, api, status, failure, onFailure = () => {}) {
     try {
       const extra = await fn(api);
       api.check();
@@ -155,6 +158,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
     } catch (e) {
       if (e instanceof Stale || destroyed) return;
       setRunning(false);
+      onFailure();
       error.replaceChildren(...(e instanceof RefusedImport ? e.nodes(i18n) : [failure, ' ', coreDetail(e?.message ?? e, i18n)]));
       if (!(e instanceof RefusedImport)) ctx.reportError?.(spec.id, e);
       setViewState(root, 'error', { status: 'error', message: e.message });
@@ -194,7 +198,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
       const ev = await api.evaluate(key);
       progress.textContent = t('labs.loadedFile', { file: file.name, count: loaded.steps, loss: i18n.fmt.fixed(ev.loss, 3) });
       return { step: loaded.steps };
-    }, api, 'imported', t('labs.importFailed'));
+    }, api, 'imported', t('labs.importFailed'), () => { progress.textContent = ''; });  // not "Loading …" any more
   }
 
   /** The fields' values, or null after showing what is allowed next to each bad field. */
