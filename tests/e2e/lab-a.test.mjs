@@ -209,7 +209,7 @@ test('lab-induction: Stop ends a longer run between chunks', async () => {
   await status(page, 'lab-induction', ['stopped'], 10000);
   const step = (await viewResult(page, 'lab-induction')).step;
   assert.ok(step < 2000, `stopped at ${step}`);
-  assert.match(await view.locator('.lab-progress').innerText(), /Stopped at step \d+ \/ 2000/);
+  assert.match(await view.locator('.lab-progress').innerText(), /Stopped at step [\d,]+ \/ 2,000/, 'step counts grouped in the locale');
   await page.waitForTimeout(500);
   assert.equal((await viewResult(page, 'lab-induction')).step, step, 'no more steps after stopping');
   assert.equal(await view.locator('[data-act="start"]').isEnabled(), true);
@@ -277,7 +277,11 @@ test('a file that is not a model is refused and listed nowhere, neither in the l
   assert.equal(await compare.locator('[data-role="trained"] table').count(), 0, 'compare lists no trained model');
   assert.doesNotMatch(await compare.textContent(), /no trainer/);
   // textContent: the full page does not lay out sections far below the fold (content-visibility), so innerText is ''.
-  assert.match(await lab.locator('[data-role="error"]').textContent(), /^“notes\.safetensors” is not a model this page can load: model file is not valid/);
+  assert.match(await lab.locator('[data-role="error"]').textContent(), /^“notes\.safetensors” is not a model this page can load\. /);
+  // The core's reason after the page's sentence, marked as the core's English (lang="en").
+  const reason = lab.locator('[data-role="error"] [data-text="core"]');
+  assert.match(await reason.textContent(), /model file is not valid/);
+  assert.equal(await reason.getAttribute('lang'), 'en');
   // The lab still trains afterwards, and lists just its model.
   await lab.locator('[data-act="start"]').click();
   await labStatus(page, 'lab-induction', ['done'], 30000);

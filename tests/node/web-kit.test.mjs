@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { escapeHtml, html, inPageWords, plural, raw, variantLabel, variantName, VARIANT_IDS } from '../../web/src/kit.js';
 import { rebuildError, serializeError } from '../../web/src/core-errors.js';
 import { parseIntegerField, parseIntegerList } from '../../web/src/labs/fields.js';
+import { loadI18n } from '../../web/src/i18n/index.js';
 import { MAX_TOKENS, tokenize, tokenCount, truncation } from '../../web/src/tokens.js';
 import { seededSource } from '../../web/src/sources/seeded.js';
 
@@ -47,7 +48,7 @@ test('error.field survives the worker boundary (structured clone) with the error
   assert.equal(rebuildError(serializeError('a string')).message, 'a string');
 });
 
-test('a lab steps value out of range is refused with what is allowed (regression: 20020 became the default)', () => {
+test('a lab steps value out of range is refused with what is allowed (regression: 20020 became the default)', async () => {
   const range = { label: 'Steps', min: 1, max: 5000 };
   assert.deepEqual(parseIntegerField('150', range), { value: 150 });
   assert.match(parseIntegerField('20020', range).error, /Steps: enter a whole number from 1 to 5,000 \(not “20020”\)/);
@@ -57,6 +58,13 @@ test('a lab steps value out of range is refused with what is allowed (regression
   assert.match(parseIntegerList('4, 999, x', ranks).error, /not “999”, “x”/);
   assert.match(parseIntegerList('1,2,3,4,5,6,7,8,9', ranks).error, /at most 8/);
   assert.ok('error' in parseIntegerList('', ranks));
+  // In the page's language: the field's label as the page shows it, the numbers in the locale.
+  const hi = await loadI18n('hi');
+  assert.equal(parseIntegerField('20020', { label: 'स्टेप', min: 1, max: 20000 }, hi).error,
+    'स्टेप: 1 से 20,000 तक की कोई पूर्ण संख्या लिखें (“20020” नहीं)।');
+  assert.equal(parseIntegerField('', { label: 'स्टेप', min: 1, max: 200000 }, hi).error, 'स्टेप: 1 से 2,00,000 तक की कोई पूर्ण संख्या लिखें।');
+  assert.match(parseIntegerList('4, 999, x', { ...ranks, label: 'r' }, hi).error, /^r: 1 से 256 तक .*\(“999”, “x” नहीं\)।$/);
+  assert.equal(parseIntegerList('1,2,3,4,5,6,7,8,9', { ...ranks, label: 'r' }, hi).error, 'r: अधिकतम 8 मान (आपने 9 दिए)।');
 });
 
 test('a word keeps its combining marks: a Hindi sentence is words, not letters and vowel signs', () => {

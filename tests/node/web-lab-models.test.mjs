@@ -10,6 +10,7 @@ import { load } from './helpers.mjs';
 import { methods } from '../../web/src/worker-methods.js';
 import { specFromModelFile } from '../../web/src/labs/model-file.js';
 import { INDUCTION_TASK, LAB_TASKS, MQA_TASK, checkImport, describeTask } from '../../web/src/labs/tasks.js';
+import { loadI18n } from '../../web/src/i18n/index.js';
 
 const attn = await load(true);
 const job = (signal = new AbortController().signal, seen = []) => ({ signal, progress: (p) => seen.push(p) });
@@ -70,7 +71,7 @@ test('specFromModelFile: null for what is not a trainer\'s .safetensors file', (
   assert.equal(specFromModelFile(file), null);
 });
 
-test('checkImport: a lab takes its own task, refuses another lab\'s and names it, labels an unknown one', () => {
+test('checkImport: a lab takes its own task, refuses another lab\'s and names it, labels an unknown one', async () => {
   assert.deepEqual(checkImport('lab-induction', { ...INDUCTION_TASK, vocabSize: 32, model: {} }), { ok: true, note: '' });
   const refused = checkImport('lab-induction', { ...MQA_TASK, model: {} });
   assert.equal(refused.ok, false);
@@ -82,4 +83,11 @@ test('checkImport: a lab takes its own task, refuses another lab\'s and names it
   assert.equal(checkImport('lab-mqa', { ...LAB_TASKS['lab-heads'].task }).ok, false);
   assert.match(checkImport('lab-rank', { task: 'copy', seqLen: 99 }).message, /^it holds a model trained on the copy task \(99 tokens\); this lab trains on the character task \(32 tokens\)\.$/);
   assert.deepEqual(checkImport('lab-mqa', null), { ok: true, note: 'task not recorded in the file' });
+  // In the page's language: the same decision, said in Hindi, with the lab it belongs to.
+  const hi = await loadI18n('hi');
+  assert.equal(describeTask(MQA_TASK, hi), 'copy टास्क (32 टोकन, शब्दावली 64)');
+  assert.equal(checkImport('lab-induction', { ...MQA_TASK, model: {} }, hi).message, 'इसमें copy टास्क (32 टोकन, शब्दावली 64) पर ट्रेन किया गया मॉडल है, '
+    + 'जो लैब 2 का टास्क है; यह लैब इंडक्शन टास्क (32 टोकन) पर ट्रेन करती है: इसे लैब 2 में इम्पोर्ट करें।');
+  assert.equal(checkImport('lab-rank', { task: 'copy', seqLen: 99 }, hi).ok, false);
+  assert.deepEqual(checkImport('lab-mqa', null, hi), { ok: true, note: 'फ़ाइल में टास्क दर्ज नहीं है' });
 });

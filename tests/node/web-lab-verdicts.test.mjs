@@ -1,10 +1,21 @@
 // web-lab-verdicts.test.mjs: the labs state a verdict only from runs long enough for one:
 // below a lab's settled run length it gives numbers and says they are too few (browser tests: lab-a, lab-b).
+// The sentences are the catalog's (English by default, Hindi from the same numbers: the same decision
+// in every language, every word from that language's catalog).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { REPO } from './helpers.mjs';
+
+const { loadI18n } = await import(pathToFileURL(path.join(REPO, 'web/src/i18n/index.js')).href);
+const hi = await loadI18n('hi');
+/**
+ * The Latin-script words of a Hindi sentence that are not notation the Hindi catalog keeps as it is
+ * (variant names, units, symbols): an English fragment left in the sentence shows up here.
+ */
+const KEPT = new Set(['MHA', 'GQA', 'MQA', 'MLA', 'KV', 'nats', 'bits', 'bit', 'loss', 'seed', 'sd', 'cache', 'r', 'dr', 'N', 'B', 'KiB', 'MiB']);
+const english = (text) => (text.match(/[A-Za-z][A-Za-z-]*/g) ?? []).filter((w) => !KEPT.has(w));
 
 const { tooFewSteps } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/verdicts.js')).href);
 
@@ -107,4 +118,48 @@ test('meanCurve: the seeds\' mean at the steps every seed has reached', () => {
   assert.deepEqual(spread.meanCurve([a, b, c]), [[10, 2.0], [20, 1.0]]);
   assert.deepEqual(spread.meanCurve([a]), a, 'one seed: its own curve');
   assert.deepEqual(spread.meanCurve([]), [], 'no seeds: no points');
+});
+
+test('the verdicts in Hindi: the same decision from the same numbers, every word from the Hindi catalog', () => {
+  // Lab 2: each branch (too few steps, not settled, a verdict with a cost and no measurable difference).
+  const budget = { mha: { params: 16384, atN: 262144 }, mqa: { params: 9216, atN: 32768 } };
+  const r = (m, g, q) => ({ mha: { losses: m, accuracies: [1, 1, 1] }, gqa: { losses: g, accuracies: [1, 1, 1] }, mqa: { losses: q, accuracies: [1, 1, 1] } });
+  const runs = r([0.10, 0.11, 0.12], [0.11, 0.13, 0.12], [0.30, 0.32, 0.31]);
+  const o = { N: 2048, bytes: hi.fmt.binary, drop: 0.001 };
+  const clear = summariseMqa(runs, budget, 150, o, hi);
+  assert.match(clear, /^150 स्टेप के बाद, हर वेरिएंट के 3 seed: MQA की क़ीमत अलग रखे डेटा पर loss में 0\.2000 nats है \(\+0\.2000 ± 0\.0082, 2 मानक त्रुटियों से ज़्यादा\)/);
+  assert.match(clear, /GQA और MHA में कोई मापने-योग्य अंतर नहीं \(\+0\.0100 ± 0\.0082 nats, 2 मानक त्रुटियों के भीतर\)/);
+  assert.match(clear, /43\.75 % कम अटेंशन वेट्स और 8× छोटा cache \(N = 2048 पर 256 KiB की जगह 32 KiB\)/);
+  const falling = summariseMqa(runs, budget, 150, { ...o, drop: 0.05 }, hi);
+  assert.match(falling, /^अभी स्थिर नहीं: 150 स्टेप के आख़िरी पाँचवें हिस्से में अलग रखे डेटा पर loss 0\.050 nats और गिरा/);
+  assert.doesNotMatch(falling, /क़ीमत अलग|मापने-योग्य अंतर नहीं/);
+  const few = summariseMqa(r([1], [1], [1]), budget, 1, o, hi);
+  assert.match(few, /^हर मॉडल के केवल 1 स्टेप: MQA की क़ीमत पर फ़ैसले के लिए बहुत कम .*कम से कम 150 स्टेप/);
+  assert.match(summariseMqa(r([1], [1], [1]), budget, 1, o), /^Only 1 step per model: too few/, 'one step: the singular');
+  // Lab 3: the smallest rank within 1 bit/char, one not settled, and one more than 1 bit worse.
+  const geometry = { ropeDim: 4, bytesPerElement: 4 };
+  const done = [
+    { variant: 'mha', rank: 0, bytes: 512, bits: [2.50, 2.52, 2.51] },
+    { variant: 'mla', rank: 8, bytes: 48, bits: [2.90, 2.95, 2.92] },
+    { variant: 'mla', rank: 4, bytes: 32, bits: [3.30, 3.70, 3.50] },
+    { variant: 'mla', rank: 16, bytes: 80, bits: [2.70, 2.72, 2.71] },
+  ];
+  const rank = summariseRank(done, 200, geometry, hi);
+  assert.match(rank, /^सबसे छोटा r जिसका cache MHA के 1\/8 से कम है और जो अपने फैलाव के बाद भी 1 bit\/अक्षर के भीतर रहता है: r = 8 \(MHA के मुक़ाबले \+0\.413 ± 0\.016 bits\/अक्षर, cache 48 बनाम 512 बाइट\)।/);
+  assert.match(rank, /3 seed से तय नहीं हुआ \(1-bit रेखा से 2 मानक त्रुटियों के भीतर\): r = 4।/);
+  assert.match(rank, /MHA 2\.510 ± 0\.010/);
+  const worse = summariseRank([done[0], { variant: 'mla', rank: 4, bytes: 32, bits: [4.0, 4.1, 4.05] }], 200, geometry, hi);
+  assert.match(worse, /^MHA के 1\/8 से कम cache वाली कोई भी रैंक .*। फैलाव के बाद भी 1 bit\/अक्षर से ज़्यादा ख़राब: r = 4।/);
+  const none = summariseRank([done[0], done[3]], 200, geometry, hi);
+  assert.match(none, /^आज़माई गई किसी भी रैंक का cache MHA के 1\/8 से कम नहीं है \(इसके लिए r \+ dr < 16, यानी r ≤ 11 चाहिए\)/);
+  assert.match(summariseRank(done, 30, geometry, hi), /^हर मॉडल के केवल 30 स्टेप: लेटेंट कितना छोटा हो सकता है/);
+  // Lab 4: the roles.
+  assert.equal(roleOf({ previousToken: 0.55, induction: 0.8, firstToken: 0.1, diagonal: 0.1 }, hi), 'इंडक्शन हेड');
+  assert.equal(roleOf({ previousToken: 0.3, induction: 0.2, firstToken: 0.5, diagonal: 0.1 }, hi), '');
+  for (const text of [clear, falling, few, rank, worse, none, summariseRank(done, 30, geometry, hi)]) {
+    assert.deepEqual(english(text), [], `no English left in: ${text}`);
+  }
+  // The same decisions as in English: which sentence each branch gives does not depend on the language.
+  assert.equal(summariseMqa(runs, budget, 150, o).startsWith('After 150 steps'), true);
+  assert.equal(summariseRank(done, 200, geometry).startsWith('The smallest r'), true);
 });

@@ -48,11 +48,19 @@ function makeFormat(locale) {
    *  first map (tests/node/i18n.test.mjs checks they read as Intl writes them). */
   const int = (n) => (!Number.isSafeInteger(n) ? (Number.isFinite(n) ? groupFmt.format(n) : String(n))
     : Math.abs(n) < 1000 ? String(n) : locale === 'en-US' ? groupedEnglish(n) : groupFmt.format(n));
+  const fixedFmts = new Map();
+  /** Exactly `digits` decimals, grouped as the locale groups: fixed(0.05, 3) -> "0.050". */
+  const fixed = (x, digits) => {
+    if (!Number.isFinite(x)) return String(x);
+    if (!fixedFmts.has(digits)) fixedFmts.set(digits, new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+    return fixedFmts.get(digits).format(x);
+  };
   /** 0.4375 -> "43.75 %" (up to 2 decimals). */
   const pct = (x) => `${pctFmt.format(x * 100)} %`;
   return {
     int,
     sig,
+    fixed,
     /** Binary units (KiB = 1,024 B): 3221225472 -> "3 GiB", 1.5 * 2^30 -> "1.5 GiB". */
     binary: (bytes, digits = 4) => scaled(bytes, 1024, BIN_UNITS, digits),
     /** Decimal units (kB = 1,000 B): 10737418240 -> "10.74 GB". */

@@ -2,40 +2,55 @@
 // "Inspect in the attention view", Import. A model is listed only once the worker holds it (a file
 // the core refuses, or one trained on another lab's task, leaves nothing behind), and the page's
 // compare view hears of the list whenever it changes (ctx.noteTrained).
-import { downloadBlob, el, inPageWords } from '../kit.js';
+import { coreDetail, downloadBlob, el } from '../kit.js';
+import { EN } from '../i18n/index.js';
 import { trainerKey } from './keys.js';
 import { checkImport } from './tasks.js';
+import '../i18n/catalogs/en/labs.js';  // the English words it speaks
 
 /** Inspect tokens for any model: n / 2 tokens, then the same again (the induction pattern). */
-function defaultInspectTokens(vocabSize, n = 16) {
+function defaultInspectTokens(vocabSize, i18n, n = 16) {
   const half = n / 2;
   const first = Array.from({ length: half }, (_, i) => (i * 7 + 3) % vocabSize);
   const tokens = [...first, ...first];
-  return { tokens, labels: tokens.map(String), title: `${half} token ids, then the same again` };
+  return { tokens, labels: tokens.map(String), title: i18n.t('labs.models.example', { count: half }) };
 }
 
-/** Thrown when a file is refused (its message is shown as it is). */
-export class RefusedImport extends Error {}
+/**
+ * Thrown when a file is refused: its message is the page's sentence, shown as it is; `detail`, when
+ * there is one, is the core's own English reason (shown after it, marked as the core's: kit.coreDetail).
+ */
+export class RefusedImport extends Error {
+  constructor(message, detail = '') {
+    super(message);
+    this.detail = detail;
+  }
+
+  /** The nodes that show it: the sentence, and the core's reason. */
+  nodes(i18n = EN) { return this.detail ? [this.message, ' ', coreDetail(this.detail, i18n)] : [this.message]; }
+}
 
 /**
- * @param {object} ctx the view ctx
+ * @param {object} ctx the view ctx (its i18n: the words of the buttons and messages)
  * @param {{ id: string, inspectTokens?: (vocabSize: number) => { tokens, labels, title },
- *           onFile: (file: File) => void, onError: (text: string) => void }} o
+ *           onFile: (file: File) => void, onError: (nodes: (string | Node)[]) => void }} o
  */
-export function createModelTools(ctx, { id, inspectTokens = defaultInspectTokens, onFile, onError }) {
+export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
+  const i18n = ctx.i18n ?? EN;
+  const { t } = i18n;
   const uid = Math.random().toString(36).slice(2, 8);
-  const models = new Map();  // label -> { key, vocabSize }
+  const models = new Map();  // label -> { key, vocabSize, fileName }
   let busy = false;
   const select = el('select', { id: `${id}-model-${uid}`, name: 'model' });
   const chosen = () => models.get(select.value) ?? null;
-  const exportBtn = el('button', { type: 'button', dataset: { act: 'export' }, onclick: exportChosen }, 'Export model');
-  const inspectBtn = el('button', { type: 'button', dataset: { act: 'inspect' }, onclick: inspectChosen }, 'Inspect in the attention view');
+  const exportBtn = el('button', { type: 'button', dataset: { act: 'export' }, onclick: exportChosen }, t('labs.models.export'));
+  const inspectBtn = el('button', { type: 'button', dataset: { act: 'inspect' }, onclick: inspectChosen }, t('labs.models.inspect'));
   const input = el('input', { type: 'file', name: 'import', id: `${id}-import-${uid}`, accept: '.safetensors,.bin,application/octet-stream',
     onchange: () => { if (input.files?.[0]) onFile(input.files[0]); } });
-  const label = el('label', { for: select.id }, 'Trained model ');
+  const label = el('label', { for: select.id }, t('labs.models.trained'), ' ');
   const element = el('div', { className: 'lab-row lab-models' }, label, select, exportBtn, inspectBtn,
-    el('label', { className: 'lab-import', for: input.id }, 'Import model '), input);
-  const example = (m) => inspectTokens(m.vocabSize ?? 16);
+    el('label', { className: 'lab-import', for: input.id }, t('labs.models.import'), ' '), input);
+  const example = (m) => (inspectTokens ? inspectTokens(m.vocabSize ?? 16) : defaultInspectTokens(m.vocabSize ?? 16, i18n));
 
   function render() {
     const keep = select.value;
@@ -54,9 +69,9 @@ export function createModelTools(ctx, { id, inspectTokens = defaultInspectTokens
     if (!m) return;
     try {
       const { bytes } = await ctx.client.call('trainerExport', m.key);
-      downloadBlob(new Blob([bytes], { type: 'application/octet-stream' }), `${id}-${select.value.replace(/\W+/g, '-')}.safetensors`, element);
+      downloadBlob(new Blob([bytes], { type: 'application/octet-stream' }), `${id}-${m.fileName.replace(/\W+/g, '-')}.safetensors`, element);
     } catch (e) {
-      onError(`Export failed: ${inPageWords(e.message)}`);
+      onError([t('labs.models.exportFailed'), ' ', coreDetail(e.message, i18n)]);
     }
   }
 
@@ -78,10 +93,13 @@ export function createModelTools(ctx, { id, inspectTokens = defaultInspectTokens
 
   return {
     element,
-    /** Lists a model the worker holds under `key` (replacing one of the same label). */
-    add(l, key, vocabSize) {
+    /**
+     * Lists a model the worker holds under `key` (replacing one of the same label); `fileName` names
+     * its exported file (the label in the page's language by default).
+     */
+    add(l, key, vocabSize, fileName = l) {
       drop(l);
-      models.set(l, { key, vocabSize });
+      models.set(l, { key, vocabSize, fileName });
       select.value = l;
       render();
     },
@@ -109,13 +127,13 @@ export function createModelTools(ctx, { id, inspectTokens = defaultInspectTokens
         try {
           loaded = await ctx.client.call('trainerLoad', key, bytes);
         } catch (e) {
-          throw new RefusedImport(`“${file.name}” is not a model this page can load: ${inPageWords(e.message)}`);
+          throw new RefusedImport(t('labs.models.notLoadable', { file: file.name }), e.message);
         }
         check();
-        const verdict = checkImport(id, loaded.spec);
-        if (!verdict.ok) throw new RefusedImport(`“${file.name}” is not imported: ${verdict.message}`);
-        const l = `imported: ${file.name}${verdict.note ? ` (${verdict.note})` : ''}`;
-        this.add(l, key, loaded.vocabSize);
+        const verdict = checkImport(id, loaded.spec, i18n);
+        if (!verdict.ok) throw new RefusedImport(t('labs.models.notImported', { file: file.name, reason: verdict.message }));
+        const l = verdict.note ? t('labs.models.importedNote', { file: file.name, note: verdict.note }) : t('labs.models.imported', { file: file.name });
+        this.add(l, key, loaded.vocabSize, `imported-${file.name.replace(/\.[^.]*$/, '')}`);
         listed = true;
         return { key, label: l, loaded };
       } finally {

@@ -1,21 +1,23 @@
 // mqa-budget.js — Lab 2's numbers that need no training: each variant's attention weights (the
 // core's paramCount) and KV cache per token and at N tokens (the core's kvCacheBytes, fp32), as a
-// table and a sentence.
-import { el } from '../kit.js';
-import { fmtBinary, fmtChange, fmtInt, fmtRatio } from '../format.js';
+// table and a sentence, in the element's language.
+import { el, showCoreError } from '../kit.js';
 import { createLabTable } from './table.js';
+import '../i18n/catalogs/en/lab-mqa.js';  // the English words it speaks
 
 /**
- * @param {object} ctx the view ctx (client)
+ * @param {object} ctx the view ctx (client, i18n)
  * @param {{ D: number, H: number, N: number, BPE: number, variants: { id, name, nKvHeads, detail }[] }} g
  * @returns {{ element: HTMLElement, budget: Map<string, { params, perToken, atN }>, load(): Promise<void> }}
  */
 export function createMqaBudget(ctx, { D, H, N, BPE, variants }) {
+  const { i18n } = ctx;
+  const { t, fmt } = i18n;
   const table = createLabTable({
-    label: 'Weights and KV cache', bodyDataset: { role: 'budget-rows' }, dataset: { role: 'budget' },
-    caption: el('span', 'note', `Attention weights of one block (no biases) and KV cache at fp32 (${BPE} bytes per element), `
-      + `D = ${D}, H = ${H}, dh = ${D / H}.`),
-    columns: ['Variant', 'Attention weights', 'vs MHA', 'KV cache / token / layer', `KV cache at N = ${N}`, 'cache vs MHA'],
+    label: t('labMqa.budget'), bodyDataset: { role: 'budget-rows' }, dataset: { role: 'budget' }, i18n,
+    caption: el('span', 'note', t('labMqa.budgetCaption', { bpe: BPE, D, H, dh: D / H })),
+    columns: [t('labMqa.col.variant'), t('labMqa.col.weights'), t('labMqa.budget.vsMha'), t('labMqa.budget.perToken'),
+      t('labMqa.budget.atN', { N: String(N) }), t('labMqa.budget.cacheVsMha')],
   });
   table.setRows(variants.map((v) => ({ dataset: { variant: v.id }, cells: [{ header: true, text: v.name }, { text: '…', colSpan: 5, className: 'note' }] })));
   const sentence = el('p', { className: 'lab-summary', dataset: { role: 'budget-summary' }, 'aria-live': 'polite' });
@@ -27,14 +29,13 @@ export function createMqaBudget(ctx, { D, H, N, BPE, variants }) {
       const b = budget.get(v.id);
       return { dataset: { variant: v.id }, cells: [
         { header: true, children: [v.name, el('small', null, ` · ${v.detail}`)] },
-        { text: fmtInt(b.params), dataset: { role: `params-${v.id}` } },
-        { text: v.id === 'mha' ? '—' : fmtChange((b.params - base.params) / base.params), dataset: { role: `change-${v.id}` } },
-        `${fmtInt(b.perToken)} B`, fmtBinary(b.atN), v.id === 'mha' ? '1×' : `${fmtRatio(base.atN / b.atN)} smaller`] };
+        { text: fmt.int(b.params), dataset: { role: `params-${v.id}` } },
+        { text: v.id === 'mha' ? '—' : fmt.change((b.params - base.params) / base.params), dataset: { role: `change-${v.id}` } },
+        `${fmt.int(b.perToken)} B`, fmt.binary(b.atN), v.id === 'mha' ? '1×' : t('labMqa.smaller', { ratio: fmt.ratio(base.atN / b.atN) })] };
     }));
-    sentence.textContent = `MQA keeps one K/V head for all ${H} query heads: it removes ${fmtInt(base.params - mqa.params)} weights `
-      + `(2 · D · (D − dh) = 2 · ${D} · ${D - D / H}), ${fmtInt(base.params)} → ${fmtInt(mqa.params)} `
-      + `(${fmtChange((mqa.params - base.params) / base.params)}), and its cache is `
-      + `${fmtRatio(base.atN / mqa.atN)} smaller at every N: ${fmtBinary(base.atN)} → ${fmtBinary(mqa.atN)} at N = ${N} per layer.`;
+    sentence.textContent = t('labMqa.budgetSentence', { H, removed: base.params - mqa.params, D, Ddh: D - D / H,
+      from: base.params, to: mqa.params, change: fmt.change((mqa.params - base.params) / base.params),
+      ratio: fmt.ratio(base.atN / mqa.atN), cacheFrom: fmt.binary(base.atN), cacheTo: fmt.binary(mqa.atN), N: String(N) });
   }
 
   return {
@@ -51,7 +52,7 @@ export function createMqaBudget(ctx, { D, H, N, BPE, variants }) {
         variants.forEach((v, i) => budget.set(v.id, { params: params[i].total, perToken: bytes[2 * i], atN: bytes[2 * i + 1] }));
         render();
       } catch (e) {
-        sentence.textContent = `Core error: ${e.message}`;
+        showCoreError(sentence, e, i18n);
       }
     },
   };

@@ -11,9 +11,13 @@
 // The view-ready signal (kit.setViewState): 'ready' with { status: 'idle' | 'done' | 'stopped' |
 // 'imported', ... } when idle or finished, 'busy' with { status: 'running', step } while training,
 // 'error' when a run or an import failed.
-import { el, field, inPageWords, setViewState } from '../kit.js';
+// Its own words (Stop, loading a file, a failure) are in the element's language (ctx.i18n); the lab
+// gives its labels, hints and progress lines in it.
+import { coreDetail, el, field, setViewState } from '../kit.js';
+import { EN } from '../i18n/index.js';
 import { trainerKey } from './keys.js';
 import { RefusedImport, createModelTools } from './models.js';
+import '../i18n/catalogs/en/labs.js';  // the English words it speaks
 
 /** Thrown by api.check() when a newer run or destroy made this one stale. */
 class Stale extends Error {}
@@ -27,7 +31,7 @@ class Stale extends Error {}
  *   fields: { name: string, label: string, hint?: string, kind?: 'number' | 'text',
  *             parse: (text: string) => ({ value: any } | { error: string }),
  *             format?: (value: any) => string }[],   name = the state key
- *   startLabel: string, againLabel?: string,
+ *   startLabel: string, againLabel?: string,       in the element's language, like every label and hint
  *   run: (api) => Promise<object | void>,          one run; its result is merged into the signal
  *   idleText?: (state) => string,
  *   inspectTokens?: (vocabSize: number) => { tokens: number[], labels: string[], title: string },
@@ -35,14 +39,16 @@ class Stale extends Error {}
  * }} spec
  */
 export function createLabRunner(controlsBox, root, ctx, spec) {
-  const fields = spec.fields.map((f) => ({ ...f, ui: field({ name: f.name, label: f.label, hint: f.hint ?? '', kind: f.kind ?? 'number',
+  const i18n = ctx.i18n ?? EN;
+  const { t } = i18n;
+  const fields = spec.fields.map((f) => ({ ...f, ui: field({ name: f.name, label: f.label, hint: f.hint ?? '', kind: f.kind ?? 'number', i18n,
     attrs: { inputmode: 'numeric', ...(f.kind === 'text' ? { spellcheck: 'false' } : {}) } }) }));
   const startBtn = el('button', { type: 'button', className: 'primary', dataset: { act: 'start', role: 'start' }, onclick: () => start() }, spec.startLabel);
-  const stopBtn = el('button', { type: 'button', dataset: { act: 'stop' }, disabled: true, onclick: stop }, 'Stop');
+  const stopBtn = el('button', { type: 'button', dataset: { act: 'stop' }, disabled: true, onclick: stop }, t('labs.stop'));
   const progress = el('p', { className: 'note lab-progress', role: 'status', 'aria-live': 'polite', dataset: { role: 'progress' } });
   const error = el('p', { className: 'error-text', role: 'alert', dataset: { role: 'error' } });
   const tools = createModelTools(ctx, { id: spec.id, inspectTokens: spec.inspectTokens, onFile: (file) => importFile(file),
-    onError: (text) => { error.textContent = text; } });
+    onError: (nodes) => { error.replaceChildren(...nodes); } });
   controlsBox.append(el('div', { className: 'lab-row controls' }, ...fields.map((f) => f.ui.box),
     el('div', { className: 'field lab-buttons' }, startBtn, stopBtn), progress), tools.element, error);
 
@@ -71,13 +77,16 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
         progress.textContent = text;
         if (step != null) setViewState(root, 'busy', { status: 'running', step });
       },
-      /** Creates a trainer listed under `label` (replacing one of the same label); returns its key. */
-      async createModel(label, trainerSpec) {
-        const key = trainerKey(`${spec.id}-${label}`.replace(/\W+/g, '-'));
+      /**
+       * Creates a trainer listed under `label` (replacing one of the same label); returns its key.
+       * `fileName` names it in its key and its exported file (the label by default).
+       */
+      async createModel(label, trainerSpec, fileName = label) {
+        const key = trainerKey(`${spec.id}-${fileName}`.replace(/\W+/g, '-'));
         const created = await ctx.client.call('trainerCreate', key, trainerSpec);
         if (my !== run || destroyed) ctx.client.call('trainerDispose', key).catch(() => {});
         api.check();
-        tools.add(label, key, created.vocabSize);
+        tools.add(label, key, created.vocabSize, fileName);
         return key;
       },
       /**
@@ -136,8 +145,11 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
     return api;
   }
 
-  /** Runs fn(api) as a run; `status` names the finished run in the signal (or 'stopped'). */
-  async function perform(fn, api, status, failure) {
+  /**
+   * Runs fn(api) as a run; `status` names the finished run in the signal (or 'stopped'); `failure`: the
+   * sentence of a failed one; `onFailure`: what else a failure undoes.
+   */
+  async function perform(fn, api, status, failure, onFailure = () => {}) {
     try {
       const extra = await fn(api);
       api.check();
@@ -146,7 +158,8 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
     } catch (e) {
       if (e instanceof Stale || destroyed) return;
       setRunning(false);
-      error.textContent = e instanceof RefusedImport ? e.message : `${failure}: ${inPageWords(e.message)}`;
+      onFailure();
+      error.replaceChildren(...(e instanceof RefusedImport ? e.nodes(i18n) : [failure, ' ', coreDetail(e?.message ?? e, i18n)]));
       if (!(e instanceof RefusedImport)) ctx.reportError?.(spec.id, e);
       setViewState(root, 'error', { status: 'error', message: e.message });
     }
@@ -165,13 +178,13 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
       const extra = await spec.run(api);
       ranOnce = true;
       return { seconds: api.seconds(), ...extra };
-    }, api, 'done', 'Training failed');
+    }, api, 'done', t('labs.trainingFailed'));
   }
 
   function stop() {
     controller.abort();
     stopBtn.disabled = true;
-    progress.textContent += ' — stopping…';
+    progress.textContent = t('labs.stopping', { progress: progress.textContent });
   }
 
   /** An import is a run of its own: it replaces (stops) a running training. */
@@ -179,13 +192,13 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
     const api = begin();
     setViewState(root, 'busy', { status: 'loading' });
     await perform(async () => {
-      progress.textContent = `Loading ${file.name}…`;
+      progress.textContent = t('labs.loadingFile', { file: file.name });
       const { key, label, loaded } = await tools.load(file, api.check);
       if (spec.onImport) return { step: loaded.steps, ...await spec.onImport(api, { key, label, loaded, file }) };
       const ev = await api.evaluate(key);
-      progress.textContent = `Loaded ${file.name}: trained ${loaded.steps} steps; held-out loss ${ev.loss.toFixed(3)}.`;
+      progress.textContent = t('labs.loadedFile', { file: file.name, count: loaded.steps, loss: i18n.fmt.fixed(ev.loss, 3) });
       return { step: loaded.steps };
-    }, api, 'imported', 'Import failed');
+    }, api, 'imported', t('labs.importFailed'), () => { progress.textContent = ''; });  // not "Loading …" any more
   }
 
   /** The fields' values, or null after showing what is allowed next to each bad field. */

@@ -65,8 +65,16 @@ export function lateDrop(runs) {
 /** Decimals that show a spread of `x` with two significant digits: at least 3, at most 6. */
 export const digitsFor = (x) => (x > 0 && Number.isFinite(x) ? Math.min(6, Math.max(3, Math.ceil(-Math.log10(x)) + 1)) : 3);
 
-/** Mean ± sd with the decimals the sd needs: "0.046 ± 0.015", "0.002980 ± 0.000060". */
-export const plusMinus = ({ mean, sd }, digits = digitsFor(sd)) => `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
+const toFixed = (x, digits) => x.toFixed(digits);
+
+/** Mean ± sd with the decimals the sd needs: "0.046 ± 0.015", "0.002980 ± 0.000060"; `fixed` writes a number with `digits` decimals. */
+export const plusMinus = ({ mean, sd }, digits = digitsFor(sd), fixed = toFixed) => `${fixed(mean, digits)} ± ${fixed(sd, digits)}`;
 
 /** A signed difference with its standard error: "+0.046 ± 0.015". */
-export const signedDiff = ({ diff, se }, digits = digitsFor(se)) => `${diff >= 0 ? '+' : '−'}${Math.abs(diff).toFixed(digits)} ± ${se.toFixed(digits)}`;
+export const signedDiff = ({ diff, se }, digits = digitsFor(se), fixed = toFixed) => `${diff >= 0 ? '+' : '−'}${fixed(Math.abs(diff), digits)} ± ${fixed(se, digits)}`;
+
+/** plusMinus and signedDiff with a language's numbers (i18n.fmt: its `fixed`). */
+export const spreadFormat = (fmt) => ({
+  plusMinus: (stat, digits) => plusMinus(stat, digits, fmt.fixed),
+  signedDiff: (d, digits) => signedDiff(d, digits, fmt.fixed),
+});

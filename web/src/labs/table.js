@@ -1,6 +1,7 @@
 // table.js — the labs' tables (results, head scores, the weights-and-cache budget): a caption, one
 // header row and rows of cells, in a box that scrolls sideways on a phone (focusable, named).
 import { el } from '../kit.js';
+import { EN } from '../i18n/index.js';
 import { scrollRegion } from '../render/scroll-region.js';
 
 /**
@@ -17,18 +18,19 @@ const row = (r) => (Array.isArray(r) ? el('tr', null, ...r.map(cell)) : el('tr',
 
 /**
  * @param {{ label: string, caption?: string | Node, columns: (string | Node | (string | Node)[])[],
- *           dataset?: Record<string, string>, bodyDataset?: Record<string, string>, hidden?: boolean }} o
- *   label: the scroll box's accessible name; dataset: the box's data attributes, bodyDataset the tbody's
+ *           dataset?: Record<string, string>, bodyDataset?: Record<string, string>, hidden?: boolean, i18n?: object }} o
+ *   label: the scroll box's accessible name; dataset: the box's data attributes, bodyDataset the tbody's;
+ *   i18n: the element's words (its scroll hint; the other words are the caller's, in that language)
  * @returns {{ element: HTMLElement, tbody: HTMLElement, setRows(rows: any[]): void, show(on: boolean): void }}
  */
-export function createLabTable({ label, caption, columns, dataset, bodyDataset, hidden = false }) {
+export function createLabTable({ label, caption, columns, dataset, bodyDataset, hidden = false, i18n = EN }) {
   // The caption sits above the box that scrolls (it wraps on a phone) and names the table.
   const id = `lab-table-${++tables}`;
   const tbody = el('tbody', { dataset: bodyDataset });
   const table = el('table', { className: 'lab-table', 'aria-labelledby': caption ? id : null },
     el('thead', null, el('tr', null, ...columns.map((c) => el('th', { scope: 'col' }, ...[c].flat())))), tbody);
   const element = el('div', { className: 'lab-table-box', dataset, hidden }, caption ? el('p', { className: 'lab-table-caption', id }, caption) : null,
-    scrollRegion(label, table));
+    scrollRegion(label, table, '', i18n));
   return {
     element,
     tbody,

@@ -2,6 +2,8 @@
 // lab models are trained natively with the same ones (scripts/zoo.mjs), and an imported model is
 // checked against them (a model trained on another lab's task is refused).
 // Measured settings and timings: docs/lab.md.
+import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/labs.js';  // the English words it speaks
 
 // Lab 1. The task where the head count matters: 16 random tokens of an alphabet of 8; at each
 // position, name the two tokens before it, in order (one of 8 x 8 pairs). One head must average both
@@ -47,22 +49,24 @@ export function exampleSequence(vocabSize, n = INDUCTION_TASK.seqLen, seed = 7) 
   return [...first, ...first, ...Array.from({ length: n - 2 * half }, () => Math.floor(rnd() * vocabSize))];
 }
 
-/** The labs by id: their name on the page and their task. */
+/** The labs by id: their number on the page (Lab 2) and their task. */
 export const LAB_TASKS = {
-  'lab-heads': { name: 'Lab 1', task: HEADS_TASK, tasks: Object.values(HEADS_TASKS) },
-  'lab-mqa': { name: 'Lab 2', task: MQA_TASK },
-  'lab-rank': { name: 'Lab 3', task: RANK_TASK },
-  'lab-induction': { name: 'Lab 4', task: INDUCTION_TASK },
+  'lab-heads': { number: 1, task: HEADS_TASK, tasks: Object.values(HEADS_TASKS) },
+  'lab-mqa': { number: 2, task: MQA_TASK },
+  'lab-rank': { number: 3, task: RANK_TASK },
+  'lab-induction': { number: 4, task: INDUCTION_TASK },
 };
 
 // What makes two tasks the same data: the kind, the sequence length and (where the lab sets it) the vocabulary.
 const SIGNATURE = ['task', 'seqLen', 'vocabSize'];
-const WORDS = { copy: 'the copy task', induction: 'the induction task', chars: 'the character task', pairs: 'the two-tokens-back task' };
+const WORDS = { copy: 'labs.task.copy', induction: 'labs.task.induction', chars: 'labs.task.chars', pairs: 'labs.task.pairs' };
 
-/** 'the copy task (32 tokens, vocabulary 64)' */
-export function describeTask(t) {
-  const details = [t.seqLen != null ? `${t.seqLen} tokens` : null, t.vocabSize != null ? `vocabulary ${t.vocabSize}` : null].filter(Boolean);
-  return `${WORDS[t.task] ?? `the task “${String(t.task).slice(0, 40)}”`}${details.length ? ` (${details.join(', ')})` : ''}`;
+/** 'the copy task (32 tokens, vocabulary 64)', in the language of `i18n` (the element's; English by default). */
+export function describeTask(t, i18n = EN) {
+  const details = [t.seqLen != null ? i18n.t('labs.task.tokens', { count: t.seqLen }) : null,
+    t.vocabSize != null ? i18n.t('labs.task.vocabulary', { size: t.vocabSize }) : null].filter(Boolean);
+  const task = WORDS[t.task] ? i18n.t(WORDS[t.task]) : i18n.t('labs.task.other', { name: String(t.task).slice(0, 40) });
+  return details.length ? i18n.t('labs.task.details', { task, details: details.join(', ') }) : task;
 }
 
 /** Whether `spec` (a trainer's) trains on `task` (a lab's): the fields the lab sets agree. */
@@ -73,17 +77,19 @@ const labTakes = (lab, spec) => (lab.tasks ?? [lab.task]).some((t) => sameTask(t
 /**
  * Whether lab `labId` takes a model whose trainer spec is `spec` (null: the file does not say):
  * { ok: true, note } (note: what the model list should say about it, '' when nothing) or
- * { ok: false, message } (why it is refused, and which lab it belongs to when one does).
+ * { ok: false, message } (why it is refused, and which lab it belongs to when one does), in the
+ * language of `i18n`.
  */
-export function checkImport(labId, spec) {
+export function checkImport(labId, spec, i18n = EN) {
   const lab = LAB_TASKS[labId];
   if (!lab) return { ok: true, note: '' };
-  if (!spec || spec.task == null) return { ok: true, note: 'task not recorded in the file' };
+  if (!spec || spec.task == null) return { ok: true, note: i18n.t('labs.task.unrecorded') };
   if (labTakes(lab, spec)) return { ok: true, note: '' };
   const owner = Object.values(LAB_TASKS).find((l) => labTakes(l, spec));
+  const words = { task: describeTask(spec, i18n), own: describeTask(lab.task, i18n) };
   return {
     ok: false,
-    message: `it holds a model trained on ${describeTask(spec)}${owner ? `, ${owner.name}'s task` : ''}; `
-      + `this lab trains on ${describeTask(lab.task)}${owner ? `: import it in ${owner.name}` : ''}.`,
+    message: owner ? i18n.t('labs.task.othersLab', { ...words, lab: i18n.t('labs.task.lab', { n: owner.number }) })
+      : i18n.t('labs.task.unknown', words),
   };
 }

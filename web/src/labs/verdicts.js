@@ -1,7 +1,11 @@
 // verdicts.js — the labs' computed sentences: what each lab concludes from its measured numbers, and
 // when it may conclude anything (pure: tests/node/web-lab-verdicts.test.mjs).
 
-import { MEASURABLE_SE, SETTLED_NATS, difference, digitsFor, meanSd, plusMinus, signedDiff } from './spread.js';
+import { MEASURABLE_SE, SETTLED_NATS, difference, digitsFor, meanSd, plusMinus, signedDiff, spreadFormat } from './spread.js';
+import { EN } from '../i18n/index.js';
+import '../i18n/catalogs/en/lab-mqa.js';  // the English words of Lab 2's verdict
+import '../i18n/catalogs/en/lab-rank.js';  // of Lab 3's
+import '../i18n/catalogs/en/lab-induction.js';  // Lab 4's scores and roles
 
 
 /**
@@ -64,32 +68,30 @@ export const MQA_ENOUGH_STEPS = 150;
  * The sentence after a run of every variant over several seeds: what MQA and GQA cost in held-out loss
  * against MHA (differences in nats with their standard errors, never ratios of losses), and what they
  * save. A verdict only when the runs are long enough and settled (held-out loss no longer falling), and a
- * difference counts only beyond twice its standard error.
+ * difference counts only beyond twice its standard error. In the language of `i18n` (its catalog's
+ * sentences, its numbers).
  * @param {{ mha, gqa, mqa }} r  each { losses: number[], accuracies: number[] } (one per seed)
  * @param {{ mha, mqa }} b  each { params, atN } (attention weights, KV bytes at N)
  * @param {number} stepsRun
  * @param {{ N: number, bytes: (n: number) => string, drop: number }} o  drop: labs/spread.js lateDrop
+ * @param {object} [i18n]  the element's words (ctx.i18n)
  */
-export function summariseMqa(r, { mha: bm, mqa: bq }, stepsRun, { N, bytes, drop }) {
+export function summariseMqa(r, { mha: bm, mqa: bq }, stepsRun, { N, bytes, drop }, i18n = EN) {
+  const { t, fmt } = i18n;
+  const { plusMinus: pm, signedDiff: sd } = spreadFormat(fmt);
   const seeds = r.mha.losses.length;
-  const stat = (v) => plusMinus(meanSd(r[v].losses));
+  const stat = (v) => pm(meanSd(r[v].losses));
   const dg = difference(r.mha.losses, r.gqa.losses), dq = difference(r.mha.losses, r.mqa.losses);
-  const numbers = `held-out loss (mean ± standard deviation over ${seeds} seed${seeds === 1 ? '' : 's'}, nats per token): `
-    + `MHA ${stat('mha')}, GQA ${stat('gqa')}, MQA ${stat('mqa')}; against MHA, GQA ${signedDiff(dg)} and MQA ${signedDiff(dq)} `
-    + '(the difference of the means ± its standard error)';
-  const few = tooFewSteps(stepsRun, MQA_ENOUGH_STEPS, 'a verdict on what MQA costs');
-  if (few) return `${few}${numbers}.`;
+  const numbers = t('labMqa.numbers', { count: seeds, mha: stat('mha'), gqa: stat('gqa'), mqa: stat('mqa'), dg: sd(dg), dq: sd(dq) });
+  if (stepsRun < MQA_ENOUGH_STEPS) return t('labMqa.fewSteps', { count: stepsRun, enough: MQA_ENOUGH_STEPS, numbers });
   if (drop > SETTLED_NATS) {
-    return `Not settled yet: held-out loss still fell by ${drop.toFixed(3)} nats over the last fifth of the ${stepsRun} steps `
-      + `(more than ${SETTLED_NATS}), so no variant is named better yet: train longer. So far, ${numbers}.`;
+    return t('labMqa.notSettled', { drop: fmt.fixed(drop, 3), steps: stepsRun, limit: SETTLED_NATS, numbers });
   }
-  const word = (name, d) => (!d.measurable
-    ? `${name} shows no measurable difference from MHA (${signedDiff(d)} nats, within ${MEASURABLE_SE} standard errors)`
-    : d.diff > 0 ? `${name} costs ${d.diff.toFixed(digitsFor(d.se))} nats of held-out loss (${signedDiff(d)}, beyond ${MEASURABLE_SE} standard errors)`
-      : `${name}'s held-out loss is ${(-d.diff).toFixed(digitsFor(d.se))} nats below MHA's (${signedDiff(d)}, beyond ${MEASURABLE_SE} standard errors)`);
-  return `After ${stepsRun} steps, ${seeds} seeds per variant: ${word('MQA', dq)}, `
-    + `for ${((bm.params - bq.params) / bm.params * 100).toFixed(2)} % fewer attention weights and a cache ${Number((bm.atN / bq.atN).toFixed(2))}× smaller `
-    + `(${bytes(bq.atN)} instead of ${bytes(bm.atN)} at N = ${N}); ${word('GQA', dg)}. In numbers: ${numbers}.`;
+  const word = (name, d) => (!d.measurable ? t('labMqa.same', { name, diff: sd(d), k: MEASURABLE_SE })
+    : d.diff > 0 ? t('labMqa.costs', { name, cost: fmt.fixed(d.diff, digitsFor(d.se)), diff: sd(d), k: MEASURABLE_SE })
+      : t('labMqa.below', { name, gain: fmt.fixed(-d.diff, digitsFor(d.se)), diff: sd(d), k: MEASURABLE_SE }));
+  return t('labMqa.verdict', { steps: stepsRun, count: seeds, mqa: word('MQA', dq), fewer: fmt.fixed((bm.params - bq.params) / bm.params * 100, 2),
+    ratio: Number((bm.atN / bq.atN).toFixed(2)), small: bytes(bq.atN), large: bytes(bm.atN), N: String(N), gqa: word('GQA', dg), numbers });
 }
 
 // ---- Lab 3: how small can the MLA latent be? -------------------------------------------------------
@@ -109,57 +111,63 @@ export function withinOf(d, limit) {
 }
 
 /**
- * The answer after a run, '' until MHA and an MLA rank are done.
+ * The answer after a run, '' until MHA and an MLA rank are done, in the language of `i18n`.
  * @param {{ variant: 'mha' | 'mla', rank: number, bytes: number, bits: number[] }[]} done  bits: one per seed
  * @param {number} stepsRun
  * @param {{ ropeDim: number, bytesPerElement: number }} geometry
+ * @param {object} [i18n]  the element's words (ctx.i18n)
  */
-export function summariseRank(done, stepsRun, { ropeDim, bytesPerElement }) {
+export function summariseRank(done, stepsRun, { ropeDim, bytesPerElement }, i18n = EN) {
+  const { t, fmt } = i18n;
+  const { plusMinus: pm, signedDiff: sd } = spreadFormat(fmt);
   const mha = done.find((r) => r.variant === 'mha');
   const mla = done.filter((r) => r.variant === 'mla');
   if (!mha || !mla.length) return '';
   const seeds = Math.min(...done.map((r) => r.bits.length));
   const mean = (r) => meanSd(r.bits).mean;
-  const mb = plusMinus(meanSd(mha.bits));
   const diffOf = (r) => difference(mha.bits, r.bits);
   const small = mla.filter((r) => r.bytes * 8 < mha.bytes).sort((a, b) => a.rank - b.rank);
   const judged = small.map((r) => { const d = diffOf(r); return { r, d, w: withinOf(d, 1) }; });
-  const f = ({ r, d }) => `r = ${r.rank} (${signedDiff(d)} bits/char against MHA, cache ${r.bytes} vs ${mha.bytes} bytes)`;
-  const numbers = `validation bits/char (mean ± standard deviation over ${seeds} seed${seeds === 1 ? '' : 's'}): MHA ${mb}, `
-    + mla.map((r) => `r = ${r.rank} ${plusMinus(meanSd(r.bits))}`).join(', ');
-  const few = tooFewSteps(stepsRun, RANK_ENOUGH_STEPS, 'a verdict on how small the latent can be');
-  if (few) return `${few}${numbers}.`;
-  let text;
+  const found = ({ r, d }) => t('labRank.found', { rank: r.rank, diff: sd(d), bytes: r.bytes, mhaBytes: mha.bytes });
+  const numbers = t('labRank.numbers', { count: seeds, mha: pm(meanSd(mha.bits)),
+    ranks: mla.map((r) => `r = ${r.rank} ${pm(meanSd(r.bits))}`).join(', ') });
+  if (stepsRun < RANK_ENOUGH_STEPS) return t('labRank.fewSteps', { count: stepsRun, enough: RANK_ENOUGH_STEPS, numbers });
+  const sentences = [];
   if (!small.length) {
-    text = `None of the ranks tried has a cache below 1/8 of MHA's (needs r + dr < ${mha.bytes / 8 / bytesPerElement}, i.e. r ≤ ${mha.bytes / 8 / bytesPerElement - ropeDim - 1}): try smaller ranks.`;
+    const limit = mha.bytes / 8 / bytesPerElement;
+    sentences.push(t('labRank.noneSmall', { limit, max: limit - ropeDim - 1 }));
   } else {
     const ok = judged.filter((j) => j.w === 'yes'), no = judged.filter((j) => j.w === 'no'), unsure = judged.filter((j) => j.w === 'unsure');
     const list = (js) => js.map((j) => `r = ${j.r.rank}`).join(', ');
-    text = ok.length ? `The smallest r with cache < 1/8 of MHA that stays within 1 bit/char beyond its spread: ${f(ok[0])}.`
-      : `No rank with cache < 1/8 of MHA stays within 1 bit/char beyond its spread.`;
-    if (no.length) text += ` More than 1 bit/char worse beyond the spread: ${list(no)}.`;
-    if (unsure.length) text += ` Not settled by ${seeds} seeds (within ${MEASURABLE_SE} standard errors of the 1-bit line): ${list(unsure)}.`;
+    sentences.push(ok.length ? t('labRank.smallest', { found: found(ok[0]) }) : t('labRank.noneWithin'));
+    if (no.length) sentences.push(t('labRank.worse', { list: list(no) }));
+    if (unsure.length) sentences.push(t('labRank.unsure', { count: seeds, k: MEASURABLE_SE, list: list(unsure) }));
   }
   const best = [...mla].sort((a, b) => mean(a) - mean(b))[0];
-  return `${text} After ${stepsRun} steps per model, ${seeds} seeds each; the best MLA on average is r = ${best.rank} (${signedDiff(diffOf(best))} `
-    + `bits/char against MHA) with a cache ${(mha.bytes / best.bytes).toFixed(1)}× smaller. In numbers: ${numbers}.`
-    + ' Short runs: all models are still far from converged, so these gaps measure early learning speed as much as capacity.';
+  return t('labRank.verdict', { text: sentences.join(' '), steps: stepsRun, count: seeds, rank: best.rank, diff: sd(diffOf(best)),
+    ratio: fmt.fixed(mha.bytes / best.bytes, 1), numbers });
 }
 
 // ---- Lab 4: induction heads -------------------------------------------------------------------------
 /** A head gets a role when one of its scores exceeds this. */
 export const CLEAR = 0.5;
-/** trainer.headScores()'s scores: [field, column heading, role]. */
+/** trainer.headScores()'s scores: [field, its column heading's key, its role's key]. */
 export const SCORES = [
-  ['previousToken', 'previous token', 'previous-token head'],
-  ['induction', 'induction', 'induction head'],
-  ['firstToken', 'first token', 'sink (first-token) head'],
-  ['diagonal', 'diagonal', 'self (diagonal) head'],
+  ['previousToken', 'labInd.score.previousToken', 'labInd.role.previousToken'],
+  ['induction', 'labInd.score.induction', 'labInd.role.induction'],
+  ['firstToken', 'labInd.score.firstToken', 'labInd.role.firstToken'],
+  ['diagonal', 'labInd.score.diagonal', 'labInd.role.diagonal'],
 ];
 
-/** The role of a head from its scores ('' when no score is clear). */
-export function roleOf(h) {
-  let best = null;
-  for (const [key, , role] of SCORES) if (h[key] > CLEAR && (!best || h[key] > h[best[0]])) best = [key, role];
-  return best ? best[1] : '';
+/** The field of a head's clearest score above CLEAR ('previousToken', ...), '' when no score is clear. */
+export function roleKey(h) {
+  let best = '';
+  for (const [key] of SCORES) if (h[key] > CLEAR && (!best || h[key] > h[best])) best = key;
+  return best;
+}
+
+/** The role of a head from its scores, in the language of `i18n` ('' when no score is clear). */
+export function roleOf(h, i18n = EN) {
+  const key = roleKey(h);
+  return key ? i18n.t(SCORES.find(([k]) => k === key)[2]) : '';
 }

@@ -10,33 +10,37 @@ import { createInductionMaps } from '../labs/induction-maps.js';
 import { createLabRunner } from '../labs/runner.js';
 import { createLabTable } from '../labs/table.js';
 import { INDUCTION_TASK as TASK, exampleSequence } from '../labs/tasks.js';
-import { CLEAR, SCORES, roleOf } from '../labs/verdicts.js';
+import { CLEAR, SCORES, roleKey, roleOf } from '../labs/verdicts.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
+import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
+import '../i18n/catalogs/en/lab-induction.js';  // and Lab 4's
 
 const MODEL = { variant: 'mha', dModel: 64, nHeads: 4, nLayers: 2, mlp: false, layerNorm: true, rope: true };
 // Measured (wasm SIMD in Node, seed 0, 400 steps with cosine decay over 400): accuracy 0.50 at step
 // 250, 0.99 at step 300; 400 steps in ~8 s. So 400 steps leave a margin and take well under a minute.
 const EVAL_EVERY = 30;  // steps between evaluations (accuracy, head scores, maps)
 const TARGET = 0.95;
-export const STEPS = { label: 'Steps', min: 1, max: 20000 };
+const STEPS = { min: 1, max: 20000 };
 
 export function createLabInductionView(root, ctx) {
   useStyles(root, 'labs', labsCss);
   root.classList.add('lab', 'lab-induction');
+  const { i18n } = ctx;
+  const { t, fmt } = i18n;
+  const steps = { ...STEPS, label: t('labInd.steps') };
   const controls = el('div', 'lab-controls');
   const lossBox = el('div', 'lab-chart-loss'), accBox = el('div', 'lab-chart-acc');
   const milestone = el('p', { className: 'lab-milestone', role: 'status', 'aria-live': 'polite' });
-  const scores = createLabTable({ label: 'Head scores', caption: 'Head scores (mean attention on the pattern\'s key; 1 = all of it)',
-    columns: ['layer', 'head', ...SCORES.map(([, label]) => label), `role (score > ${CLEAR})`] });
+  const scores = createLabTable({ label: t('labInd.scores'), caption: t('labInd.scoresCaption'), i18n,
+    columns: [t('labInd.col.layer'), t('labInd.col.head'), ...SCORES.map(([, label]) => t(label)), t('labInd.col.role', { clear: CLEAR })] });
   const scoresBox = el('div', { className: 'lab-heads-scores', hidden: true }, scores.element);
-  const maps = createInductionMaps();
-  root.replaceChildren(el('p', 'lab-what', `Task: sequences of ${TASK.seqLen} tokens with a repeated random segment; on the repeat `
-    + `the next token is predictable (A B … A → B). Model: 2 layers × ${MODEL.nHeads} heads, attention only (no MLP), d`,
-  el('sub', null, 'model'), ` = ${MODEL.dModel}, RoPE, LayerNorm; batch ${TASK.batchSize}.`),
+  const maps = createInductionMaps(i18n);
+  root.replaceChildren(el('p', 'lab-what', t('labInd.what', { seqLen: TASK.seqLen, layers: MODEL.nLayers, heads: MODEL.nHeads,
+    dModel: MODEL.dModel, batch: TASK.batchSize })),
   controls, el('div', 'lab-charts', lossBox, accBox), milestone, scoresBox, maps.element);
-  const lossChart = createLineChart(lossBox, { yLabel: 'training loss (nats)', height: 220 });
+  const lossChart = createLineChart(lossBox, { yLabel: t('labInd.lossAxis'), xLabel: t('labs.chartStep'), height: 220 });
   // Percent on a fixed 0–100 axis: a flat line near chance is not zoomed into a "collapse".
-  const accChart = createLineChart(accBox, { yLabel: 'accuracy (%, A…A → B)', height: 220, yRange: [0, 100] });
+  const accChart = createLineChart(accBox, { yLabel: t('labInd.accuracyAxis'), xLabel: t('labs.chartStep'), height: 220, yRange: [0, 100] });
   let vocabSize = 32, drawn = 0;
 
   /** Head scores and maps of a model now (api.check drops a stale run's, `drawn` an older request's). */
@@ -45,8 +49,8 @@ export function createLabInductionView(root, ctx) {
     const [s, att] = await Promise.all([ctx.client.call('trainerHeadScores', key), ctx.client.call('trainerAttention', key, tokens)]);
     api.check();
     if (my !== drawn) return;
-    scores.setRows(s.map((h) => ({ dataset: { role: roleOf(h) }, cells: [h.layer + 1, h.head + 1,
-      ...SCORES.map(([k]) => ({ text: h[k].toFixed(2), className: h[k] > CLEAR ? 'lab-clear' : null })), roleOf(h) || '—'] })));
+    scores.setRows(s.map((h) => ({ dataset: { role: roleKey(h) }, cells: [h.layer + 1, h.head + 1,
+      ...SCORES.map(([k]) => ({ text: fmt.fixed(h[k], 2), className: h[k] > CLEAR ? 'lab-clear' : null })), roleOf(h, i18n) || '—'] })));
     scoresBox.hidden = false;
     maps.update(att, tokens, s);
   }
@@ -54,52 +58,54 @@ export function createLabInductionView(root, ctx) {
   async function run(api) {
     const steps = api.values.labISteps;
     milestone.textContent = '';
-    api.progress('Creating the model…');
-    const key = await api.createModel('induction model', { ...TASK, model: MODEL, seed: 0, totalSteps: steps });
+    api.progress(t('labInd.creating'));
+    const key = await api.createModel(t('labInd.model'), { ...TASK, model: MODEL, seed: 0, totalSteps: steps }, 'induction-model');
     vocabSize = api.vocabOf(key) ?? vocabSize;
     const loss = [], acc = [];
     let reached = null;
     const evaluated = (e, step) => {
       acc.push([step, e.accuracy * 100]);
-      const a = alignCurves([{ label: 'accuracy (%)', points: acc }]);
+      const a = alignCurves([{ label: t('labInd.accuracySeries'), points: acc }]);
       accChart.setData(a.labels, a.xs, a.ys);
       if (reached == null && e.accuracy >= TARGET) reached = step;
-      milestone.textContent = `Held-out accuracy ${(e.accuracy * 100).toFixed(1)} % at step ${step}` + (reached != null
-        ? `; first reached ${TARGET * 100} % at step ${reached} (evaluated every ${EVAL_EVERY} steps).` : `; not yet ${TARGET * 100} %.`);
+      const words = { accuracy: fmt.fixed(e.accuracy * 100, 1), step, target: TARGET * 100, reached, every: EVAL_EVERY };
+      milestone.textContent = t(reached != null ? 'labInd.reached' : 'labInd.notYet', words);
       inspect(api, key).catch(() => {});  // answered between the core's chunks; a stale one is dropped
     };
-    api.progress(`Step 0 / ${steps}`, 0);
+    api.progress(t('labInd.step', { step: 0, steps }), 0);
     const res = await api.train(key, { steps, evalEvery: EVAL_EVERY, onProgress: (p) => {
-      api.progress(`Step ${p.step} / ${steps}`, p.step);
+      api.progress(t('labInd.step', { step: p.step, steps }), p.step);
       loss.push([p.step, p.loss]);
-      const l = alignCurves([{ label: 'training loss', points: loss }]);
+      const l = alignCurves([{ label: t('labInd.lossSeries'), points: loss }]);
       lossChart.setData(l.labels, l.xs, l.ys);
       if (p.evaluation) evaluated(p.evaluation, p.step);
     } });
     if (res.step > 0 && acc.at(-1)?.[0] !== res.step) evaluated(await api.evaluate(key), res.step);
     if (res.step > 0) await inspect(api, key);
     const secs = api.seconds();
-    api.progress(`${res.stopped ? 'Stopped' : 'Done'} at step ${res.step} / ${steps} in ${secs.toFixed(1)} s ` +
-      `(${Math.round((res.step * TASK.seqLen * TASK.batchSize) / secs)} tokens/s).`);
+    api.progress(t(res.stopped ? 'labInd.stopped' : 'labInd.done', { step: res.step, steps, secs: fmt.fixed(secs, 1),
+      rate: Math.round((res.step * TASK.seqLen * TASK.batchSize) / secs) }));
     return { step: res.step, reached, accuracy: acc.length ? acc.at(-1)[1] / 100 : null,
       curves: [...seriesPoints(lossChart.data()), ...seriesPoints(accChart.data())] };
   }
 
   const runner = createLabRunner(controls, root, ctx, {
     id: 'lab-induction',
-    startLabel: 'Start',
-    idleText: (st) => `Not trained yet: press Start (${st.labISteps} steps, about ${Math.max(1, Math.round(st.labISteps * 0.02))} s).`,
-    fields: [{ name: 'labISteps', ...STEPS, hint: `${TASK.seqLen} tokens, batch ${TASK.batchSize}`, parse: (t) => parseIntegerField(t, STEPS) }],
+    startLabel: t('labInd.start'),
+    idleText: (st) => t('labInd.idle', { start: t('labInd.start'), count: st.labISteps, secs: Math.max(1, Math.round(st.labISteps * 0.02)) }),
+    fields: [{ name: 'labISteps', ...steps, hint: t('labInd.stepsHint', { seqLen: TASK.seqLen, batch: TASK.batchSize }),
+      parse: (text) => parseIntegerField(text, steps, i18n) }],
     inspectTokens: (vocab) => {
       const tokens = exampleSequence(vocab);
-      return { tokens, labels: tokens.map(String), title: `the induction lab's model (${tokens.length / 2} tokens, then the same again)` };
+      return { tokens, labels: tokens.map(String), title: t('labInd.example', { half: tokens.length / 2 }) };
     },
     async onImport(api, { key, loaded, file }) {
       vocabSize = loaded.vocabSize;
       const e = await api.evaluate(key);
       await inspect(api, key);
-      milestone.textContent = `Imported ${file.name}: trained ${loaded.steps} steps; held-out accuracy ${(e.accuracy * 100).toFixed(1)} %, loss ${e.loss.toFixed(3)}.`;
-      runner.progress(`Loaded ${file.name}.`);
+      milestone.textContent = t('labInd.imported', { file: file.name, count: loaded.steps, accuracy: fmt.fixed(e.accuracy * 100, 1),
+        loss: fmt.fixed(e.loss, 3) });
+      runner.progress(t('labInd.loaded', { file: file.name }));
       return { accuracy: e.accuracy };
     },
     run,

@@ -8,39 +8,46 @@
 // (labs/verdicts.js, labs/spread.js).
 import labsCss from '../styles/labs.css?inline';
 import { el, useStyles } from '../kit.js';
-import { fmtBinary, fmtInt } from '../format.js';
 import { parseIntegerField } from '../labs/fields.js';
 import { createMqaBudget } from '../labs/mqa-budget.js';
 import { createLabRunner } from '../labs/runner.js';
 import { createLabTable, twoLines } from '../labs/table.js';
 import { MQA_TASK as TASK } from '../labs/tasks.js';
 import { summariseMqa } from '../labs/verdicts.js';
-import { SEEDS, difference, lateDrop, meanCurve, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
+import { SEEDS, difference, lateDrop, meanCurve, meanSd, spreadFormat } from '../labs/spread.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
+import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
+import '../i18n/catalogs/en/lab-mqa.js';  // and Lab 2's
 
 const D = 64, H = 8, N = 2048, BPE = 4;
 const VARIANTS = [
-  { id: 'mha', name: 'MHA', nKvHeads: 8, detail: '8 K/V heads' },
-  { id: 'gqa', name: 'GQA', nKvHeads: 2, detail: '2 K/V heads' },
-  { id: 'mqa', name: 'MQA', nKvHeads: 1, detail: '1 K/V head' },
+  { id: 'mha', name: 'MHA', nKvHeads: 8 },
+  { id: 'gqa', name: 'GQA', nKvHeads: 2 },
+  { id: 'mqa', name: 'MQA', nKvHeads: 1 },
 ];
 // ~12 ms per step (wasm, Node), so the default 300 steps take ~4 s per model (9 models: 3 variants × 3 seeds;
 // at 300 steps held-out loss has settled: no longer falling by 0.01 nats over the last fifth).
-export const STEPS = { label: 'Steps per variant', min: 1, max: 5000 };
-const stepsOf = (state) => parseIntegerField(state.labMSteps, STEPS).value ?? 300;
+const STEPS = { min: 1, max: 5000 };
+const stepsOf = (state) => parseIntegerField(state.labMSteps, { ...STEPS, label: '' }).value ?? 300;
 
 export function createLabMqaView(root, ctx) {
   useStyles(root, 'labs', labsCss);
-  const budget = createMqaBudget(ctx, { D, H, N, BPE, variants: VARIANTS });
+  const { i18n } = ctx;
+  const { t, fmt } = i18n;
+  const { plusMinus, signedDiff } = spreadFormat(fmt);
+  const steps = { ...STEPS, label: t('labMqa.steps') };
+  const variants = VARIANTS.map((v) => ({ ...v, detail: t('labMqa.kvHeads', { count: v.nKvHeads }) }));
+  const budget = createMqaBudget(ctx, { D, H, N, BPE, variants });
   const controls = el('div', { dataset: { role: 'controls' } });
   const chartBox = el('div', { dataset: { role: 'chart' } });
-  const table = createLabTable({ label: 'Results', dataset: { role: 'results' }, bodyDataset: { role: 'result-rows' }, hidden: true,
-    columns: ['Variant', 'Attention weights', 'KV bytes / token', `KV at N = ${N}`,
-      twoLines('Held-out loss', `nats / token, mean ± sd of ${SEEDS.length} seeds`), twoLines('Against MHA', 'nats, ± standard error'),
-      twoLines('Accuracy', 'predictable positions, mean')] });
+  const table = createLabTable({ label: t('labMqa.results'), dataset: { role: 'results' }, bodyDataset: { role: 'result-rows' }, hidden: true, i18n,
+    columns: [t('labMqa.col.variant'), t('labMqa.col.weights'), t('labMqa.col.bytesPerToken'), t('labMqa.col.bytesAtN', { N: String(N) }),
+      twoLines(t('labMqa.col.loss'), t('labMqa.col.lossNote', { count: SEEDS.length })), twoLines(t('labMqa.col.vsMha'), t('labMqa.col.vsMhaNote')),
+      twoLines(t('labMqa.col.accuracy'), t('labMqa.col.accuracyNote'))] });
   const summary = el('p', { className: 'lab-summary', dataset: { role: 'summary' }, 'aria-live': 'polite' });
   root.replaceChildren(budget.element, controls, chartBox, table.element, summary);
-  const chart = createLineChart(chartBox, { yLabel: 'held-out loss (nats / token)', logY: true });  // each variant's mean over its seeds
+  // each variant's mean over its seeds
+  const chart = createLineChart(chartBox, { yLabel: t('labMqa.chartY'), xLabel: t('labs.chartStep'), logY: true });
   // runs: one per variant and seed: { v, seed, val: [[step, held-out loss], ...], result: trainer.evaluate() | null }
   let runs = [], stepsRun = 0;
   const runsOf = (id) => runs.filter((r) => r.v.id === id);
@@ -66,14 +73,14 @@ export function createLabMqaView(root, ctx) {
     table.setRows(shown.map((v) => {
       const r = m[v.id], bv = b.get(v.id), loss = meanSd(r.losses);
       const against = v.id === 'mha' ? '—' : m.mha.complete ? signedDiff(difference(m.mha.losses, r.losses)) : '…';
-      return { dataset: { variant: v.id }, cells: [{ header: true, text: v.name }, bv ? fmtInt(bv.params) : '…',
-        bv ? `${fmtInt(bv.perToken)} B` : '…', bv ? fmtBinary(bv.atN) : '…',
+      return { dataset: { variant: v.id }, cells: [{ header: true, text: v.name }, bv ? fmt.int(bv.params) : '…',
+        bv ? `${fmt.int(bv.perToken)} B` : '…', bv ? fmt.binary(bv.atN) : '…',
         { text: plusMinus(loss), dataset: { role: `loss-${v.id}`, mean: String(loss.mean) } },
-        { text: against, dataset: { role: `diff-${v.id}` } }, `${(meanSd(r.accuracies).mean * 100).toFixed(1)} %`] };
+        { text: against, dataset: { role: `diff-${v.id}` } }, `${fmt.fixed(meanSd(r.accuracies).mean * 100, 1)} %`] };
     }));
     const complete = VARIANTS.every((v) => m[v.id].complete) && b.size === VARIANTS.length;
     summary.textContent = complete ? summariseMqa(m, Object.fromEntries(b), stepsRun,
-      { N, bytes: fmtBinary, drop: lateDrop(runs.map((r) => r.val)) }) : '';
+      { N, bytes: fmt.binary, drop: lateDrop(runs.map((r) => r.val)) }, i18n) : '';
   }
 
   async function run(api) {
@@ -84,12 +91,12 @@ export function createLabMqaView(root, ctx) {
     renderResults();
     drawChart();
     await api.each(runs, async (r, i) => {
-      const name = `${r.v.name} seed ${r.seed}`;
+      const name = t('labs.seedOf', { name: r.v.name, seed: r.seed });
       const key = await api.createModel(name, { ...TASK, seed: r.seed, totalSteps: steps, warmupSteps: Math.min(30, Math.floor(steps / 10)),
-        model: { variant: r.v.id, dModel: D, nHeads: H, nKvHeads: r.v.nKvHeads } });
+        model: { variant: r.v.id, dModel: D, nHeads: H, nKvHeads: r.v.nKvHeads } }, `${r.v.id}-seed-${r.seed}`);
       const res = await api.train(key, { steps, evalEvery, onProgress: (p) => {
         if (p.evaluation) r.val.push([p.step, p.evaluation.loss]);
-        api.progressOf(i, `${name}: step ${p.step} / ${steps}`, p.step);
+        api.progressOf(i, t('labs.stepOf', { name, step: p.step, steps }), p.step);
         drawChart();
       } });
       if (res.stopped) return;
@@ -100,18 +107,19 @@ export function createLabMqaView(root, ctx) {
     });
     drawChart();
     const done = runs.filter((r) => r.result).length;
-    api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${done} of ${runs.length} models (${VARIANTS.length} variants × ${SEEDS.length} seeds) × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
+    api.progress(t(api.isStopped() ? 'labMqa.stopped' : 'labMqa.done', { done, total: runs.length, variants: VARIANTS.length, seeds: SEEDS.length,
+      count: steps, secs: fmt.fixed(api.seconds(), 1) }));
     return { results: results(), curves: seriesPoints(chart.data()) };
   }
 
   const runner = createLabRunner(controls, root, ctx, {
     id: 'lab-mqa',
-    startLabel: 'Train all three',
-    againLabel: 'Train all three again',
-    idleText: (st) => `Not trained yet: press “Train all three” (${VARIANTS.length} variants × ${SEEDS.length} seeds × ${stepsOf(st)} steps, `
-      + `about ${Math.max(1, Math.round(stepsOf(st) * VARIANTS.length * SEEDS.length * 0.016 / Math.max(1, ctx.client.trainerWorkers ?? 1)))} s).`,
-    fields: [{ name: 'labMSteps', ...STEPS, hint: `copy task, ${TASK.vocabSize} symbols, ${TASK.seqLen} tokens`,
-      parse: (t) => parseIntegerField(t, STEPS) }],
+    startLabel: t('labMqa.start'),
+    againLabel: t('labMqa.again'),
+    idleText: (st) => t('labMqa.idle', { start: t('labMqa.start'), variants: VARIANTS.length, seeds: SEEDS.length, count: stepsOf(st),
+      secs: Math.max(1, Math.round(stepsOf(st) * VARIANTS.length * SEEDS.length * 0.016 / Math.max(1, ctx.client.trainerWorkers ?? 1))) }),
+    fields: [{ name: 'labMSteps', ...steps, hint: t('labMqa.stepsHint', { vocab: TASK.vocabSize, tokens: TASK.seqLen }),
+      parse: (text) => parseIntegerField(text, steps, i18n) }],
     run,
   });
   let destroyed = false;

@@ -14,6 +14,8 @@ import { SEEDS, meanCurve } from '../labs/spread.js';
 import { RANK_TASK as TRAIN } from '../labs/tasks.js';
 import { summariseRank } from '../labs/verdicts.js';
 import { alignCurves, createLineChart } from '../render/line-chart.js';
+import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
+import '../i18n/catalogs/en/lab-rank.js';  // and Lab 3's
 
 // The corpus (256 KiB) is a chunk of its own, fetched only when a run starts: course pages that embed
 // other views never download it.
@@ -26,36 +28,39 @@ const D = 64, H = 4, DH = 16, DR = 4, BPE = 4;
 // ~32 ms per step and ~0.2 s per evaluation.
 const EVAL_EVERY = 50;
 const LN2 = Math.log(2);
-export const STEPS = { label: 'Steps per model', min: 1, max: 5000 };
-export const RANKS = { label: 'MLA latent ranks r', min: 1, max: 256, most: 8 };
+const STEPS = { min: 1, max: 5000 };
+const RANKS = { min: 1, max: 256, most: 8 };
 /** The state's values, or the defaults where the state (a URL) holds something not allowed. */
-const stepsOf = (state) => parseIntegerField(state.labRSteps, STEPS).value ?? 200;
-const ranksOf = (state) => parseIntegerList(state.labRRanks, RANKS).value ?? [4, 8, 16, 32];
+const stepsOf = (state) => parseIntegerField(state.labRSteps, { ...STEPS, label: '' }).value ?? 200;
+const ranksOf = (state) => parseIntegerList(state.labRRanks, { ...RANKS, label: '' }).value ?? [4, 8, 16, 32];
 const runName = (r) => (r.variant === 'mha' ? 'MHA' : `MLA r = ${r.rank}`);
 
 export function createLabRankView(root, ctx) {
   useStyles(root, 'labs', labsCss);
+  const { i18n } = ctx;
+  const { t, fmt } = i18n;
+  const steps = { ...STEPS, label: t('labRank.steps') }, ranks = { ...RANKS, label: t('labRank.ranks') };
   // models: { variant, rank, bytes, seeds: [{ seed, train: [[step, bits]], val: [[step, bits]], result }] }
   let models = [], stepsRun = 0;
   const controls = el('div', { dataset: { role: 'controls' } });
   const curvesBox = el('div', { dataset: { role: 'chart' } });
-  const results = createRankResults({ runName, ropeDim: DR, seeds: SEEDS.length });
+  const results = createRankResults({ runName, ropeDim: DR, seeds: SEEDS.length, i18n });
   const summary = el('p', { className: 'lab-summary', dataset: { role: 'summary' }, 'aria-live': 'polite' });
-  root.replaceChildren(el('p', 'note', `A one-layer transformer (D = ${D}, H = ${H}, dh = ${DH}, MLP, fp32 cache) learns to predict the next `
-    + `character of ${Math.round(CORPUS_BYTES / 1024)} KiB of Shakespeare. MLA caches a rank-r latent plus a decoupled RoPE key of `
-    + `width dr = ${DR}: (r + dr) · 4 bytes per token per layer, against MHA's 2 · H · dh · 4 = ${2 * H * DH * BPE} bytes. `
-    + `Its cache is below 1/8 of MHA's when r + dr < ${2 * H * DH / 8}. Each model trains with ${SEEDS.length} seeds; `
-    + 'the curves are the mean of its seeds.'), controls, curvesBox, results.table, results.chart, summary);
+  root.replaceChildren(el('p', 'note', t('labRank.what', { D, H, dh: DH, kib: Math.round(CORPUS_BYTES / 1024), dr: DR, mhaBytes: 2 * H * DH * BPE,
+    limit: 2 * H * DH / 8, count: SEEDS.length })), controls, curvesBox, results.table, results.chart, summary);
   // One colour per model (MHA first), its validation curve dashed: no two models share a colour.
-  const modelOf = (label) => label.replace(/ (train|val)$/, '');
-  const curves = createLineChart(curvesBox, { yLabel: 'bits / char',
-    styleOf: (label) => ({ colour: Math.max(0, models.findIndex((m) => runName(m) === modelOf(label))), dash: / val$/.test(label) ? [6, 4] : null }) });
+  const curveStyle = new Map();  // a curve's label -> { colour, dash }
+  const curves = createLineChart(curvesBox, { yLabel: t('labRank.chartY'), xLabel: t('labs.chartStep'),
+    styleOf: (label) => curveStyle.get(label) ?? { colour: 0 } });
 
   /** A model's curve `which` ('train' | 'val'): the mean of its seeds (labs/spread.js). */
   const seedsCurve = (m, which) => meanCurve(m.seeds.map((s) => s[which]));
 
   function drawCurves() {
-    const list = models.flatMap((m) => [{ label: `${runName(m)} train`, points: seedsCurve(m, 'train') }, { label: `${runName(m)} val`, points: seedsCurve(m, 'val') }]);
+    const list = models.flatMap((m, colour) => [
+      { label: t('labRank.curveTrain', { model: runName(m) }), points: seedsCurve(m, 'train'), style: { colour, dash: null } },
+      { label: t('labRank.curveVal', { model: runName(m) }), points: seedsCurve(m, 'val'), style: { colour, dash: [6, 4] } }]);
+    for (const c of list) curveStyle.set(c.label, c.style);
     const { xs, ys, labels } = alignCurves(list.filter((c) => c.points.length));
     if (labels.length) curves.setData(labels, xs, ys);
   }
@@ -67,13 +72,14 @@ export function createLabRankView(root, ctx) {
   function renderResults(running) {
     const done = evaluated();
     results.update(done);
-    summary.textContent = running ? '' : summariseRank(done, stepsRun, { ropeDim: DR, bytesPerElement: BPE });
+    summary.textContent = running ? '' : summariseRank(done, stepsRun, { ropeDim: DR, bytesPerElement: BPE }, i18n);
   }
 
   async function run(api) {
-    const steps = api.values.labRSteps, ranks = api.values.labRRanks;
+    const steps = api.values.labRSteps, ranksRun = api.values.labRRanks;
     stepsRun = steps;
-    models = [{ variant: 'mha', rank: 0 }, ...ranks.map((rank) => ({ variant: 'mla', rank }))]
+    curveStyle.clear();
+    models = [{ variant: 'mha', rank: 0 }, ...ranksRun.map((rank) => ({ variant: 'mla', rank }))]
       .map((m) => ({ ...m, bytes: 0, seeds: SEEDS.map((seed) => ({ seed, train: [], val: [], result: null })) }));
     renderResults(true);
     const bytes = await ctx.client.call('kvCacheBytesMany', models.map((m) => ({ variant: m.variant, nLayers: 1, nHeads: H, dHead: DH, seqLen: 1,
@@ -84,14 +90,15 @@ export function createLabRankView(root, ctx) {
     api.check();
     const runs = models.flatMap((m) => m.seeds.map((s) => ({ m, s })));
     await api.each(runs, async ({ m, s }, i) => {
-      const name = `${runName(m)} seed ${s.seed}`;
+      const name = t('labs.seedOf', { name: runName(m), seed: s.seed });
       const model = { variant: m.variant, dModel: D, nHeads: H, dHead: DH, mlp: true, ...(m.variant === 'mla' ? { latentRank: m.rank, ropeDim: DR } : {}) };
-      const key = await api.createModel(name, { ...TRAIN, seed: s.seed, text, totalSteps: steps, warmupSteps: Math.min(20, Math.floor(steps / 10)), model });
+      const key = await api.createModel(name, { ...TRAIN, seed: s.seed, text, totalSteps: steps, warmupSteps: Math.min(20, Math.floor(steps / 10)), model },
+        `${m.variant === 'mha' ? 'mha' : `mla-r${m.rank}`}-seed-${s.seed}`);
       const res = await api.train(key, { steps, evalEvery: EVAL_EVERY, onProgress: (p) => {
         s.train.push([p.step, p.loss / LN2]);
         if (p.evaluation) s.val.push([p.step, p.evaluation.bitsPerToken]);
-        api.progressOf(i, `Training ${name} (${i + 1} of ${runs.length}): step ${p.step} / ${steps}, `
-          + `training ${(p.loss / LN2).toFixed(2)} bits/char · ${api.seconds().toFixed(1)} s`, p.step);
+        api.progressOf(i, t('labRank.progress', { name, i: i + 1, n: runs.length, step: p.step, steps,
+          bits: fmt.fixed(p.loss / LN2, 2), secs: fmt.fixed(api.seconds(), 1) }), p.step);
         drawCurves();
       } });
       if (res.stopped) return;
@@ -102,20 +109,22 @@ export function createLabRankView(root, ctx) {
     });
     renderResults(false);
     const trained = runs.filter(({ s }) => s.result).length;
-    api.progress(`${api.isStopped() ? 'Stopped' : 'Done'}: ${trained} of ${runs.length} models (${models.length} × ${SEEDS.length} seeds) × ${steps} steps in ${api.seconds().toFixed(1)} s.`);
+    api.progress(t(api.isStopped() ? 'labRank.stopped' : 'labRank.done', { done: trained, total: runs.length, models: models.length, seeds: SEEDS.length,
+      count: steps, secs: fmt.fixed(api.seconds(), 1) }));
     return { models: models.map((m) => ({ name: runName(m), bytes: m.bytes, bits: m.seeds.map((s) => s.result?.bitsPerToken ?? null) })) };
   }
 
   const runner = createLabRunner(controls, root, ctx, {
     id: 'lab-rank',
-    startLabel: 'Train MHA and MLA',
-    againLabel: 'Train again',
-    idleText: (st) => `Not trained yet: ${ranksOf(st).length + 1} models × ${SEEDS.length} seeds × ${stepsOf(st)} steps `
-      + `(about ${Math.ceil((ranksOf(st).length + 1) * SEEDS.length * stepsOf(st) * 0.036 / Math.max(1, ctx.client.trainerWorkers ?? 1))} s in a laptop browser).`,
+    startLabel: t('labRank.start'),
+    againLabel: t('labRank.again'),
+    idleText: (st) => t('labRank.idle', { models: ranksOf(st).length + 1, seeds: SEEDS.length, count: stepsOf(st),
+      secs: Math.ceil((ranksOf(st).length + 1) * SEEDS.length * stepsOf(st) * 0.036 / Math.max(1, ctx.client.trainerWorkers ?? 1)) }),
     fields: [
-      { name: 'labRSteps', ...STEPS, hint: `seqLen ${TRAIN.seqLen}, batch ${TRAIN.batchSize}`, parse: (t) => parseIntegerField(t, STEPS) },
-      { name: 'labRRanks', ...RANKS, kind: 'text', hint: 'comma-separated, up to 8', parse: (t) => parseIntegerList(t, RANKS),
-        format: (v) => (parseIntegerList(v, RANKS).value ?? [4, 8, 16, 32]).join(', ') },
+      { name: 'labRSteps', ...steps, hint: t('labRank.stepsHint', { seqLen: TRAIN.seqLen, batch: TRAIN.batchSize }),
+        parse: (text) => parseIntegerField(text, steps, i18n) },
+      { name: 'labRRanks', ...ranks, kind: 'text', hint: t('labRank.ranksHint', { most: RANKS.most }), parse: (text) => parseIntegerList(text, ranks, i18n),
+        format: (v) => ranksOf({ labRRanks: v }).join(', ') },
     ],
     run,
   });
