@@ -17,13 +17,6 @@ const hi = await loadI18n('hi');
 const KEPT = new Set(['MHA', 'GQA', 'MQA', 'MLA', 'KV', 'nats', 'bits', 'bit', 'loss', 'seed', 'sd', 'cache', 'r', 'dr', 'N', 'B', 'KiB', 'MiB']);
 const english = (text) => (text.match(/[A-Za-z][A-Za-z-]*/g) ?? []).filter((w) => !KEPT.has(w));
 
-const { tooFewSteps } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/verdicts.js')).href);
-
-test('tooFewSteps: a sentence below the threshold, nothing at or above it', () => {
-  assert.equal(tooFewSteps(200, 200), '');
-  assert.match(tooFewSteps(1, 200, 'a verdict on X'), /^Only 1 step per model: too few for a verdict on X .*at least 200/);
-});
-
 const { summariseHeads, summariseRank, withinOf, roleOf } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/verdicts.js')).href);
 
 test('summariseHeads: neighbours differ only beyond 2 standard errors over the seeds; no verdict before 200 steps or while not settled', () => {
@@ -45,6 +38,14 @@ test('summariseHeads: neighbours differ only beyond 2 standard errors over the s
   const unsettled = summariseHeads([1, 2], [[0.5, 0.4], [0.1, 0.12]], 300, 0.05);
   assert.deepEqual(unsettled.verdicts, []);
   assert.match(unsettled.sentence, /^Not settled yet: held-out loss still fell by 0\.050 nats/);
+  // In Hindi, every branch from the same numbers: the catalog's sentences, no English left.
+  for (const [args, want] of [[[[1, 2, 4, 8, 16], losses, 200, 0.004], /^1 से 4 हेड तक ज़्यादा हेड से कोई मापने-योग्य अंतर नहीं; 4 से 16 हेड तक ज़्यादा हेड नुक़सान करते हैं/],
+    [[[1, 2], [[0.50, 0.40, 0.45], [0.10, 0.12, 0.11]], 200], /^1 से 2 हेड तक ज़्यादा हेड मदद करते हैं/],
+    [[[1, 2], [[0.5, 0.4], [0.1, 0.12]], 199], /^हर मॉडल के केवल 199 स्टेप/], [[[1, 2], [[0.5, 0.4], [0.1, 0.12]], 300, 0.05], /^अभी स्थिर नहीं/]]) {
+    const { sentence: s } = summariseHeads(...args.concat(args.length === 3 ? [NaN] : []), hi);
+    assert.match(s, want);
+    assert.deepEqual(english(s).filter((w) => w !== 'h'), [], s);  // h: the lesson's symbol for the head count
+  }
 });
 
 test('withinOf / summariseRank: a rank within 1 bit/char of MHA only beyond its spread, "not settled" near the line', () => {

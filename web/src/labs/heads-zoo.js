@@ -6,9 +6,12 @@ import { el } from '../kit.js';
 import { legend } from '../render/colour.js';
 import { createReadout } from '../render/heatmap.js';
 import { createSmallMultiples } from '../render/small-multiples.js';
-import { difference, meanSd, plusMinus, signedDiff } from './spread.js';
+import { difference, meanSd, spreadFormat } from './spread.js';
 import { createLabTable, twoLines } from './table.js';
 import { summariseHeads } from './verdicts.js';
+import { messageNodes } from '../i18n/nodes.js';
+import '../i18n/catalogs/en/maps.js';  // the English words it speaks: the maps' (main bundle)
+import '../i18n/catalogs/en/lab-heads.js';  // and Lab 1's
 
 /** An example for the maps: 16 tokens of the alphabet, fixed. */
 export const PAIRS_EXAMPLE = [3, 1, 4, 1, 5, 7, 2, 6, 5, 3, 5, 0, 7, 2, 6, 4];
@@ -25,10 +28,15 @@ export function weightBack(weights, n, h, back) {
  * @returns {{ element: HTMLElement, show(): Promise<object> }}
  */
 export function createHeadsZoo(ctx) {
-  const table = createLabTable({ label: 'The bundled sweep', caption: '', columns: ['heads', ['d', el('sub', null, 'head')],
-    twoLines('held-out loss', 'nats, mean ± sd'), twoLines('against h / 2', 'nats, ± standard error'), 'accuracy'] });
+  const { i18n } = ctx;
+  const { t, fmt } = i18n;
+  const { plusMinus, signedDiff } = spreadFormat(fmt);
+  const dHead = () => el('span', null, 'd', el('sub', null, 'head'));
+  const table = createLabTable({ label: t('labHeads.zoo.table'), caption: '', i18n, columns: [t('labHeads.col.heads'), [dHead()],
+    twoLines(t('labHeads.col.loss'), t('labHeads.col.lossNote', { count: 5 })), twoLines(t('labHeads.col.diff'), t('labHeads.col.diffNote')),
+    t('labHeads.col.accuracy')] });
   const summary = el('p', 'lab-zoo-summary');
-  const readout = createReadout('Hover or tap a cell, or focus a map and use the arrow keys.');
+  const readout = createReadout(t('maps.hint'));
   const grid = el('div', 'lab-map-grid');
   const caption = el('p', 'lab-maps-caption');
   const tools = el('div', 'view-tools');
@@ -37,10 +45,14 @@ export function createHeadsZoo(ctx) {
   const multiples = createSmallMultiples({
     element: grid, headClass: 'lab-map', roleClass: 'lab-map-role', blank: '\u00a0',
     groupsOf: (l) => [{ heads: Array.from({ length: rows[l].heads }, (_, h) => h) }],
-    layerRow: (l, children) => el('div', 'lab-map-layer', el('p', 'lab-map-row-title', rows[l].heads === 1 ? 'One head (d_head = 64)' : 'Two heads (d_head = 32 each)'), ...children),
-    mapOptions: (l, h) => ({ title: `${rows[l].heads === 1 ? 'one head' : `head ${h + 1} of 2`}`, colour: 'prob', masked: 'causal', readout, save: true,
-      maxWidth: 200, dataset: { model: rows[l].id, head: String(h) }, name: { view: 'lab-heads', what: rows[l].id, head: h }, legendLabel: 'attention weight',
-      describe: ({ i, j }, v) => `query ${i} “${labels[i]}” → key ${j} “${labels[j]}”: ${j > i ? 'masked (a later token)' : v.toFixed(3)}` }),
+    layerRow: (l, children) => el('div', 'lab-map-layer', el('p', 'lab-map-row-title',
+      ...messageNodes(t, rows[l].heads === 1 ? 'labHeads.zoo.one' : 'labHeads.zoo.two', { dHead: dHead() })), ...children),
+    mapOptions: (l, h) => {
+      const title = rows[l].heads === 1 ? t('labHeads.zoo.oneHead') : t('labHeads.zoo.headOf', { h: h + 1 });
+      return { title, colour: 'prob', masked: 'causal', readout, save: true, maxWidth: 200, dataset: { model: rows[l].id, head: String(h) },
+        name: { view: 'lab-heads', what: rows[l].id, head: h }, legendLabel: t('maps.weight'),
+        describe: ({ i, j }, v) => t('labHeads.zoo.cell', { title, i, q: labels[i], j, k: labels[j], value: j > i ? t('maps.masked') : fmt.fixed(v, 3) }) };
+    },
   });
   const element = el('div', { className: 'lab-zoo', hidden: true }, table.element, summary, caption, tools, readout, grid);
   let shown = null;
@@ -66,9 +78,9 @@ export function createHeadsZoo(ctx) {
     const d = sweep.spec.model.dModel;
     table.setRows(sweep.heads.map((h, k) => [{ header: true, text: h }, d / h, plusMinus(meanSd(losses[k])),
       k ? signedDiff(difference(losses[k - 1], losses[k])) : '—',
-      `${(meanSd(sweep.runs.filter((r) => r.heads === h).map((r) => r.accuracy)).mean * 100).toFixed(1)} %`]));
-    const verdict = summariseHeads(sweep.heads, losses, sweep.steps);
-    summary.textContent = `The bundled sweep, trained natively with this lab's settings. ${verdict.sentence}`;
+      `${fmt.fixed(meanSd(sweep.runs.filter((r) => r.heads === h).map((r) => r.accuracy)).mean * 100, 1)} %`]));
+    const verdict = summariseHeads(sweep.heads, losses, sweep.steps, NaN, i18n);
+    summary.textContent = t('labHeads.zoo.summary', { verdict: verdict.sentence });
     const n = PAIRS_EXAMPLE.length;
     labels = PAIRS_EXAMPLE.map(String);
     multiples.build(rows.length);
@@ -77,14 +89,12 @@ export function createHeadsZoo(ctx) {
     all.set(att[1].weights, n * n);
     const back = (w, h) => [1, 2].map((b) => weightBack(w, n, h, b));
     const roles = [back(att[0].weights, 0), back(att[1].weights, 0), back(att[1].weights, 1)]
-      .map(([one, two]) => `${one.toFixed(2)} on the token before, ${two.toFixed(2)} on the one before it`);
+      .map(([one, two]) => t('labHeads.zoo.role', { one: fmt.fixed(one, 2), two: fmt.fixed(two, 2) }));
     const range = multiples.draw(all, n, labels, roles);
-    tools.replaceChildren(legend('prob', range, 'attention weight'));
-    caption.textContent = `The trained heads on an example, [${PAIRS_EXAMPLE.join(' ')}] (rows: queries, columns: keys). To name the pair `
-      + 'at position i, a model needs tokens i − 1 and i − 2. The single head has one softmax: it spreads its weight over both, and '
-      + 'its output is one mix of the two; with two heads, each takes one position, and W_o keeps them apart.';
+    tools.replaceChildren(legend('prob', range, t('maps.weight')));
+    caption.textContent = t('labHeads.zoo.caption', { tokens: PAIRS_EXAMPLE.join(' ') });
     element.hidden = false;
-    return { heads: sweep.heads, losses, weightBack: roles.length, verdicts: verdict.verdicts,
+    return { heads: sweep.heads, losses, verdicts: verdict.verdicts,
       maps: att.map((a) => ({ heads: a.heads, n: a.n })) };
   }
 

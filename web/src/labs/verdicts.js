@@ -1,22 +1,13 @@
 // verdicts.js — the labs' computed sentences: what each lab concludes from its measured numbers, and
 // when it may conclude anything (pure: tests/node/web-lab-verdicts.test.mjs).
 
-import { MEASURABLE_SE, SETTLED_NATS, difference, digitsFor, meanSd, plusMinus, signedDiff, spreadFormat } from './spread.js';
+import { MEASURABLE_SE, SETTLED_NATS, difference, digitsFor, meanSd, spreadFormat } from './spread.js';
 import { EN } from '../i18n/index.js';
-import '../i18n/catalogs/en/lab-mqa.js';  // the English words of Lab 2's verdict
+import '../i18n/catalogs/en/lab-heads.js';  // the English words of Lab 1's verdict
+import '../i18n/catalogs/en/lab-mqa.js';  // of Lab 2's
 import '../i18n/catalogs/en/lab-rank.js';  // of Lab 3's
 import '../i18n/catalogs/en/lab-induction.js';  // Lab 4's scores and roles
 
-
-/**
- * '' when `steps` per model is enough for the lab to state a verdict, else the sentence that says it is
- * not: a lab draws no conclusion from runs shorter than the length its measurements settle at (docs/lab.md).
- */
-export function tooFewSteps(steps, enough, what = 'a verdict') {
-  return steps >= enough ? ''
-    : `Only ${steps} step${steps === 1 ? '' : 's'} per model: too few for ${what} (the losses are still falling; `
-      + `train at least ${enough}). The numbers so far: `;
-}
 
 // ---- Lab 1: do more heads help? -----------------------------------------------------------------
 /** Steps per model below which the sweep states no verdict (losses settle by ~150-200 steps). */
@@ -27,36 +18,34 @@ export const HEADS_ENOUGH_STEPS = 200;
  * better): "help" or "hurt" only when the difference of the means exceeds MEASURABLE_SE standard
  * errors, else "plateau" (no measurable difference). After fewer than HEADS_ENOUGH_STEPS steps, or while
  * held-out loss still falls by more than SETTLED_NATS over the last fifth of the runs (`drop`), only the
- * numbers.
+ * numbers. In the language of `i18n` (its catalog's sentences, its numbers).
  * @param {number[]} heads  head counts, ascending
  * @param {number[][]} losses  per head count, one held-out loss per seed
  * @param {number} [steps]  steps per model
  * @param {number} [drop]  labs/spread.js lateDrop over every run (NaN: unknown, treated as settled)
+ * @param {object} [i18n]  the element's words (ctx.i18n)
  * @returns {{ verdicts: ('help' | 'plateau' | 'hurt')[], sentence: string }}
  */
-export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS, drop = NaN) {
+export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS, drop = NaN, i18n = EN) {
+  const { t, fmt } = i18n;
+  const { plusMinus: pm, signedDiff: sd } = spreadFormat(fmt);
   const seeds = Math.min(...losses.map((l) => l.length));
-  const numbers = `held-out loss (mean ± standard deviation over ${seeds} seed${seeds === 1 ? '' : 's'}, nats per token): `
-    + heads.map((h, i) => `h = ${h} ${plusMinus(meanSd(losses[i]))}`).join(', ');
-  const few = tooFewSteps(steps, HEADS_ENOUGH_STEPS, 'a verdict on whether more heads help');
-  if (few) return { verdicts: [], sentence: `${few}${numbers}.` };
+  const numbers = t('labHeads.numbers', { count: seeds, list: heads.map((h, i) => `h = ${h} ${pm(meanSd(losses[i]))}`).join(', ') });
+  if (steps < HEADS_ENOUGH_STEPS) return { verdicts: [], sentence: t('labHeads.fewSteps', { count: steps, enough: HEADS_ENOUGH_STEPS, numbers }) };
   if (drop > SETTLED_NATS) {
-    return { verdicts: [], sentence: `Not settled yet: held-out loss still fell by ${drop.toFixed(3)} nats over the last fifth of the ${steps} steps `
-      + `(more than ${SETTLED_NATS}), so no head count is named better yet: train longer. So far, ${numbers}.` };
+    return { verdicts: [], sentence: t('labHeads.notSettled', { drop: fmt.fixed(drop, 3), steps, limit: SETTLED_NATS, numbers }) };
   }
   const diffs = heads.slice(1).map((_, i) => difference(losses[i], losses[i + 1]));
   const verdicts = diffs.map((d) => (!d.measurable ? 'plateau' : d.diff < 0 ? 'help' : 'hurt'));
-  const words = { help: 'more heads help', plateau: 'more heads make no measurable difference', hurt: 'more heads hurt' };
   const runs = [];
   verdicts.forEach((v, i) => {
     const last = runs[runs.length - 1];
     if (last && last.v === v) last.to = heads[i + 1];
     else runs.push({ v, from: heads[i], to: heads[i + 1] });
   });
-  const parts = runs.map((r) => `${words[r.v]} from ${r.from} to ${r.to} heads`);
-  const steps2 = diffs.map((d, i) => `${heads[i]} → ${heads[i + 1]}: ${signedDiff(d)}`).join(', ');
-  const sentence = `${parts.join('; ')} (after ${steps} steps, ${seeds} seeds per head count; a difference counts beyond `
-    + `${MEASURABLE_SE} standard errors). In numbers: ${numbers}; each step up in heads: ${steps2} nats.`;
+  const parts = runs.map((r) => t(`labHeads.${r.v}`, { from: r.from, to: r.to })).join('; ');
+  const steps2 = diffs.map((d, i) => `${heads[i]} → ${heads[i + 1]}: ${sd(d)}`).join(', ');
+  const sentence = t('labHeads.verdict', { parts, steps, count: seeds, k: MEASURABLE_SE, numbers, diffs: steps2 });
   return { verdicts, sentence: sentence.charAt(0).toUpperCase() + sentence.slice(1) };
 }
 

@@ -10,24 +10,20 @@ import labsCss from '../styles/labs.css?inline';
 import { el, setViewState, useStyles } from '../kit.js';
 import { parseIntegerField } from '../labs/fields.js';
 import { createLabRunner } from '../labs/runner.js';
-import { SEEDS, difference, lateDrop, meanCurve, meanSd, plusMinus, signedDiff } from '../labs/spread.js';
+import { SEEDS, difference, lateDrop, meanCurve, meanSd, spreadFormat } from '../labs/spread.js';
 import { createLabTable, twoLines } from '../labs/table.js';
 import { HEADS_MODEL, HEADS_SWEEP as HEADS, HEADS_TASKS } from '../labs/tasks.js';
 import { createHeadsZoo } from '../labs/heads-zoo.js';
 import { summariseHeads } from '../labs/verdicts.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
+import { messageNodes } from '../i18n/nodes.js';
+import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
+import '../i18n/catalogs/en/lab-heads.js';  // and Lab 1's
 
 const D_MODEL = HEADS_MODEL.dModel;
-/** What each task is, in a sentence (before the model's). */
-const TASK_WORDS = {
-  pairs: (t) => `Task: ${t.seqLen} random tokens of an alphabet of ${t.vocabSize}; at each position, name the two tokens before it, `
-    + `in order (one of ${t.vocabSize * t.vocabSize} pairs). A head has one softmax, so one head must mix the two positions; two heads can take one each. `,
-  copy: (t) => `Task: copy a random sequence of ${t.seqLen / 2} tokens (vocabulary ${t.vocabSize}), the lesson's exercise. `,
-};const FAST = 0.1; // "steps to reach loss < 0.1"
-export const STEPS = { label: 'Steps per model', min: 1, max: 20000 };
-
-const fmt = (v, d = 3) => (v == null || !Number.isFinite(v) ? '—' : v.toFixed(d));
-const sub = (text) => el('sub', null, text);
+const FAST = 0.1; // "steps to reach loss < 0.1"
+const STEPS = { min: 1, max: 20000 };
+const sub = (text, s) => el('span', null, text, el('sub', null, s));
 /** The first chunk end at which a run's training loss is below FAST, or null. */
 const below = (r) => r.points.find((p) => p[1] < FAST)?.[0] ?? null;
 
@@ -39,17 +35,23 @@ function meanCurves(runs) {
 export function createLabHeadsView(root, ctx) {
   useStyles(root, 'labs', labsCss);
   root.classList.add('lab', 'lab-heads');
+  const { i18n } = ctx;
+  const { t, fmt } = i18n;
+  const { plusMinus, signedDiff } = spreadFormat(fmt);
+  const steps = { ...STEPS, label: t('labHeads.steps') };
   const controls = el('div', 'lab-controls');
   const chartBox = el('div', 'lab-chart-slot');
-  const table = createLabTable({ label: 'Measured after training', caption: `Measured after training, ${SEEDS.length} seeds per head count`,
-    columns: ['heads', ['d', sub('head')], 'steps', twoLines('final train loss', 'mean of the seeds'), twoLines(`steps to loss < ${FAST}`, 'each seed'),
-      twoLines('held-out loss', `nats, mean ± sd of ${SEEDS.length} seeds`), twoLines('against h / 2', 'nats, ± standard error'), 'accuracy'] });
+  const table = createLabTable({ label: t('labHeads.measured'), caption: t('labHeads.caption', { count: SEEDS.length }), i18n,
+    columns: [t('labHeads.col.heads'), sub('d', 'head'), t('labHeads.col.steps'), twoLines(t('labHeads.col.train'), t('labHeads.col.trainNote')),
+      twoLines(t('labHeads.col.fast', { fast: FAST }), t('labHeads.col.fastNote')),
+      twoLines(t('labHeads.col.loss'), t('labHeads.col.lossNote', { count: SEEDS.length })),
+      twoLines(t('labHeads.col.diff'), t('labHeads.col.diffNote')), t('labHeads.col.accuracy')] });
   const summary = el('p', 'lab-summary');
   const result = el('div', { className: 'lab-result', hidden: true }, table.element, summary);
   const what = el('p', 'lab-what');
   const taskPick = el('select', { name: 'labHTask', id: `lab-heads-task-${Math.random().toString(36).slice(2, 8)}`,
     onchange: () => ctx.setState({ labHTask: taskPick.value }) },
-  el('option', { value: 'pairs' }, 'two tokens back (the head count matters)'), el('option', { value: 'copy' }, 'copy (the lesson\'s exercise)'));
+  ...Object.keys(HEADS_TASKS).map((id) => el('option', { value: id }, t(`labHeads.task.${id}`))));
   const zoo = createHeadsZoo(ctx);
   const zooError = el('p', { className: 'error-text', role: 'alert', hidden: true });
   const zooBtn = el('button', { type: 'button', dataset: { act: 'zoo' }, onclick: async () => {
@@ -60,29 +62,29 @@ export function createLabHeadsView(root, ctx) {
       if (!root.isConnected || root.dataset.state === 'busy') return;  // a run in flight reports itself
       setViewState(root, 'ready', { ...root.result, zoo: shown });  // what was drawn, for tests and embedders
     } catch (e) {
-      zooError.textContent = `The bundled models could not be shown: ${e.message}`;
+      zooError.replaceChildren(t('labHeads.zoo.failed'), ' ', el('span', { lang: 'en', dataset: { text: 'core' } }, e.message));
       zooError.hidden = false;
     } finally {
       zooBtn.disabled = false;
     }
-  } }, 'Show the bundled results (5 seeds) and the trained heads');
-  const zooBox = el('div', 'lab-zoo-box', el('p', 'note', 'Trained natively with these settings when the page was built: '
-    + 'the table for five seeds per head count, and the one-head and two-head models\' maps.'), zooBtn, zooError, zoo.element);
-  root.replaceChildren(el('div', 'lab-row', el('label', { for: taskPick.id }, 'Task '), taskPick), what, zooBox, controls, chartBox, result);
+  } }, t('labHeads.zoo.show'));
+  const zooBox = el('div', 'lab-zoo-box', el('p', 'note', t('labHeads.zoo.note')), zooBtn, zooError, zoo.element);
+  root.replaceChildren(el('div', 'lab-row', el('label', { for: taskPick.id }, t('labHeads.task'), ' '), taskPick), what, zooBox, controls, chartBox, result);
   let taskId = '';
   function describe(id) {
-    const task = HEADS_TASKS[id] ?? HEADS_TASKS.pairs;
-    what.replaceChildren(TASK_WORDS[id]?.(task) ?? '', 'One attention layer, d', sub('model'), ` = ${D_MODEL}, so d`, sub('head'),
-      ` = ${D_MODEL} / h. Batch ${task.batchSize}, AdamW with cosine decay over the run; each head count trains with ${SEEDS.length} seeds `
-      + '(initialisation and data order), side by side, as many at once as this device has cores (up to 4). Each curve is the mean of a head count\'s seeds.');
+    const task = HEADS_TASKS[id];
+    const words = id === 'pairs' ? t('labHeads.what.pairs', { n: task.seqLen, a: task.vocabSize, pairs: task.vocabSize ** 2 })
+      : t('labHeads.what.copy', { n: task.seqLen / 2, v: task.vocabSize });
+    const dModel = el('span', null, 'd', el('sub', null, 'model'), ` = ${D_MODEL}`);  // notation, in every language
+    what.replaceChildren(words, ' ', ...messageNodes(t, 'labHeads.model', { dModel, dHead: sub('d', 'head') }, { count: SEEDS.length, batch: task.batchSize }));
     zooBox.hidden = id !== 'pairs';
   }
-  const chart = createLineChart(chartBox, { yLabel: 'training loss (nats/token)', logY: true });  // each head count's mean over its seeds
+  const chart = createLineChart(chartBox, { yLabel: t('labHeads.chartY'), xLabel: t('labs.chartStep'), logY: true });  // each head count's mean over its seeds
 
   async function run(api) {
-    const steps = api.values.labHSteps;
-    const task = HEADS_TASKS[taskId] ?? HEADS_TASKS.pairs;
-    const evalEvery = Math.max(1, Math.round(steps / 5));
+    const stepsRun = api.values.labHSteps;
+    const task = HEADS_TASKS[taskId];
+    const evalEvery = Math.max(1, Math.round(stepsRun / 5));
     result.hidden = true;
     const runs = HEADS.flatMap((h) => SEEDS.map((seed) => ({ h, seed, key: null, points: [], val: [], last: null, done: 0, result: null })));
     const redraw = () => {
@@ -90,24 +92,25 @@ export function createLabHeadsView(root, ctx) {
       chart.setData(labels, xs, ys);
     };
     await api.each(runs, async (r, i) => {
-      const name = `h=${r.h} seed ${r.seed}`;
-      api.progressOf(i, `${name}: creating the model…`);
-      r.key = await api.createModel(`${r.h} head${r.h > 1 ? 's' : ''}, seed ${r.seed}`, {
-        ...task, seed: r.seed, totalSteps: steps, model: { ...HEADS_MODEL, nHeads: r.h },
-      });
-      api.progressOf(i, `${name}: step 0 / ${steps}`, 0);
-      await api.train(r.key, { steps, evalEvery, onProgress: (p) => {
+      const name = t('labHeads.runName', { h: r.h, seed: r.seed });
+      api.progressOf(i, t('labHeads.creating', { name }));
+      r.key = await api.createModel(t('labHeads.modelName', { count: r.h, seed: r.seed }), {
+        ...task, seed: r.seed, totalSteps: stepsRun, model: { ...HEADS_MODEL, nHeads: r.h },
+      }, `${r.h}-heads-seed-${r.seed}`);
+      api.progressOf(i, t('labs.stepOf', { name, step: 0, steps: stepsRun }), 0);
+      await api.train(r.key, { steps: stepsRun, evalEvery, onProgress: (p) => {
         Object.assign(r, { last: p, done: p.step });
         r.points.push([p.step, p.loss]);
         if (p.evaluation) r.val.push([p.step, p.evaluation.loss]);
-        api.progressOf(i, `${name}: step ${p.step} / ${steps}`, p.step);
+        api.progressOf(i, t('labs.stepOf', { name, step: p.step, steps: stepsRun }), p.step);
         redraw();
       } });
     });
     const stopped = api.isStopped();
     const secs = api.seconds();
-    const done = `${runs.filter((r) => r.done === steps).length} of ${runs.length} models (${HEADS.length} head counts × ${SEEDS.length} seeds) × ${steps} steps in ${secs.toFixed(1)} s`;
-    api.progress(`${stopped ? 'Stopped' : 'Done'}: ${done}; evaluating…`);
+    const done = t(stopped ? 'labHeads.stopped' : 'labHeads.done', { done: runs.filter((r) => r.done === stepsRun).length, total: runs.length,
+      heads: HEADS.length, seeds: SEEDS.length, count: stepsRun, secs: fmt.fixed(secs, 1) });
+    api.progress(t('labHeads.evaluating', { progress: done }));
     for (const r of runs) {
       if (r.done === 0) continue;
       r.result = await api.evaluate(r.key);
@@ -116,33 +119,33 @@ export function createLabHeadsView(root, ctx) {
     const byHeads = HEADS.map((h) => runs.filter((r) => r.h === h && r.result));
     const trained = HEADS.map((h, k) => ({ h, seeds: byHeads[k] })).filter((g) => g.seeds.length);
     const curves = meanCurves(runs);
+    const last = (k) => curves[k].points.at(-1)?.[1];
     table.setRows(trained.map((g) => {
       const k = HEADS.indexOf(g.h), prev = k > 0 ? byHeads[k - 1] : [];
       const losses = g.seeds.map((r) => r.result.loss);
-      return [{ header: true, text: g.h }, D_MODEL / g.h, Math.min(...g.seeds.map((r) => r.done)), fmt(curves[k].points.at(-1)?.[1]),
-        g.seeds.map((r) => below(r) ?? `> ${r.done}`).join(' / '), plusMinus(meanSd(losses)),
+      return [{ header: true, text: g.h }, D_MODEL / g.h, Math.min(...g.seeds.map((r) => r.done)), Number.isFinite(last(k)) ? fmt.fixed(last(k), 3) : '—',
+        g.seeds.map((r) => (below(r) != null ? fmt.int(below(r)) : `> ${fmt.int(r.done)}`)).join(' / '), plusMinus(meanSd(losses)),
         prev.length ? signedDiff(difference(prev.map((r) => r.result.loss), losses)) : '—',
-        `${(meanSd(g.seeds.map((r) => r.result.accuracy)).mean * 100).toFixed(1)} %`];
+        `${fmt.fixed(meanSd(g.seeds.map((r) => r.result.accuracy)).mean * 100, 1)} %`];
     }));
     const verdict = trained.length >= 2
       ? summariseHeads(trained.map((g) => g.h), trained.map((g) => g.seeds.map((r) => r.result.loss)),
-        Math.min(...runs.filter((r) => r.result).map((r) => r.done)), lateDrop(runs.filter((r) => r.result).map((r) => r.val)))
-      : { sentence: 'Train at least two head counts to compare.', verdicts: [] };
-    const every = runs.some((r) => r.points.length)
-      ? Math.round(runs.filter((r) => r.points.length).reduce((n, r) => n + r.done / r.points.length, 0) / runs.filter((r) => r.points.length).length) : 0;
-    summary.textContent = verdict.sentence +
-      (every ? ` The "steps to loss < ${FAST}" column is read after each chunk of training, about every ${every} steps.` : '') +
-      (stopped ? ' (Stopped early: the runs are not finished.)' : '');
+        Math.min(...runs.filter((r) => r.result).map((r) => r.done)), lateDrop(runs.filter((r) => r.result).map((r) => r.val)), i18n)
+      : { sentence: t('labHeads.twoCounts'), verdicts: [] };
+    const withPoints = runs.filter((r) => r.points.length);
+    const every = withPoints.length ? Math.round(withPoints.reduce((n, r) => n + r.done / r.points.length, 0) / withPoints.length) : 0;
+    summary.textContent = [verdict.sentence, every ? t('labHeads.every', { fast: FAST, every }) : '', stopped ? t('labHeads.stoppedEarly') : '']
+      .filter(Boolean).join(' ');
     result.hidden = false;
-    api.progress(`${stopped ? 'Stopped' : 'Done'}: ${done}.`);
+    api.progress(done);
     return { task: task.task, curves: seriesPoints(chart.data()), steps: runs.map((r) => r.done), trainingSeconds: secs,
       runs: runs.map((r) => ({ heads: r.h, seed: r.seed, steps: r.done, trainLoss: r.last?.loss ?? null, heldOut: r.result?.loss ?? null })) };
   }
 
   const runner = createLabRunner(controls, root, ctx, {
     id: 'lab-heads',
-    startLabel: 'Start',
-    fields: [{ name: 'labHSteps', ...STEPS, hint: 'per model', parse: (t) => parseIntegerField(t, STEPS) }],
+    startLabel: t('labHeads.start'),
+    fields: [{ name: 'labHSteps', ...steps, hint: t('labHeads.stepsHint'), parse: (text) => parseIntegerField(text, steps, i18n) }],
     run,
   });
 
