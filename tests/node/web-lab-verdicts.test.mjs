@@ -24,7 +24,7 @@ test('summariseHeads: neighbours differ only beyond 2 standard errors over the s
   const losses = [[0.017, 0.020, 0.014], [0.018, 0.015, 0.021], [0.016, 0.019, 0.022], [0.051, 0.050, 0.049], [0.218, 0.200, 0.230]];
   const { verdicts, sentence } = summariseHeads([1, 2, 4, 8, 16], losses, 200, 0.004);
   assert.deepEqual(verdicts, ['plateau', 'plateau', 'hurt', 'hurt']);
-  assert.match(sentence, /^More heads make no measurable difference from 1 to 4 heads; more heads hurt from 4 to 16 heads \(after 200 steps, 3 seeds/);
+  assert.match(sentence, /^After 200 steps, 3 seeds per head count: more heads make no measurable difference from 1 to 4 heads; more heads hurt from 4 to 16 heads \(/);
   assert.match(sentence, /h = 8 0\.05000 ± 0\.00100/, 'the numbers: mean ± sd with the digits the sd needs');
   assert.match(sentence, /4 → 8: \+0\.0310 ± 0\.0018/, 'each difference with its standard error');
   assert.doesNotMatch(sentence, /×/, 'no ratios of losses');
@@ -39,8 +39,8 @@ test('summariseHeads: neighbours differ only beyond 2 standard errors over the s
   assert.deepEqual(unsettled.verdicts, []);
   assert.match(unsettled.sentence, /^Not settled yet: held-out loss still fell by 0\.050 nats/);
   // In Hindi, every branch from the same numbers: the catalog's sentences, no English left.
-  for (const [args, want] of [[[[1, 2, 4, 8, 16], losses, 200, 0.004], /^1 से 4 हेड तक ज़्यादा हेड से कोई मापने-योग्य अंतर नहीं; 4 से 16 हेड तक ज़्यादा हेड नुक़सान करते हैं/],
-    [[[1, 2], [[0.50, 0.40, 0.45], [0.10, 0.12, 0.11]], 200], /^1 से 2 हेड तक ज़्यादा हेड मदद करते हैं/],
+  for (const [args, want] of [[[[1, 2, 4, 8, 16], losses, 200, 0.004], /^200 स्टेप के बाद, हेड की हर संख्या के 3 seed: 1 से 4 हेड तक ज़्यादा हेड से कोई मापने-योग्य अंतर नहीं; 4 से 16 हेड तक ज़्यादा हेड नुक़सान करते हैं/],
+    [[[1, 2], [[0.50, 0.40, 0.45], [0.10, 0.12, 0.11]], 200], /^200 स्टेप के बाद, हेड की हर संख्या के 3 seed: 1 से 2 हेड तक ज़्यादा हेड मदद करते हैं/],
     [[[1, 2], [[0.5, 0.4], [0.1, 0.12]], 199], /^हर मॉडल के केवल 199 स्टेप/], [[[1, 2], [[0.5, 0.4], [0.1, 0.12]], 300, 0.05], /^अभी स्थिर नहीं/]]) {
     const { sentence: s } = summariseHeads(...args.concat(args.length === 3 ? [NaN] : []), hi);
     assert.match(s, want);

@@ -9,7 +9,6 @@ import { createSmallMultiples } from '../render/small-multiples.js';
 import { difference, meanSd, spreadFormat } from './spread.js';
 import { createLabTable, twoLines } from './table.js';
 import { summariseHeads } from './verdicts.js';
-import { messageNodes } from '../i18n/nodes.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks: the maps' (main bundle)
 import '../i18n/catalogs/en/lab-heads.js';  // and Lab 1's
 
@@ -31,8 +30,7 @@ export function createHeadsZoo(ctx) {
   const { i18n } = ctx;
   const { t, fmt } = i18n;
   const { plusMinus, signedDiff } = spreadFormat(fmt);
-  const dHead = () => el('span', null, 'd', el('sub', null, 'head'));
-  const table = createLabTable({ label: t('labHeads.zoo.table'), caption: '', i18n, columns: [t('labHeads.col.heads'), [dHead()],
+  const table = createLabTable({ label: t('labHeads.zoo.table'), caption: '', i18n, columns: [t('labHeads.col.heads'), 'd_head',
     twoLines(t('labHeads.col.loss'), t('labHeads.col.lossNote', { count: 5 })), twoLines(t('labHeads.col.diff'), t('labHeads.col.diffNote')),
     t('labHeads.col.accuracy')] });
   const summary = el('p', 'lab-zoo-summary');
@@ -41,15 +39,15 @@ export function createHeadsZoo(ctx) {
   const caption = el('p', 'lab-maps-caption');
   const tools = el('div', 'view-tools');
   const rows = [{ id: 'pairs-h1', heads: 1 }, { id: 'pairs-h2', heads: 2 }];
-  let labels = [];
+  let labels = [], dModel = 0;  // the bundled models' width (the manifest's)
   const multiples = createSmallMultiples({
     element: grid, headClass: 'lab-map', roleClass: 'lab-map-role', blank: '\u00a0',
     groupsOf: (l) => [{ heads: Array.from({ length: rows[l].heads }, (_, h) => h) }],
     layerRow: (l, children) => el('div', 'lab-map-layer', el('p', 'lab-map-row-title',
-      ...messageNodes(t, rows[l].heads === 1 ? 'labHeads.zoo.one' : 'labHeads.zoo.two', { dHead: dHead() })), ...children),
+      t(rows[l].heads === 1 ? 'labHeads.zoo.one' : 'labHeads.zoo.two', { dHead: dModel / rows[l].heads })), ...children),
     mapOptions: (l, h) => {
       const title = rows[l].heads === 1 ? t('labHeads.zoo.oneHead') : t('labHeads.zoo.headOf', { h: h + 1 });
-      return { title, colour: 'prob', masked: 'causal', readout, save: true, maxWidth: 200, dataset: { model: rows[l].id, head: String(h) },
+      return { title, colour: 'prob', masked: 'causal', readout, save: true, maxWidth: 200, i18n, dataset: { model: rows[l].id, head: String(h) },
         name: { view: 'lab-heads', what: rows[l].id, head: h }, legendLabel: t('maps.weight'),
         describe: ({ i, j }, v) => t('labHeads.zoo.cell', { title, i, q: labels[i], j, k: labels[j], value: j > i ? t('maps.masked') : fmt.fixed(v, 3) }) };
     },
@@ -75,7 +73,7 @@ export function createHeadsZoo(ctx) {
 
   function draw({ sweep, att }) {
     const losses = sweep.heads.map((h) => sweep.runs.filter((r) => r.heads === h).map((r) => r.loss));
-    const d = sweep.spec.model.dModel;
+    const d = (dModel = sweep.spec.model.dModel);
     table.setRows(sweep.heads.map((h, k) => [{ header: true, text: h }, d / h, plusMinus(meanSd(losses[k])),
       k ? signedDiff(difference(losses[k - 1], losses[k])) : '—',
       `${fmt.fixed(meanSd(sweep.runs.filter((r) => r.heads === h).map((r) => r.accuracy)).mean * 100, 1)} %`]));

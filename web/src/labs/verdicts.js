@@ -45,8 +45,7 @@ export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS, drop =
   });
   const parts = runs.map((r) => t(`labHeads.${r.v}`, { from: r.from, to: r.to })).join('; ');
   const steps2 = diffs.map((d, i) => `${heads[i]} → ${heads[i + 1]}: ${sd(d)}`).join(', ');
-  const sentence = t('labHeads.verdict', { parts, steps, count: seeds, k: MEASURABLE_SE, numbers, diffs: steps2 });
-  return { verdicts, sentence: sentence.charAt(0).toUpperCase() + sentence.slice(1) };
+  return { verdicts, sentence: t('labHeads.verdict', { parts, steps, count: seeds, k: MEASURABLE_SE, numbers, diffs: steps2 }) };
 }
 
 // ---- Lab 2: what does MQA cost? --------------------------------------------------------------------

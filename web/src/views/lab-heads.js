@@ -16,14 +16,12 @@ import { HEADS_MODEL, HEADS_SWEEP as HEADS, HEADS_TASKS } from '../labs/tasks.js
 import { createHeadsZoo } from '../labs/heads-zoo.js';
 import { summariseHeads } from '../labs/verdicts.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
-import { messageNodes } from '../i18n/nodes.js';
 import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
 import '../i18n/catalogs/en/lab-heads.js';  // and Lab 1's
 
 const D_MODEL = HEADS_MODEL.dModel;
 const FAST = 0.1; // "steps to reach loss < 0.1"
 const STEPS = { min: 1, max: 20000 };
-const sub = (text, s) => el('span', null, text, el('sub', null, s));
 /** The first chunk end at which a run's training loss is below FAST, or null. */
 const below = (r) => r.points.find((p) => p[1] < FAST)?.[0] ?? null;
 
@@ -42,7 +40,7 @@ export function createLabHeadsView(root, ctx) {
   const controls = el('div', 'lab-controls');
   const chartBox = el('div', 'lab-chart-slot');
   const table = createLabTable({ label: t('labHeads.measured'), caption: t('labHeads.caption', { count: SEEDS.length }), i18n,
-    columns: [t('labHeads.col.heads'), sub('d', 'head'), t('labHeads.col.steps'), twoLines(t('labHeads.col.train'), t('labHeads.col.trainNote')),
+    columns: [t('labHeads.col.heads'), 'd_head', t('labHeads.col.steps'), twoLines(t('labHeads.col.train'), t('labHeads.col.trainNote')),
       twoLines(t('labHeads.col.fast', { fast: FAST }), t('labHeads.col.fastNote')),
       twoLines(t('labHeads.col.loss'), t('labHeads.col.lossNote', { count: SEEDS.length })),
       twoLines(t('labHeads.col.diff'), t('labHeads.col.diffNote')), t('labHeads.col.accuracy')] });
@@ -75,8 +73,7 @@ export function createLabHeadsView(root, ctx) {
     const task = HEADS_TASKS[id];
     const words = id === 'pairs' ? t('labHeads.what.pairs', { n: task.seqLen, a: task.vocabSize, pairs: task.vocabSize ** 2 })
       : t('labHeads.what.copy', { n: task.seqLen / 2, v: task.vocabSize });
-    const dModel = el('span', null, 'd', el('sub', null, 'model'), ` = ${D_MODEL}`);  // notation, in every language
-    what.replaceChildren(words, ' ', ...messageNodes(t, 'labHeads.model', { dModel, dHead: sub('d', 'head') }, { count: SEEDS.length, batch: task.batchSize }));
+    what.textContent = `${words} ${t('labHeads.model', { dModel: D_MODEL, count: SEEDS.length, batch: task.batchSize })}`;
     zooBox.hidden = id !== 'pairs';
   }
   const chart = createLineChart(chartBox, { yLabel: t('labHeads.chartY'), xLabel: t('labs.chartStep'), logY: true });  // each head count's mean over its seeds
@@ -145,6 +142,8 @@ export function createLabHeadsView(root, ctx) {
   const runner = createLabRunner(controls, root, ctx, {
     id: 'lab-heads',
     startLabel: t('labHeads.start'),
+    idleText: (st) => t('labHeads.idle', { start: t('labHeads.start'), heads: HEADS.length, seeds: SEEDS.length,
+      count: parseIntegerField(st.labHSteps, steps, i18n).value ?? 300 }),
     fields: [{ name: 'labHSteps', ...steps, hint: t('labHeads.stepsHint'), parse: (text) => parseIntegerField(text, steps, i18n) }],
     run,
   });
