@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO, app, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { REPO, SHOTS, app, startBrowser, viewReady, viewResult } from './browser.mjs';
 
 const FIXTURES = path.join(REPO, 'tests/fixtures/pretrained');
 const TOL = 1e-4;
@@ -112,8 +112,8 @@ for (const [name, stepsWanted] of [['gpt2', 8], ['gpt_bigcode', 8], ['llama3', 9
     }
     const all = Object.keys(stages).filter((k) => k !== 'layer');
     assert.deepEqual(all.filter((k) => !seen.has(k)), [], `${name}: stages never drawn`);
-    await goTo(page, 'scores');
-    await shot(page, `model-walkthrough-${name}`);
+    await goTo(page, name === 'qwen3' ? 'qkNorm' : 'scores');
+    await app(page).locator('[data-slot="walkthrough"]').screenshot({ path: path.join(SHOTS, `model-walkthrough-${name}.png`) });
     assert.deepEqual(page.errors, []);
     assert.deepEqual(b.outside, [], 'every request stays under the sub-path');
     await page.close();
