@@ -495,7 +495,7 @@ export default {
   'layerSteps.cell.output': 'Y[{i}, {j}] = {v} = concat की पंक्ति {i} · W_o{bias} का स्तंभ {j}: हर हेड योगदान देता है।',
   'layerSteps.cell.cacheLatent': 'cache[{i}, {j}] = ĉ[{i}, {j}] = {v}: टोकन {tok} का लेटेंट आयाम {j}।',
   'layerSteps.cell.cacheRope': 'cache[{i}, {j}] = k_R[{i}, {col}] = {v}: टोकन {tok} की RoPE key।',
-  'layerSteps.cell.qAbsorbed': 'q̃_{h}[{i}, {j}] = {v} = Q_{h}[{i}] · W_UK,{h} का स्तंभ {j}: लेटेंट स्पेस में पढ़ी गई क्वेरी {tok}।',
+  'layerSteps.cell.qAbsorbed': 'q̃_{h}[{i}, {j}] = {v} = Q_{h}[{i}] · W_UK,{h} की पंक्ति {j}: लेटेंट स्पेस में पढ़ी गई क्वेरी {tok}।',
   'layerSteps.cell.head': 'हेड {h}',
   'layerSteps.cell.kvHead': 'K/V हेड {g}',
 };

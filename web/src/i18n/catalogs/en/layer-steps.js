@@ -105,7 +105,7 @@ export default addEnglish({
   'layerSteps.cell.output': 'Y[{i}, {j}] = {v} = row {i} of concat · column {j} of W_o{bias}: every head contributes.',
   'layerSteps.cell.cacheLatent': 'cache[{i}, {j}] = ĉ[{i}, {j}] = {v}: latent dimension {j} of token {tok}.',
   'layerSteps.cell.cacheRope': 'cache[{i}, {j}] = k_R[{i}, {col}] = {v}: the RoPE key of token {tok}.',
-  'layerSteps.cell.qAbsorbed': 'q̃_{h}[{i}, {j}] = {v} = Q_{h}[{i}] · column {j} of W_UK,{h}: query {tok} read in latent space.',
+  'layerSteps.cell.qAbsorbed': 'q̃_{h}[{i}, {j}] = {v} = Q_{h}[{i}] · row {j} of W_UK,{h}: query {tok} read in latent space.',
   'layerSteps.cell.head': 'head {h}',
   'layerSteps.cell.kvHead': 'K/V head {g}',
 });
