@@ -397,7 +397,7 @@ export default {
   'zoo.role.first': 'पहला टोकन {value}',
   'zoo.role.induction': 'इंडक्शन {value}',
   // ---- the walkthrough of one layer of an opened checkpoint (lesson/layer-steps.js) ----
-  'layerSteps.summary': '{model} की लेयर {layer} ({layers} लेयर): नीचे का हर टेंसर वही है जो मॉडल का forward pass उस लेयर में गणना करता है।',
+  'layerSteps.summary': '{model} की लेयर {layer} ({layers} लेयर), जैसे मॉडल का forward pass उसकी गणना करता है।',
   'layerSteps.norm.layernorm': 'LayerNorm',
   'layerSteps.norm.rmsnorm': 'RMSNorm',
   'layerSteps.input.title': 'इनपुट: नॉर्म के बाद लेयर का इनपुट',

@@ -4,7 +4,7 @@
 import { addEnglish } from '../../english.js';
 
 export default addEnglish({
-  'layerSteps.summary': 'Layer {layer} of {model} ({layers} layers): every tensor below is what the model\'s forward pass computes in that layer.',
+  'layerSteps.summary': 'Layer {layer} of {model} ({layers} layers), as the model\'s forward pass computes it.',
   'layerSteps.norm.layernorm': 'LayerNorm',
   'layerSteps.norm.rmsnorm': 'RMSNorm',
   // ---- the steps ----
