@@ -29,6 +29,7 @@ const SINGLE_FILES = [
   'build-wasm/attention-fma-single.js', 'build-wasm/attention-simd-single.js', 'build-wasm/attention-scalar-single.js',
   'build-wasm/attention-train-fma-single.js', 'build-wasm/attention-train-simd-single.js',
   'build-wasm/attention-train-scalar-single.js', 'build-wasm/attention-configurator-single.js',
+  'build-wasm/attention-pretrained-simd-single.js',
 ];
 // Three modules per build: attention (forward, sessions, accounting), attention-train (the lab's
 // trainer), which attention.mjs loads only when asked (loadAttention() or attn.loadTraining()), and

@@ -8,7 +8,10 @@ Run from the repository root with Debian's Python (torch 1.13, numpy):
 For every case it writes a folder in exact Hugging Face layout (`config.json`, `model.safetensors`,
 or shards `model-0000k-of-0000n.safetensors` with `model.safetensors.index.json`) and
 `expected.safetensors` with the token ids (`ids`, I32), the logits (`logits`, (N, V) F32) and every
-layer's attention maps (`attentions.<layer>`, (H, N, N) F32). The output is deterministic (a
+layer's attention maps (`attentions.<layer>`, (H, N, N) F32), and `stages.safetensors` with the last
+layer's attention stage by stage (`layer`, I32; then F32 tensors named as the core's layer stages,
+core/include/attn/pretrained/layer_stages.hpp: `x`, `q`, `qRotated`, `scores` (-inf where masked), ...,
+`output`). The output is deterministic (a
 generator seeded per case) and the script prints one line per case.
 
 The reference forward passes are written here, in PyTorch, from the eager attention paths of the
@@ -170,7 +173,7 @@ def attend(q, k, v, scale, window=None):
         visible = visible & (j > i - window)
     s = s.masked_fill(~visible, float('-inf'))
     p = torch.softmax(s, dim=-1)
-    return p @ v, p
+    return p @ v, p, s
 
 
 def heads(x, n, d):
@@ -181,6 +184,26 @@ def heads(x, n, d):
 def merge(x):
     """(n, N, d) -> (N, n*d)"""
     return x.transpose(0, 1).reshape(x.shape[1], -1)
+
+
+def stage_keeper(stages, on):
+    """keep(name, t): stores t as stage `name` of the layer whose stages are written (on), returns t."""
+    def keep(name, t):
+        if on:
+            stages[name] = t
+        return t
+    return keep
+
+
+def keep_merged(keep, name, t):
+    """Keeps (H, N, d) as (N, H*d); returns t."""
+    keep(name, merge(t))
+    return t
+
+
+def keep_attention(keep, scores, p, o):
+    """The attention's stages: scores (H, N, N) (-inf where masked), the maps, each head's output, the concatenation."""
+    keep('scores', scores), keep('attention', p), keep('heads', o), keep('concat', merge(o))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,8 +256,9 @@ def gpt2_like(c, m, ids, bigcode):
     wpe = m.put(pre + 'wpe.weight', 0.5 * m.randn(P, D))
     N = len(ids)
     x = wte[ids] + wpe[:N]
-    maps = []
+    maps, stages = [], {}
     for l in range(L):
+        keep = stage_keeper(stages, l == L - 1)
         p = f'{pre}h.{l}.'
         ln1w, ln1b = m.norm(p + 'ln_1.weight', D), m.bias(p + 'ln_1.bias', D)
         if bigcode:
@@ -255,17 +279,19 @@ def gpt2_like(c, m, ids, bigcode):
         wpr = m.linear(p + 'mlp.c_proj.weight', D, I) if bigcode else m.conv1d(p + 'mlp.c_proj.weight', I, D)
         bpr = m.bias(p + 'mlp.c_proj.bias', D)
 
-        h = layer_norm(x, ln1w, ln1b, eps)
+        h = keep('x', layer_norm(x, ln1w, ln1b, eps))
         qkv = (h @ wqkv.T if bigcode else h @ wqkv) + bqkv
-        q, k, v = qkv[:, :D], qkv[:, D:D + G * hd], qkv[:, D + G * hd:]
-        o, pmap = attend(heads(q, H, hd), heads(k, G, hd), heads(v, G, hd), hd ** -0.5)
+        q, k, v = keep('q', qkv[:, :D]), keep('k', qkv[:, D:D + G * hd]), keep('v', qkv[:, D + G * hd:])
+        qh, kh, vh = keep('qHeads', heads(q, H, hd)), keep('kHeads', heads(k, G, hd)), keep('vHeads', heads(v, G, hd))
+        o, pmap, scores = attend(qh, kh, vh, hd ** -0.5)
         maps.append(pmap)
-        x = x + ((merge(o) @ wo.T) if bigcode else (merge(o) @ wo)) + bo
+        keep_attention(keep, scores, pmap, o)
+        x = x + keep('output', ((merge(o) @ wo.T) if bigcode else (merge(o) @ wo)) + bo)
         h = layer_norm(x, ln2w, ln2b, eps)
         f = gelu_tanh((h @ wfc.T if bigcode else h @ wfc) + bfc)
         x = x + (f @ wpr.T if bigcode else f @ wpr) + bpr
     x = layer_norm(x, m.norm(pre + 'ln_f.weight', D), m.bias(pre + 'ln_f.bias', D), eps)
-    return x @ wte.T, maps
+    return x @ wte.T, maps, stages
 
 
 def llama_like(c, m, ids):
@@ -283,8 +309,9 @@ def llama_like(c, m, ids):
     window = c.get('sliding_window') if t == 'mistral' else None
     embed = m.embed('model.embed_tokens.weight', V, D)
     x = embed[ids]
-    maps = []
+    maps, stages = [], {}
     for l in range(L):
+        keep = stage_keeper(stages, l == L - 1)
         p = f'model.layers.{l}.'
         w_in = m.norm(p + 'input_layernorm.weight', D)
         wq = m.linear(p + 'self_attn.q_proj.weight', H * hd, D, QK_GAIN)
@@ -305,19 +332,24 @@ def llama_like(c, m, ids):
         bu = m.bias(p + 'mlp.up_proj.bias', I) if mlp_bias else 0
         bd = m.bias(p + 'mlp.down_proj.bias', D) if mlp_bias else 0
 
-        h = rms_norm(x, w_in, eps)
-        q, k, v = heads(h @ wq.T + bq, H, hd), heads(h @ wk.T + bk, G, hd), heads(h @ wv.T + bv, G, hd)
+        h = keep('x', rms_norm(x, w_in, eps))
+        q, k, v = keep('q', h @ wq.T + bq), keep('k', h @ wk.T + bk), keep('v', h @ wv.T + bv)
+        q, k, v = heads(q, H, hd), heads(k, G, hd), heads(v, G, hd)
         if t == 'qwen3':
             q, k = rms_norm(q, qn, eps), rms_norm(k, kn, eps)
+            keep('qNorm', merge(q)), keep('kNorm', merge(k))
         q, k = rope_rotate_half(q, inv), rope_rotate_half(k, inv)
-        o, pmap = attend(q, k, v, hd ** -0.5, window)
+        keep('qRotated', merge(q)), keep('kRotated', merge(k))
+        keep('qHeads', q), keep('kHeads', k), keep('vHeads', v)
+        o, pmap, scores = attend(q, k, v, hd ** -0.5, window)
         maps.append(pmap)
-        x = x + merge(o) @ wo.T + bo
+        keep_attention(keep, scores, pmap, o)
+        x = x + keep('output', merge(o) @ wo.T + bo)
         h = rms_norm(x, w_post, eps)
         x = x + (silu(h @ wg.T + bg) * (h @ wu.T + bu)) @ wd.T + bd
     x = rms_norm(x, m.norm('model.norm.weight', D), eps)
     head = embed if c.get('tie_word_embeddings') else m.linear('lm_head.weight', V, D)
-    return x @ head.T, maps
+    return x @ head.T, maps, stages
 
 
 def deepseek_v2(c, m, ids):
@@ -338,8 +370,9 @@ def deepseek_v2(c, m, ids):
         inv, af = default_inv_freq(rope, theta), 1.0
     embed = m.embed('model.embed_tokens.weight', V, D)
     x = embed[ids]
-    maps = []
+    maps, stages = [], {}
     for l in range(L):
+        keep = stage_keeper(stages, l == L - 1)
         p = f'model.layers.{l}.'
         a = p + 'self_attn.'
         w_in = m.norm(p + 'input_layernorm.weight', D)
@@ -361,23 +394,33 @@ def deepseek_v2(c, m, ids):
         wu = m.linear(p + 'mlp.up_proj.weight', I, D)
         wd = m.linear(p + 'mlp.down_proj.weight', D, I)
 
-        h = rms_norm(x, w_in, eps)
-        q = h @ wq.T if qr is None else rms_norm(h @ wqa.T + bqa, nqa, 1e-6) @ wqb.T
+        h = keep('x', rms_norm(x, w_in, eps))
+        q = h @ wq.T if qr is None else keep('cq', rms_norm(h @ wqa.T + bqa, nqa, 1e-6)) @ wqb.T
         q = heads(q, H, qk)                                         # (H, N, nope + rope)
+        keep('q', merge(q[..., :nope]))
         kva = h @ wkva.T + bkva
-        latent, k_pe = rms_norm(kva[:, :r], nkv, 1e-6), kva[:, r:]  # (N, r), (N, rope)
+        keep('c', kva[:, :r])
+        latent, k_pe = keep('cNorm', rms_norm(kva[:, :r], nkv, 1e-6)), kva[:, r:]  # (N, r), (N, rope)
         kv = heads(latent @ wkvb.T, H, nope + dv)                   # (H, N, nope + dv)
-        q_pe = rope_adjacent(q[..., nope:], inv, af)
-        k_pe = rope_adjacent(k_pe[None], inv, af).expand(H, -1, -1)
-        qq = torch.cat((q[..., :nope], q_pe), dim=-1)
-        kk = torch.cat((kv[..., :nope], k_pe), dim=-1)
-        o, pmap = attend(qq, kk, kv[..., nope:], scale)
+        keep('k', merge(kv[..., :nope])), keep('v', merge(kv[..., nope:]))
+        q_pe = keep_merged(keep, 'qRope', rope_adjacent(q[..., nope:], inv, af))
+        k_pe = rope_adjacent(k_pe[None], inv, af)
+        keep('kRope', k_pe[0])
+        k_pe = k_pe.expand(H, -1, -1)
+        qq = keep('qHeads', torch.cat((q[..., :nope], q_pe), dim=-1))
+        kk = keep('kHeads', torch.cat((kv[..., :nope], k_pe), dim=-1))
+        keep('vHeads', kv[..., nope:])
+        keep('cache', torch.cat((latent, k_pe[0]), dim=-1))
+        w_uk = wkvb.reshape(H, nope + dv, r)[:, :nope, :]          # (H, nope, r): W_uk of each head
+        keep('qAbsorbed', q[..., :nope] @ w_uk)                     # (H, N, r): q_nope_h W_uk_h
+        o, pmap, scores = attend(qq, kk, kv[..., nope:], scale)
         maps.append(pmap)
-        x = x + merge(o) @ wo.T + bo
+        keep_attention(keep, scores, pmap, o)
+        x = x + keep('output', merge(o) @ wo.T + bo)
         h = rms_norm(x, w_post, eps)
         x = x + (silu(h @ wg.T) * (h @ wu.T)) @ wd.T
     x = rms_norm(x, m.norm('model.norm.weight', D), eps)
-    return x @ m.linear('lm_head.weight', V, D).T, maps
+    return x @ m.linear('lm_head.weight', V, D).T, maps, stages
 
 
 # ---------------------------------------------------------------------------------------------
@@ -538,11 +581,11 @@ def main():
         ids = torch.randint(0, config['vocab_size'], (n,), generator=m.g)
         c = {key: v for key, v in config.items() if not key.startswith('_')}
         if name in ('gpt2', 'gpt_bigcode'):
-            logits, maps = gpt2_like(config, m, ids, name == 'gpt_bigcode')
+            logits, maps, stages = gpt2_like(config, m, ids, name == 'gpt_bigcode')
         elif c['model_type'] == 'deepseek_v2':
-            logits, maps = deepseek_v2(c, m, ids)
+            logits, maps, stages = deepseek_v2(c, m, ids)
         else:
-            logits, maps = llama_like(c, m, ids)
+            logits, maps, stages = llama_like(c, m, ids)
         sharp = mean_max_weight(maps)
         assert sharp > 0.4, f'{name}: the maps are too uniform (mean max weight {sharp:.3f})'
         for p in maps:  # rows sum to 1, causal
@@ -566,6 +609,9 @@ def main():
         for l, p in enumerate(maps):
             expected[f'attentions.{l}'] = p.to(torch.float32)
         write_safetensors(os.path.join(folder, 'expected.safetensors'), expected)
+        layer_stages = {'layer': torch.tensor([len(maps) - 1], dtype=torch.int32)}
+        layer_stages.update({k: v.to(torch.float32) for k, v in stages.items()})
+        write_safetensors(os.path.join(folder, 'stages.safetensors'), layer_stages)
         if name == 'gpt2':
             tokenizer, tokenizer_config, tokenizer_expected = tokenizer_files()
             for file, value in (('tokenizer.json', tokenizer), ('tokenizer_config.json', tokenizer_config),

@@ -582,10 +582,68 @@ export interface Pretrained {
   readonly info: PretrainedInfo;
   /** Token ids (an Int32Array or an Array), positions from 0, causal. */
   forward(ids: ArrayLike<number>, options?: PretrainedCallOptions): PretrainedOutput;
+  /**
+   * One layer's attention stage by stage: the tensors forward computes in that layer (the same pass,
+   * not a recomputation). Throws a RangeError naming `layer` outside [0, nLayers) or `ids` as forward does.
+   */
+  stages(ids: ArrayLike<number>, options: PretrainedStagesOptions): PretrainedStages;
   /** A decoding session with a KV cache of `maxLen` tokens (float32). */
   createSession(options: { maxLen: number }): PretrainedSession;
   /** Frees the model's memory; later calls throw. */
   dispose(): void;
+}
+
+/** Options of {@link Pretrained.stages}. */
+export interface PretrainedStagesOptions {
+  /** The layer, 0 to nLayers - 1. */
+  layer: number;
+  /** Lift the compute cap of a synchronous call; use in a Web Worker. */
+  allowLongWork?: boolean;
+}
+
+/**
+ * The stages of one layer's attention (docs/api.md, "The stages of one layer"); N tokens, D dModel,
+ * H heads, G K/V heads, dh head_dim (MLA: qk_nope), dv the value width, dr qk_rope, r latentRank.
+ * - grouped: q (N, H*dh), k, v (N, G*dh) with their biases; qNorm, kNorm (qwen3: after the per-head
+ *   RMSNorm); qRotated, kRotated (after RoPE, when the model has it); qHeads (H, N, dh), kHeads,
+ *   vHeads (G, N, dh)
+ * - MLA: cq (N, queryRank) with query compression; q (N, H*dh) the no-RoPE part; c (N, r) before its
+ *   norm, cNorm after; k (N, H*dh), v (N, H*dv) from cNorm; qRope (N, H*dr), kRope (N, dr) after RoPE;
+ *   qHeads, kHeads (H, N, dh+dr), vHeads (H, N, dv); cache (N, r+dr) = [cNorm | kRope]; qAbsorbed (H, N, r)
+ * - scores (H, N, N): scale * q_h . k_g, -Infinity where masked (causal, sliding window);
+ *   attention (H, N, N): forward's maps of the layer; heads (H, N, dv); concat (N, H*dv)
+ */
+export type PretrainedIntermediates = Record<string, Stage>;
+
+/** The `shape` of {@link Pretrained.stages}: the model's info and how this layer computes. */
+export interface PretrainedStagesShape extends PretrainedInfo {
+  layer: number;
+  seqLen: number;
+  causal: true;
+  /** Width of a value head (MLA: v_head_dim; else dHead). */
+  dValue: number;
+  /** MLA: qk_nope_head_dim (dHead = dNope + ropeDim). */
+  dNope?: number;
+  /** The softmax scale: 1/sqrt(dHead), times YaRN's factor where the config sets one. */
+  scale: number;
+  norm: 'layernorm' | 'rmsnorm';
+  qkvBias: boolean;
+  oBias: boolean;
+  qkNorm: boolean;
+  /** One fused [q | k | v] projection (gpt2, gpt_bigcode). */
+  fusedQkv: boolean;
+  /** pairs 'half': (i, i + w/2) (rotate-half); 'adjacent': (2i, 2i + 1) (DeepSeek's). */
+  rope: false | { base: number; type: 'default' | 'linear' | 'llama3' | 'yarn'; pairs: 'half' | 'adjacent'; attentionFactor: number };
+}
+
+/** Result of {@link Pretrained.stages}. */
+export interface PretrainedStages {
+  /** (N, D): the layer's input after its norm. */
+  x: Float32Array;
+  /** (N, D): concat o_proj (+ its bias), what the attention adds to the residual stream. */
+  output: Float32Array;
+  intermediates: PretrainedIntermediates;
+  shape: PretrainedStagesShape;
 }
 
 export interface PretrainedSession {

@@ -130,6 +130,35 @@ class JsModel {
     return o;
   }
 
+  // What the stages of layer `l` over `n` tokens were computed with: the layer's attention geometry
+  // and the choices of its architecture (docs/api.md, "The stages of one layer").
+  val stage_shape(int64_t l, int64_t n) const {
+    const pt::ModelConfig& c = model_->config();
+    val o = info();
+    o.set("layer", double(l));
+    o.set("seqLen", double(n));
+    o.set("causal", true);
+    o.set("dValue", double(c.d_v()));
+    o.set("scale", double(c.softmax_scale));
+    o.set("norm", std::string(c.norm == pt::NormKind::LayerNorm ? "layernorm" : "rmsnorm"));
+    o.set("qkvBias", c.qkv_bias);
+    o.set("oBias", c.o_bias);
+    o.set("qkNorm", c.qk_norm);
+    o.set("fusedQkv", !model_->layers()[std::size_t(l)].qkv.w.empty());
+    if (c.rope) {
+      val rope = val::object();
+      rope.set("base", c.rope_freqs.base);
+      rope.set("type", c.rope_freqs.type);
+      rope.set("pairs", std::string(c.rope_freqs.adjacent_pairs ? "adjacent" : "half"));
+      rope.set("attentionFactor", c.rope_freqs.attention_factor);
+      o.set("rope", rope);
+    } else {
+      o.set("rope", false);
+    }
+    if (c.mla) o.set("dNope", double(c.qk_nope));
+    return o;
+  }
+
   val forward(val ids, bool attentions, bool allow_long_work) {
     return guarded([&] {
       const std::vector<int32_t> v = read_ids(*model_, ids);
@@ -137,6 +166,41 @@ class JsModel {
       model_->check_ids(v, 0);
       check_call(*model_, int64_t(v.size()), 0, attentions, false, allow_long_work);
       return output_to_js(model_->forward(v, attentions));
+    });
+  }
+
+  // One layer's attention stage by stage (PretrainedModel::layer_stages): { x, output, intermediates:
+  // { name: { shape, data } }, shape }, or the error (guarded).
+  val stages(val ids, val layer, bool allow_long_work) {
+    return guarded([&] {
+      const std::vector<int32_t> v = read_ids(*model_, ids);
+      if (v.empty()) attn::throw_range("ids", "ids is empty: pass at least one token id");
+      model_->check_ids(v, 0);  // before the work caps, as forward
+      if (!layer.isNumber()) attn::throw_type("layer", "layer must be a number, got " + describe(layer));
+      const int64_t l = model_->check_layer(layer.as<double>());
+      const int64_t n = int64_t(v.size());
+      const double bytes = model_->work_bytes(n, 0, false) + model_->stages_bytes(n);
+      if (bytes > attn::kMaxWorkBytes) {
+        attn::throw_range("ids", "the stages of " + attn::fmt(double(n)) + " tokens need about " +
+                                     attn::fmt(std::ceil(bytes / 1048576.0)) + " MiB of working memory, above the cap of " +
+                                     attn::fmt(attn::kMaxWorkBytes / 1048576.0) + " MiB: pass fewer ids");
+      }
+      check_call(*model_, n, 0, true, false, allow_long_work);
+      const pt::StageRecord r = model_->layer_stages(v, l);
+      val out = val::object();
+      out.set("x", to_js(r.x.data(), r.x.size()));
+      out.set("output", to_js(r.output.data(), r.output.size()));
+      val stages = val::object();
+      for (const attn::Stage& st : r.stages) {
+        val t = val::object();
+        std::vector<double> dims(st.shape.begin(), st.shape.end());
+        t.set("shape", val::array(dims));
+        t.set("data", to_js(st.data.data(), st.data.size()));
+        stages.set(st.name, t);
+      }
+      out.set("intermediates", stages);
+      out.set("shape", stage_shape(l, n));
+      return out;
     });
   }
 
@@ -233,6 +297,7 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
   emscripten::class_<JsModel>("RawPretrained")
       .function("info", &JsModel::info)
       .function("forward", &JsModel::forward)
+      .function("stages", &JsModel::stages)
       .function("createSession", &JsModel::create_session);
   emscripten::class_<JsSession>("RawPretrainedSession")
       .function("append", &JsSession::append)

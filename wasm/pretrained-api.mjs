@@ -91,6 +91,26 @@ export function makePretrained(P) {
       const o = callOptions(options, 'forward');
       return call(P, () => raw.forward(ids, o.attentions, o.allowLongWork));
     }
+    /**
+     * One layer's attention stage by stage, the tensors forward computes there (docs/api.md, "The stages of one layer").
+     * @param {ArrayLike<number>} ids @param {{ layer: number, allowLongWork?: boolean }} options
+     */
+    stages(ids, options) {
+      const raw = this.live();
+      if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+        throw new TypeError('stages: options must be an object { layer, allowLongWork? }');
+      }
+      for (const key of Object.keys(options)) {
+        if (key !== 'layer' && key !== 'allowLongWork') {
+          throw fieldTypeError(key, `stages options have an unknown field '${key}'; known fields: allowLongWork, layer`);
+        }
+      }
+      const { layer, allowLongWork = false } = /** @type {any} */ (options);
+      if (layer === undefined) throw fieldTypeError('layer', `layer is required: the layer to show, 0 to ${this.#info.nLayers - 1}`);
+      if (typeof layer !== 'number') throw fieldTypeError('layer', `layer must be a number, got ${layer === null ? 'null' : typeof layer}`);
+      if (typeof allowLongWork !== 'boolean') throw fieldTypeError('allowLongWork', `allowLongWork must be a boolean, got ${typeof allowLongWork}`);
+      return call(P, () => raw.stages(ids, layer, allowLongWork));
+    }
     /** @param {{ maxLen: number }} options */
     createSession(options) {
       const raw = this.live();

@@ -2,6 +2,7 @@
 #include "attn/attention.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "attn/kernels.hpp"
@@ -24,9 +25,21 @@ inline int64_t first_visible_key(const AttendArgs& a, int64_t i) {
 }
 
 // row[0:len] <- softmax over the visible keys [first, len), zeros elsewhere (and past len to total).
-inline void softmax_visible(float* row, int64_t first, int64_t len, int64_t total, float scale) {
+// `scores`: null, or the row of a.scores (n_k floats) that receives scale * row[j], the softmax's input,
+// for the visible keys and -infinity for the masked ones (before the softmax overwrites row).
+inline void softmax_visible(float* row, int64_t first, int64_t len, int64_t total, float scale, float* scores = nullptr,
+                            int64_t n_k = 0) {
+  if (scores) {
+    std::fill(scores, scores + n_k, -std::numeric_limits<float>::infinity());
+    for (int64_t j = first; j < len; ++j) scores[j] = row[j] * scale;
+  }
   softmax_row(row + first, len - first, total - first, scale);
   std::fill(row, row + first, 0.0f);
+}
+
+// Row i of head h of a.scores, or null.
+inline float* scores_row(const AttendArgs& a, int64_t h, int64_t i) {
+  return a.scores ? a.scores + (h * a.n_q + i) * a.n_k : nullptr;
 }
 
 // ---- few queries (decoding): one query row against the keys of one K/V head, for all the query
@@ -201,7 +214,9 @@ void attend_direct(const AttendArgs& a) {
       const int64_t j1 = std::min(len, j0 + tile);
       for (int64_t g = 0; g < a.n_kv_heads; ++g) scores_group(a, i, g, j0, j1, p.data());
     }
-    for (int64_t h = 0; h < a.n_heads; ++h) softmax_visible(p[std::size_t(h)], first, len, a.weights ? a.n_k : len, a.scale);  // pass 2
+    for (int64_t h = 0; h < a.n_heads; ++h) {  // pass 2
+      softmax_visible(p[std::size_t(h)], first, len, a.weights ? a.n_k : len, a.scale, scores_row(a, h, i), a.n_k);
+    }
     for (int64_t j0 = first; j0 < len; j0 += tile) {  // pass 3
       const int64_t j1 = std::min(len, j0 + tile);
       for (int64_t g = 0; g < a.n_kv_heads; ++g) {  // the group's heads share each V vector they load
@@ -228,7 +243,8 @@ void attend_blocked(const AttendArgs& a) {
         float* p = a.weights ? a.weights + (h * a.n_q + i0) * a.n_k : scratch.data();  // (bq, S)
         gemm_packed(bq, keys, a.d_qk, a.q + i0 * a.ldq + h * a.d_qk, a.ldq, kt, p, a.n_k, false);
         for (int64_t i = 0; i < bq; ++i) {
-          softmax_visible(p + i * a.n_k, first_visible_key(a, i0 + i), visible_keys(a, i0 + i), a.n_k, a.scale);
+          softmax_visible(p + i * a.n_k, first_visible_key(a, i0 + i), visible_keys(a, i0 + i), a.n_k, a.scale,
+                          scores_row(a, h, i0 + i), a.n_k);
         }
         gemm_packed(bq, a.d_v, keys, p, a.n_k, vg, a.out + i0 * a.ldo + h * a.d_v, a.ldo, false);
       }

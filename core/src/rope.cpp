@@ -9,6 +9,7 @@ namespace attn {
 
 RopeFrequencies rope_frequencies(int64_t w, double base) {
   RopeFrequencies f;
+  f.base = base;
   const int64_t half = w / 2;
   f.inv_freq.resize(static_cast<std::size_t>(half));
   for (int64_t i = 0; i < half; ++i) f.inv_freq[i] = std::pow(base, -2.0 * double(i) / double(w));

@@ -1,6 +1,7 @@
 // dist/standalone.html opened straight from disk (file://), as a teacher who copies one file
 // would: it must boot the core (inlined, in a Blob worker) and draw the maps with no console
-// errors and no request other than the file itself. Also the dark theme of the served page.
+// errors and no request other than the file itself, and open a checkpoint from the file picker
+// (the pretrained module inlined too). Also the dark theme of the served page.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -8,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromiumOptions } from '../../scripts/chromium.mjs';
-import { DIST, SHOTS } from './browser.mjs';
+import { DIST, REPO, SHOTS } from './browser.mjs';
 
 let context, dir;
 before(async () => {
@@ -40,6 +41,48 @@ test('standalone.html works from file:// on its own', async () => {
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelectorAll('.kv-group').length === 1, null, { timeout: 20000 });
   await page.screenshot({ path: path.join(SHOTS, 'standalone-file.png') });
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
+  await page.close();
+});
+
+test('standalone.html opens a checkpoint from the file picker, from file://, and draws PyTorch\'s maps', async () => {
+  const fixture = path.join(REPO, 'tests/fixtures/pretrained/qwen2');
+  const buf = fs.readFileSync(path.join(fixture, 'expected.safetensors'));
+  const n = Number(buf.readBigUInt64LE(0));
+  const h = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
+  const raw = (k) => buf.buffer.slice(buf.byteOffset + 8 + n + h[k].data_offsets[0], buf.byteOffset + 8 + n + h[k].data_offsets[1]);
+  const ids = [...new Int32Array(raw('ids'))];
+  const want = new Float32Array(raw('attentions.1'));
+  const page = await context.newPage();
+  const errors = [], requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('request', (r) => requests.push(r.url()));
+  const file = `file://${path.join(dir, 'standalone.html')}`;
+  await page.goto(file);
+  const el = page.locator('attention-playground');
+  await page.waitForFunction(() => Number(document.querySelector('attention-playground')?.shadowRoot
+    ?.querySelector('[data-slot="model"]')?.dataset.draws || 0) >= 1, null, { timeout: 30000 });
+  await el.locator('[data-role="pick-files"]').setInputFiles(['config.json', 'model.safetensors'].map((f) => path.join(fixture, f)));
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="model"]')?.result?.opened === true, null, { timeout: 30000 });
+  await el.locator('input[name="text"]').fill(ids.join(' '));
+  // the walkthrough of layer 1 (qwen2: 2 layers), its softmax step: the maps drawn are PyTorch's
+  await el.locator('[data-slot="walkthrough"] select[name="layer"]').selectOption('1');
+  await page.waitForFunction((N) => {
+    const r = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="walkthrough"]')?.result;
+    return r?.shape?.layer === 1 && r.shape.seqLen === N;
+  }, ids.length, { timeout: 20000 });
+  await el.locator('[data-slot="walkthrough"] button[data-step="softmax"]').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="walkthrough"]')?.result?.step === 'softmax');
+  const drawn = await page.evaluate(() => Array.from(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="walkthrough"]').result.drawn.attention.data));
+  let d = 0;
+  want.forEach((v, k) => { d = Math.max(d, Math.abs(drawn[k] - v)); });
+  assert.ok(d <= 1e-4, `the maps of layer 1 differ from PyTorch's by ${d}`);
+  await el.locator('[data-slot="walkthrough"]').screenshot({ path: path.join(SHOTS, 'standalone-file-checkpoint.png') });
   assert.deepEqual(errors, []);
   assert.deepEqual(requests.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
   await page.close();

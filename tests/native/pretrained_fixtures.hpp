@@ -70,13 +70,15 @@ inline std::unique_ptr<PretrainedModel> load_fixture(const std::string& name) {
   return load(read_json(dir(name) + "/config.json"), weight_files(name));
 }
 
-// expected.safetensors: F32 and I32 tensors by name (a reader independent of the core's).
+// expected.safetensors (or `file`, e.g. stages.safetensors): F32 tensors by name, and the I32 one
+// (ids; the layer of stages.safetensors), read by a reader independent of the core's.
 struct Expected {
   std::map<std::string, std::vector<float>> f32;
+  std::map<std::string, std::vector<int64_t>> shapes;
   std::vector<int32_t> ids;
 };
-inline Expected read_expected(const std::string& name) {
-  const std::vector<uint8_t> b = read_bytes(dir(name) + "/expected.safetensors");
+inline Expected read_expected(const std::string& name, const std::string& file = "expected.safetensors") {
+  const std::vector<uint8_t> b = read_bytes(dir(name) + "/" + file);
   uint64_t n = 0;
   std::memcpy(&n, b.data(), 8);
   const auto h = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(b.data()) + 8, std::size_t(n)));
@@ -92,6 +94,7 @@ inline Expected read_expected(const std::string& name) {
       std::vector<float> v((end - begin) / 4);
       std::memcpy(v.data(), b.data() + begin, end - begin);
       e.f32[key] = std::move(v);
+      e.shapes[key] = t["shape"].get<std::vector<int64_t>>();
     }
   }
   return e;

@@ -55,3 +55,22 @@ export function editHeader(bytes, edit) {
   out.set(bytes.subarray(8 + n), 8 + text.length);
   return out;
 }
+
+/**
+ * stages.safetensors: PyTorch's stages of one layer (the last), named as the core names them:
+ * { layer, tensors: { name: { shape, data: Float32Array } } } (scores hold -Infinity where masked).
+ */
+export function expectedStages(name) {
+  const bytes = new Uint8Array(fs.readFileSync(path.join(FIXTURES, name, 'stages.safetensors')));
+  const { header: h, n } = header(bytes);
+  let layer = -1;
+  const tensors = {};
+  for (const [key, t] of Object.entries(h)) {
+    if (key === '__metadata__') continue;
+    const [b, e] = t.data_offsets;
+    const slice = bytes.slice(8 + n + b, 8 + n + e);
+    if (t.dtype === 'I32') layer = new Int32Array(slice.buffer)[0];
+    else tensors[key] = { shape: t.shape, data: new Float32Array(slice.buffer) };
+  }
+  return { layer, tensors };
+}

@@ -22,7 +22,7 @@ import { seededSource } from './sources/seeded.js';
 import { zooSource } from './sources/zoo.js';
 
 /** The views that draw an opened checkpoint (the others keep the lesson's seeded block). */
-const MODEL_VIEWS = ['heatmap', 'decode', 'model'];
+const MODEL_VIEWS = ['heatmap', 'walkthrough', 'decode', 'model'];
 // The views that draw a zoo model when state.source is 'trained' (sources/zoo.js); the others keep the seeded block.
 const ZOO_VIEWS = ['heatmap', 'compare', 'walkthrough', 'decode'];
 

@@ -1,6 +1,6 @@
 // worker-pretrained.js — the worker's methods for an opened checkpoint (sources/pretrained.js): open
-// it (attn.loadPretrained, with progress and Stop), its maps, its next tokens, its head roles and its
-// KV-cache sessions. Models and sessions are kept under the page's keys. The tokenizer runs on the
+// it (attn.loadPretrained, with progress and Stop), its maps, its next tokens, one layer's stages (the
+// walkthrough), its head roles and its KV-cache sessions. Models and sessions are kept under the page's keys. The tokenizer runs on the
 // page (sources/model-files.js), so these methods take and give token ids.
 import { headRoles, roleProbe } from './sources/head-roles.js';
 
@@ -62,6 +62,12 @@ export const pretrainedMethods = {
     attentions.forEach((m, l) => all.set(m, l * size));
     const vocab = model.info.vocabSize;
     return { attentions: all, next: topNext(logits, (ids.length - 1) * vocab, vocab) };
+  },
+
+  /** One layer's attention stage by stage (model.stages): { x, output, intermediates, shape }. */
+  pretrainedStages(attn, key, { ids, layer }) {
+    const { model } = modelOf(key);
+    return model.stages(ids, { layer });
   },
 
   /** Per layer and head: previous token, induction, first token and duplicate token scores on the probe. */

@@ -28,6 +28,8 @@ struct AttendArgs {
   int64_t window = 0;                     // causal only: a query sees its last `window` keys (0: all)
   float* out = nullptr; int64_t ldo = 0;      // (N, H*d_v)
   float* weights = nullptr;               // optional (H, N, S): the softmax probabilities
+  float* scores = nullptr;                // optional (H, N, S): scale * q_h . k_j, the softmax's input, for the
+                                          // visible keys; -infinity for the masked ones
 };
 
 // Optimised: blocked over queries, K^T and V packed once per K/V head, scores and p @ v through

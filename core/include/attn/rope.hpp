@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace attn {
@@ -20,6 +21,8 @@ struct RopeFrequencies {
   std::vector<double> inv_freq;    // (w/2)
   double attention_factor = 1.0;   // a (YaRN's mscale ratio); 1 otherwise
   bool adjacent_pairs = false;     // pairs (2i, 2i+1) instead of (i, i + w/2)
+  double base = 10000.0;           // theta, the base of the unscaled frequencies
+  std::string type = "default";    // how inv_freq was made: "default", "linear", "llama3", "yarn"
 };
 
 // The default frequencies: inv_freq[i] = base^(-2i/w).

@@ -220,6 +220,7 @@ RopeFrequencies read_rope(Reader& r, int64_t w, int64_t max_positions, double* m
       throw_range(f + "." + key, f + "." + key + " is not a key of rope_type '" + type + "' this loader knows");
     }
   }
+  out.type = type;
   return out;
 }
 

@@ -11,8 +11,10 @@ namespace attn::pretrained {
 
 namespace {
 
-// The grouped kernel's arguments for N queries at pos0 over the first pos0 + N cache rows.
-AttendArgs attend_args(const ModelConfig& c, int64_t n, int64_t pos0, float* maps) {
+// The grouped kernel's arguments for N queries at pos0 over the first pos0 + N cache rows. With a
+// record, the kernel writes the scores (H, N, S) and the maps (H, N, S) into it (the maps also to
+// `maps` afterwards, see keep_maps).
+AttendArgs attend_args(const ModelConfig& c, int64_t n, int64_t pos0, float* maps, StageRecord* rec) {
   AttendArgs a;
   a.n_q = n;
   a.n_k = pos0 + n;
@@ -22,12 +24,35 @@ AttendArgs attend_args(const ModelConfig& c, int64_t n, int64_t pos0, float* map
   a.q_offset = pos0;
   a.window = c.sliding_window;
   a.weights = maps;
+  if (rec) {
+    a.scores = rec->tensor("scores", {c.n_heads, n, pos0 + n});
+    a.weights = rec->tensor("attention", {c.n_heads, n, pos0 + n});
+  }
   return a;
+}
+
+// After attend: the record's maps copied to `maps` (the caller's, when it asked for them too).
+void keep_maps(const AttendArgs& a, float* maps) {
+  if (maps && a.weights != maps) std::copy_n(a.weights, a.n_heads * a.n_q * a.n_k, maps);
+}
+
+// out (N, D) += o Wo (+ b): the attention's output added to the residual stream; the record keeps
+// each head's output, the concatenation o (N, H*dv) and what is added.
+void output_projection(const ModelConfig& c, const LayerWeights& w, const Matrix& o, StageRecord* rec, Matrix& out) {
+  const int64_t n = int64_t(o.shape(0)), width = int64_t(o.shape(1)), d = c.d_model;
+  if (rec) {
+    rec->split("heads", o.data(), n, width, c.n_heads, c.d_v(), c.d_v());
+    rec->matrix("concat", o.data(), n, width, width);
+  }
+  Matrix y = uninitialised(n, d);  // (N, D)
+  linear(w.o, o.data(), n, width, y.data(), d);
+  for (int64_t i = 0; i < n * d; ++i) out.data()[i] += y.data()[i];
+  if (rec) rec->output = std::move(y);
 }
 
 // ---- grouped attention (MHA / MQA / GQA): out (N, D) += o_proj(attend(q, k, v)).
 void grouped_attention(const ModelConfig& c, const LayerWeights& w, const Matrix& h, int64_t pos0, LayerCache& cache,
-                       float* maps, Matrix& out) {
+                       float* maps, StageRecord* rec, Matrix& out) {
   const int64_t n = int64_t(h.shape(0)), d = c.d_model, dh = c.head_dim;
   const int64_t wq = c.n_heads * dh, wkv = c.n_kv_heads * dh, width = wq + 2 * wkv;
   Matrix qkv = uninitialised(n, width);  // (N, H*dh + 2*G*dh): per row [q | k | v]
@@ -40,19 +65,34 @@ void grouped_attention(const ModelConfig& c, const LayerWeights& w, const Matrix
   }
   float* q = qkv.data();
   float* k = qkv.data() + wq;
+  auto keep_qk = [&](const char* q_name, const char* k_name) {
+    rec->matrix(q_name, q, n, wq, width);
+    rec->matrix(k_name, k, n, wkv, width);
+  };
+  if (rec) {
+    keep_qk("q", "k");
+    rec->matrix("v", k + wkv, n, wkv, width);
+  }
   if (c.qk_norm) {  // each head's vector of dh floats
     for (int64_t i = 0; i < n; ++i) {
       norm_rows(w.q_norm, q + i * width, c.n_heads, dh, q + i * width, dh);
       norm_rows(w.k_norm, k + i * width, c.n_kv_heads, dh, k + i * width, dh);
     }
+    if (rec) keep_qk("qNorm", "kNorm");
   }
   if (c.rope) {
     apply_rope(q, n, width, 0, c.n_heads, dh, dh, pos0, c.rope_freqs);
     apply_rope(k, n, width, 0, c.n_kv_heads, dh, dh, pos0, c.rope_freqs);
+    if (rec) keep_qk("qRotated", "kRotated");
+  }
+  if (rec) {
+    rec->split("qHeads", q, n, width, c.n_heads, dh, dh);
+    rec->split("kHeads", k, n, width, c.n_kv_heads, dh, dh);
+    rec->split("vHeads", k + wkv, n, width, c.n_kv_heads, dh, dh);
   }
   copy_columns(qkv.data(), width, wq, cache.k.data() + pos0 * wkv, wkv, 0, n, wkv);        // k rows -> cache
   copy_columns(qkv.data(), width, wq + wkv, cache.v.data() + pos0 * wkv, wkv, 0, n, wkv);  // v rows -> cache
-  AttendArgs a = attend_args(c, n, pos0, maps);
+  AttendArgs a = attend_args(c, n, pos0, maps, rec);
   a.n_kv_heads = c.n_kv_heads;
   a.d_qk = a.d_v = dh;
   a.q = q; a.ldq = width;
@@ -62,36 +102,60 @@ void grouped_attention(const ModelConfig& c, const LayerWeights& w, const Matrix
   a.out = o.data();
   a.ldo = wq;
   attend(a);
-  linear(w.o, o.data(), n, wq, out.data(), d, true);
+  keep_maps(a, maps);
+  output_projection(c, w, o, rec, out);
 }
 
 // ---- MLA: the queries (N, H*dqk), per head [q_nope | rope(q_pe)], and the latent rows [c | rope(k_pe)]
 // (N, r + rope) written to ckr (row stride ldc).
 Matrix latent_queries(const ModelConfig& c, const LayerWeights& w, const Matrix& h, int64_t pos0, float* ckr,
-                      int64_t ldc) {
-  const int64_t n = int64_t(h.shape(0)), d = c.d_model, dqk = c.head_dim, r = c.kv_lora_rank;
-  Matrix q = uninitialised(n, c.n_heads * dqk);
+                      int64_t ldc, StageRecord* rec) {
+  const int64_t n = int64_t(h.shape(0)), d = c.d_model, dqk = c.head_dim, r = c.kv_lora_rank, heads = c.n_heads;
+  Matrix q = uninitialised(n, heads * dqk);
   if (c.q_lora_rank > 0) {
     Matrix qa = uninitialised(n, c.q_lora_rank);  // (N, q_lora_rank)
     linear(w.q_a, h.data(), n, d, qa.data(), c.q_lora_rank);
     norm_rows(w.q_a_norm, qa.data(), n, c.q_lora_rank, qa.data(), c.q_lora_rank);
-    linear(w.q_b, qa.data(), n, c.q_lora_rank, q.data(), c.n_heads * dqk);
+    if (rec) rec->matrix("cq", qa.data(), n, c.q_lora_rank, c.q_lora_rank);
+    linear(w.q_b, qa.data(), n, c.q_lora_rank, q.data(), heads * dqk);
   } else {
-    linear(w.q, h.data(), n, d, q.data(), c.n_heads * dqk);
+    linear(w.q, h.data(), n, d, q.data(), heads * dqk);
   }
+  if (rec) rec->gather("q", q.data(), n, heads * dqk, heads, c.qk_nope, dqk);
   linear(w.kv_a, h.data(), n, d, ckr, ldc);  // [c | k_pe] before the norm and RoPE
+  if (rec) rec->matrix("c", ckr, n, r, ldc);
   norm_rows(w.kv_a_norm, ckr, n, ldc, ckr, ldc);
-  apply_rope(q.data(), n, c.n_heads * dqk, c.qk_nope, c.n_heads, dqk, c.qk_rope, pos0, c.rope_freqs);
+  if (rec) rec->matrix("cNorm", ckr, n, r, ldc);
+  apply_rope(q.data(), n, heads * dqk, c.qk_nope, heads, dqk, c.qk_rope, pos0, c.rope_freqs);
   apply_rope(ckr, n, ldc, r, 1, 0, c.qk_rope, pos0, c.rope_freqs);
+  if (rec) {
+    rec->gather("qRope", q.data(), n, heads * dqk, heads, c.qk_rope, dqk, c.qk_nope);
+    rec->matrix("kRope", ckr + r, n, c.qk_rope, ldc);
+  }
   return q;
 }
 
+// The absorbed queries (N, H*(r + rope)), per head [q~_h | q_pe_h] with q~_h = q_nope_h W_uk_h (N, r):
+// W_uk folded into the query, so that the scores read the cached [c | k_pe] directly.
+Matrix absorbed_queries(const ModelConfig& c, const LayerWeights& w, const Matrix& q) {
+  const int64_t n = int64_t(q.shape(0)), heads = c.n_heads, dqk = c.head_dim, nope = c.qk_nope;
+  const int64_t r = c.kv_lora_rank, rq = r + c.qk_rope, kvw = nope + c.v_head_dim;
+  Matrix qa = uninitialised(n, heads * rq);
+  for (int64_t hh = 0; hh < heads; ++hh) {
+    const WeightView w_uk = w.kv_b.w.row_range(hh * kvw, nope);  // (nope, r)
+    matmul_w(n, q.data() + hh * dqk, heads * dqk, w_uk, qa.data() + hh * rq, heads * rq);
+    copy_columns(q.data(), heads * dqk, hh * dqk + nope, qa.data(), heads * rq, hh * rq + r, n, c.qk_rope);
+  }
+  return qa;
+}
+
 // Naive form over one sequence: decompress K and V from the latent for every head.
-void latent_attention_naive(const ModelConfig& c, const LayerWeights& w, const Matrix& h, float* maps, Matrix& out) {
+void latent_attention_naive(const ModelConfig& c, const LayerWeights& w, const Matrix& h, float* maps, StageRecord* rec,
+                            Matrix& out) {
   const int64_t n = int64_t(h.shape(0)), heads = c.n_heads, dqk = c.head_dim, dv = c.v_head_dim;
   const int64_t r = c.kv_lora_rank, rq = r + c.qk_rope, nope = c.qk_nope, kvw = nope + dv;
   Matrix ckr = uninitialised(n, rq);                        // (N, r + rope)
-  const Matrix q = latent_queries(c, w, h, 0, ckr.data(), rq);
+  const Matrix q = latent_queries(c, w, h, 0, ckr.data(), rq, rec);
   Matrix kv = uninitialised(n, heads * kvw);                // (N, H*(nope + dv)): per head [k_nope | v]
   linear(w.kv_b, ckr.data(), n, rq, kv.data(), heads * kvw);
   Matrix k = uninitialised(n, heads * dqk), v = uninitialised(n, heads * dv);
@@ -100,7 +164,17 @@ void latent_attention_naive(const ModelConfig& c, const LayerWeights& w, const M
     copy_columns(ckr, r, k, hh * dqk + nope, c.qk_rope);
     copy_columns(kv, hh * kvw + nope, v, hh * dv, dv);      // v_h
   }
-  AttendArgs a = attend_args(c, n, 0, maps);
+  if (rec) {
+    rec->gather("k", kv.data(), n, heads * kvw, heads, nope, kvw);
+    rec->gather("v", kv.data(), n, heads * kvw, heads, dv, kvw, nope);
+    rec->split("qHeads", q.data(), n, heads * dqk, heads, dqk, dqk);
+    rec->split("kHeads", k.data(), n, heads * dqk, heads, dqk, dqk);
+    rec->split("vHeads", v.data(), n, heads * dv, heads, dv, dv);
+    rec->matrix("cache", ckr.data(), n, rq, rq);
+    const Matrix qa = absorbed_queries(c, w, q);            // (N, H*(r + rope))
+    rec->split("qAbsorbed", qa.data(), n, heads * rq, heads, r, rq);
+  }
+  AttendArgs a = attend_args(c, n, 0, maps, rec);
   a.n_kv_heads = heads;
   a.d_qk = dqk;
   a.d_v = dv;
@@ -111,24 +185,20 @@ void latent_attention_naive(const ModelConfig& c, const LayerWeights& w, const M
   a.out = o.data();
   a.ldo = heads * dv;
   attend(a);
-  linear(w.o, o.data(), n, heads * dv, out.data(), c.d_model, true);
+  keep_maps(a, maps);
+  output_projection(c, w, o, rec, out);
 }
 
 // Absorbed form: one shared K/V head [c | k_pe] in the cache; W_uk folded into the queries and W_uv
 // into the output, head by head (factor by factor, never multiplied out).
 void latent_attention_absorbed(const ModelConfig& c, const LayerWeights& w, const Matrix& h, int64_t pos0,
                                LayerCache& cache, float* maps, Matrix& out) {
-  const int64_t n = int64_t(h.shape(0)), heads = c.n_heads, dqk = c.head_dim, dv = c.v_head_dim;
+  const int64_t n = int64_t(h.shape(0)), heads = c.n_heads, dv = c.v_head_dim;
   const int64_t r = c.kv_lora_rank, rq = r + c.qk_rope, nope = c.qk_nope, kvw = nope + dv;
-  float* rows = cache.ckr.data() + pos0 * rq;                // the new cache rows
-  const Matrix q = latent_queries(c, w, h, pos0, rows, rq);  // (N, H*dqk)
-  Matrix qa = uninitialised(n, heads * rq);                  // (N, H*(r + rope)): per head [q~_h | q_pe_h]
-  for (int64_t hh = 0; hh < heads; ++hh) {
-    const WeightView w_uk = w.kv_b.w.row_range(hh * kvw, nope);  // (nope, r)
-    matmul_w(n, q.data() + hh * dqk, heads * dqk, w_uk, qa.data() + hh * rq, heads * rq);
-    copy_columns(q.data(), heads * dqk, hh * dqk + nope, qa.data(), heads * rq, hh * rq + r, n, c.qk_rope);
-  }
-  AttendArgs a = attend_args(c, n, pos0, maps);
+  float* rows = cache.ckr.data() + pos0 * rq;                       // the new cache rows
+  const Matrix q = latent_queries(c, w, h, pos0, rows, rq, nullptr);  // (N, H*dqk)
+  const Matrix qa = absorbed_queries(c, w, q);                       // (N, H*(r + rope)): per head [q~_h | q_pe_h]
+  AttendArgs a = attend_args(c, n, pos0, maps, nullptr);
   a.n_kv_heads = 1;
   a.d_qk = rq;
   a.d_v = r;
@@ -144,7 +214,7 @@ void latent_attention_absorbed(const ModelConfig& c, const LayerWeights& w, cons
     const WeightView w_uv = w.kv_b.w.row_range(hh * kvw + nope, dv);  // (dv, r)
     matmul_wt(n, ol.data() + hh * r, heads * r, w_uv, o.data() + hh * dv, heads * dv);
   }
-  linear(w.o, o.data(), n, heads * dv, out.data(), c.d_model, true);
+  output_projection(c, w, o, nullptr, out);
 }
 
 void mlp_half(const LayerWeights& w, Matrix& x) {
@@ -174,20 +244,21 @@ void decoder_layer(const ModelConfig& c, const LayerWeights& w, Matrix& x, int64
   if (c.mla) {
     latent_attention_absorbed(c, w, h, pos0, cache, maps, x);
   } else {
-    grouped_attention(c, w, h, pos0, cache, maps, x);
+    grouped_attention(c, w, h, pos0, cache, maps, nullptr, x);
   }
   mlp_half(w, x);
 }
 
-void decoder_layer_sequence(const ModelConfig& c, const LayerWeights& w, Matrix& x, float* maps) {
+void decoder_layer_sequence(const ModelConfig& c, const LayerWeights& w, Matrix& x, float* maps, StageRecord* rec) {
   const int64_t n = int64_t(x.shape(0)), d = c.d_model;
   Matrix h = uninitialised(n, d);
   norm_rows(w.attn_norm, x.data(), n, d, h.data(), d);
+  if (rec) rec->x = h;
   if (c.mla) {
-    latent_attention_naive(c, w, h, maps, x);
+    latent_attention_naive(c, w, h, maps, rec, x);
   } else {
     LayerCache cache = make_layer_cache(c, n);
-    grouped_attention(c, w, h, 0, cache, maps, x);
+    grouped_attention(c, w, h, 0, cache, maps, rec, x);
   }
   mlp_half(w, x);
 }

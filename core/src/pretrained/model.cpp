@@ -221,6 +221,41 @@ Matrix PretrainedModel::logits(const Matrix& x) const {
   return out;
 }
 
+StageRecord PretrainedModel::layer_stages(const std::vector<int32_t>& ids, int64_t layer) const {
+  if (ids.empty()) throw_range("ids", "ids is empty: pass at least one token id");
+  check_ids(ids, 0);
+  check_layer(double(layer));
+  Matrix x = embed(ids, 0);
+  StageRecord rec;
+  for (int64_t l = 0; l <= layer; ++l) {
+    decoder_layer_sequence(config_, layers_[std::size_t(l)], x, nullptr, l == layer ? &rec : nullptr);
+  }
+  return rec;
+}
+
+int64_t PretrainedModel::check_layer(double layer) const {
+  const double last = double(config_.n_layers - 1);
+  if (!std::isfinite(layer) || layer != std::floor(layer) || layer < 0 || layer > last) {
+    throw_range("layer", "layer (" + fmt(layer) + ") must be an integer between 0 and " + fmt(last) + " (the model has " +
+                             fmt(double(config_.n_layers)) + " layers, config.num_hidden_layers)");
+  }
+  return int64_t(layer);
+}
+
+double PretrainedModel::stages_bytes(int64_t n) const {
+  const ModelConfig& c = config_;
+  const double N = double(n), H = double(c.n_heads), G = double(c.n_kv_heads), dv = double(c.d_v());
+  double floats = 2.0 * N * double(c.d_model) + 2.0 * H * N * N + 2.0 * N * H * dv;  // x, output, scores, maps, heads, concat
+  if (c.mla) {
+    const double r = double(c.kv_lora_rank), dr = double(c.qk_rope), nope = double(c.qk_nope), dqk = double(c.head_dim);
+    floats += N * (double(c.q_lora_rank) + 2.0 * H * nope + 2.0 * r + H * dv + H * dr + dr);  // cq, q, k, c, cNorm, v, qRope, kRope
+    floats += H * N * (2.0 * dqk + dv) + N * (r + dr) + H * N * r;                          // the heads, cache, qAbsorbed
+  } else {
+    floats += 4.0 * N * (H + 2.0 * G) * double(c.head_dim);  // q k v, their norms, rotations and heads
+  }
+  return 4.0 * floats;
+}
+
 ModelOutput PretrainedModel::forward(const std::vector<int32_t>& ids, bool attentions) const {
   const int64_t n = int64_t(ids.size());
   ModelOutput r;

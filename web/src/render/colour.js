@@ -61,12 +61,12 @@ export const SCALES = Object.freeze({
 
 /**
  * The range a map is drawn over: `prob` [0, hi] (hi: the largest value, or 1), `signed` [−m, m]
- * with m the largest magnitude. `data` from `offset`, `count` values.
+ * with m the largest finite magnitude. `data` from `offset`, `count` values.
  * @returns {[number, number]}
  */
 export function rangeOf(colour, data, offset = 0, count = data.length - offset) {
   let m = 0;
-  for (let k = offset; k < offset + count; k++) m = Math.max(m, Math.abs(data[k]));
+  for (let k = offset; k < offset + count; k++) if (Number.isFinite(data[k])) m = Math.max(m, Math.abs(data[k]));
   return colour === 'signed' ? [-(m || 1), m || 1] : [0, m || 1];
 }
 

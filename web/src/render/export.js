@@ -28,7 +28,7 @@ const cellColour = (f, v) => {
   return `rgb(${t[k]},${t[k + 1]},${t[k + 2]})`;
 };
 const valueAt = (f, i, j) => f.data[f.offset + i * f.cols + j];
-const maskedAt = (f, i, j) => f.masked === 'causal' && j > i;
+const maskedAt = (f, i, j) => Boolean(f.masked) && (j > i || valueAt(f, i, j) === -Infinity);
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 /** One map drawn at one pixel per cell, as a canvas (the PNG's cells and the SVG's large-map image). */

@@ -59,7 +59,7 @@ export function createReadout(hint = '') {
  * @param {{
  *   title: string,                 caption and accessible name ('head 2', 'Q', 'MHA head 0')
  *   colour?: 'prob' | 'signed',    viridis over [0, hi] or blue–white–red around 0
- *   masked?: 'causal' | null,      keys after their query are painted as masked
+ *   masked?: 'causal' | null,      keys after their query, and -Infinity (a score the core masked), are painted as masked
  *   bands?: number,                column band width (heads side by side), 0 = none
  *   cell?: number | 'fill',        px per cell (from maxWidth when a number is not given) or the container's width
  *   maxWidth?: number,             px, for the cell size (default 420)
@@ -207,13 +207,13 @@ export function createHeatmap(o) {
     if (!g || !rows || !cols) return;
     const [lo, hi] = m.range;
     const lut = SCALES[colour].lut;
-    const mask = o.masked === 'causal' ? maskColourOf(element) : null;
+    const mask = o.masked ? maskColourOf(element) : null;
     const img = g.createImageData(cols, rows);
     const px = img.data;
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
         const p = (i * cols + j) * 4;
-        if (mask && j > i) px.set(mask, p);
+        if (mask && (j > i || value(i, j) === -Infinity)) px.set(mask, p);  // a later key, or a score masked by the core
         else {
           const k = level(value(i, j), lo, hi) * 3;
           px[p] = lut[k]; px[p + 1] = lut[k + 1]; px[p + 2] = lut[k + 2];

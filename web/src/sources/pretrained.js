@@ -2,7 +2,8 @@
 // "Open a model"). Its tokens are the checkpoint's own tokenizer's pieces of the sentence (or, for a
 // folder without tokenizer.json, the token ids the learner types); its maps are every layer's, from the
 // model's forward in the worker (worker-pretrained.js); its shape is the model's; its decoder is a KV-cache
-// session of the model that also says the model's next tokens. It has no walkthrough stages.
+// session of the model that also says the model's next tokens; its walkthrough stages are one layer's,
+// as the model's forward computes them.
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { el } from '../kit.js';
 import { EN } from '../i18n/index.js';
@@ -82,7 +83,18 @@ export function pretrainedSource(ctx, opened) {
       return { tokens: encode(state.text).tokens, shape: opened.shape, layers: info.nLayers, attentions: r.attentions,
         next: r.next.map((n) => ({ ...n, token: label(n.id) })) };
     },
-    stages: null,
+    /**
+     * The walkthrough's tensors for one layer (model.stages in the worker: the core's forward, kept stage
+     * by stage): { tokens, shape, layer, layers, causal, x, output, intermediates }.
+     */
+    async stages(state, { layer = 0 } = {}) {
+      const e = encode(state.text);
+      if (e.error) throw e.error;
+      const l = Math.min(Math.max(0, layer | 0), info.nLayers - 1);
+      const r = await ctx.client.call('pretrainedStages', opened.key, { ids: e.ids, layer: l });
+      return { tokens: e.tokens, shape: r.shape, layer: l, layers: info.nLayers, causal: true, x: r.x, output: r.output,
+        intermediates: r.intermediates };
+    },
     /** A KV-cache session of the model: append(labels) → { weights (H, k, length) of state.layer, length, cacheBytes, next }. */
     decoder(state, { key, maxLen }) {
       return {

@@ -3,10 +3,14 @@
 // up-projections, the decoupled RoPE key, the cache and the absorbed form). Every tensor drawn is one
 // the source's pass returned (the core's forward with returnIntermediates), never recomputed here;
 // lesson/stages.js says which tensors each step shows, its formula with the sizes filled in, and what
-// each cell was made from. Steps: the step list, Previous / Next, or the arrow keys; `step` in the URL.
+// each cell was made from (lesson/layer-steps.js for a layer of an opened checkpoint, with a layer
+// picker). Steps: the step list, Previous / Next, or the arrow keys; `step` in the URL.
 import lessonCss from '../styles/lesson.css?inline';
 import { coreDetail, createLatest, el, setViewState, variantLabel, useStyles } from '../kit.js';
 import { cellStory, lessonSteps } from '../lesson/stages.js';
+import { layerCellStory, layerSteps } from '../lesson/layer-steps.js';
+import '../i18n/catalogs/en/maps.js';         // the layer picker's words
+import '../i18n/catalogs/en/layer-steps.js';  // a checkpoint layer's words
 import { createReadout } from '../render/heatmap.js';
 import { tensorFigure } from '../render/tensor-figure.js';
 import '../i18n/catalogs/en/walkthrough.js';  // the English words it speaks
@@ -28,7 +32,8 @@ export function createWalkthroughView(root, ctx) {
   const plots = el('div', { className: 'wt-plots', dataset: { role: 'plots' } });
   const readout = createReadout(t('walk.hint'));
   const summary = el('p', { className: 'note', dataset: { role: 'summary' } });
-  root.replaceChildren(summary, nav, el('div', 'wt-buttons', prev, counter, next), title, formula, note, readout, plots);
+  const tools = el('div', 'view-tools');
+  root.replaceChildren(summary, tools, nav, el('div', 'wt-buttons', prev, counter, next), title, formula, note, readout, plots);
 
   function go(delta) {
     if (!last) return;
@@ -70,7 +75,8 @@ export function createWalkthroughView(root, ctx) {
     readout.say('');
     plots.replaceChildren(...step.tensors.map((spec) => tensorFigure(spec, tensorOf(spec.key), {
       tokens: data.tokens, readout, name: { view: 'walkthrough', variant: data.shape.variant, what: spec.key, layer: data.layer ?? 0 }, i18n,
-      describe: (at, value) => cellStory(spec.key, data.shape, data.tokens, at, value, i18n),
+      describe: (at, value) => (data.shape.modelType ? layerCellStory(spec.key, data.shape, data.tokens, at, value, i18n)
+        : cellStory(spec.key, data.shape, data.tokens, at, value, i18n)),
     })));
     root.dataset.step = step.id;
     // What was drawn, for tests and embedders: the step, and each tensor exactly as the core returned it.
@@ -78,12 +84,27 @@ export function createWalkthroughView(root, ctx) {
     return { step: step.id, steps: steps.map((s) => s.id), tensors: step.tensors.map((t) => t.key), drawn, shape: data.shape };
   }
 
+  /** A layer picker where the source has several layers (state.layer), as the attention-maps view's. */
+  function layerPicker(data) {
+    if (!(data.layers > 1)) return [];
+    const { t } = ctx.i18n;
+    const id = `${root.dataset.slot}-layer-${Math.random().toString(36).slice(2, 7)}`;
+    const select = el('select', { id, name: 'layer', onchange: () => ctx.setState({ layer: Number(select.value) }) },
+      ...Array.from({ length: data.layers }, (_, l) => el('option', { value: String(l) }, t('maps.layerOption', { layer: l }))));
+    select.value = String(data.layer);
+    return [el('label', { for: id }, t('maps.layer'), ' '), select];
+  }
+
   function describe(data, cut) {
     const s = data.shape, n = i18n.fmt.int;
     const dims = `N = ${n(s.seqLen)}, D = ${n(s.dModel)}, H = ${n(s.nHeads)}, ` +
       `${s.variant === 'mla' ? `r = ${n(s.latentRank)}, dr = ${n(s.ropeDim)}` : `G = ${n(s.nKvHeads)}`}, dh = ${n(s.dHead)}`;
     summary.replaceChildren(t(s.causal ? 'walk.summaryCausal' : 'walk.summary', { variant: variantLabel(s.variant, i18n), count: data.tokens.length, dims }));
+    if (data.shape.modelType) {
+      summary.append(' ', t('layerSteps.summary', { layer: data.layer, layers: data.layers, model: data.shape.modelType }));
+    }
     if (cut) summary.append(' ', el('strong', { dataset: { role: 'truncated' } }, cut));
+    tools.replaceChildren(...layerPicker(data));
   }
 
   return {
@@ -94,6 +115,7 @@ export function createWalkthroughView(root, ctx) {
         latest.cancel();
         summary.textContent = t('walk.noStages', { source: source.title });
         plots.replaceChildren();
+        tools.replaceChildren();
         setViewState(root, 'ready', { steps: [], step: null });
         return undefined;
       }
@@ -102,6 +124,7 @@ export function createWalkthroughView(root, ctx) {
         last = null;
         summary.textContent = t('walk.typeSentence');
         plots.replaceChildren();
+        tools.replaceChildren();
         setViewState(root, 'ready', { steps: [], step: null });
         return undefined;
       }
@@ -110,9 +133,9 @@ export function createWalkthroughView(root, ctx) {
         setViewState(root, 'ready', renderStep());
         return undefined;
       }
-      return latest.run(() => source.stages(state), (data) => {
+      return latest.run(() => source.stages(state, { layer: state.layer }), (data) => {
         ctx.reportError('walkthrough', null);
-        last = { key, data, steps: lessonSteps(data.shape, i18n) };
+        last = { key, data, steps: data.shape.modelType ? layerSteps(data.shape, i18n) : lessonSteps(data.shape, i18n) };
         describe(data, source.note(state));
         return renderStep();
       }, (e) => {
@@ -120,6 +143,7 @@ export function createWalkthroughView(root, ctx) {
         last = null;
         summary.replaceChildren(t('walk.cannot'), ' ', coreDetail(e.message, i18n));
         plots.replaceChildren();
+        tools.replaceChildren();
       });
     },
     destroy() { latest.cancel(); root.replaceChildren(); },

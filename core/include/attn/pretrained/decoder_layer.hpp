@@ -13,13 +13,14 @@
 //     naive (forward):   [k_nope_h | v_h] = c Wkv_b[h]  ->  attend over [q_nope_h | q_pe_h], [k_nope_h | k_pe], v_h
 //     absorbed (decode): q~_h = q_nope_h W_uk_h (N, r)  ->  attend one shared head [c | k_pe] with values c,
 //                        then v_h = o~_h W_uv_h^T; the cache holds [c | k_pe] only (r + rope floats a token)
-//   out = o Wo (+ b), added to x.
+//   out = o Wo (+ b), computed on its own, then added to x.
 // The shape legend: N new rows, S cached rows (pos0 + N), H heads, G K/V heads, dh head_dim, r kv_lora_rank.
 #pragma once
 
 #include <cstdint>
 
 #include "attn/pretrained/config.hpp"
+#include "attn/pretrained/layer_stages.hpp"
 #include "attn/pretrained/mlp.hpp"
 #include "attn/pretrained/norms.hpp"
 #include "attn/tensor.hpp"
@@ -51,7 +52,9 @@ LayerCache make_layer_cache(const ModelConfig& c, int64_t max_len);
 void decoder_layer(const ModelConfig& c, const LayerWeights& w, Matrix& x, int64_t pos0, LayerCache& cache, float* maps);
 
 // The same over one whole sequence without a cache (x at positions 0 .. N-1): MLA runs the naive form,
-// decompressing K and V; the grouped attention keeps its K and V in a cache of N rows.
-void decoder_layer_sequence(const ModelConfig& c, const LayerWeights& w, Matrix& x, float* maps);
+// decompressing K and V; the grouped attention keeps its K and V in a cache of N rows. `rec`: null, or
+// the record that keeps every stage of the attention as it is computed (layer_stages.hpp).
+void decoder_layer_sequence(const ModelConfig& c, const LayerWeights& w, Matrix& x, float* maps,
+                            StageRecord* rec = nullptr);
 
 }  // namespace attn::pretrained

@@ -48,6 +48,13 @@ class PretrainedModel {
 
   // ids: N token ids, positions 0 .. N-1 (checked by check_ids). Causal.
   ModelOutput forward(const std::vector<int32_t>& ids, bool attentions) const;
+  // The same pass up to `layer` (ids checked as forward's, layer by check_layer), keeping that layer's attention stage by
+  // stage (layer_stages.hpp): the very tensors forward computes there.
+  StageRecord layer_stages(const std::vector<int32_t>& ids, int64_t layer) const;
+  // Refuses a layer that is not an integer in [0, n_layers); returns it.
+  int64_t check_layer(double layer) const;
+  // Float32 bytes layer_stages keeps for `n` tokens (besides the pass's own working memory).
+  double stages_bytes(int64_t n) const;
 
   // Refuses ids that are not a vocabulary index, or more positions than a learned position table has.
   void check_ids(const std::vector<int32_t>& ids, int64_t pos0) const;

@@ -1,0 +1,43 @@
+// layer_stages.cpp — the record a checkpoint's layer fills as it computes (see layer_stages.hpp).
+#include "attn/pretrained/layer_stages.hpp"
+
+#include <algorithm>
+
+namespace attn::pretrained {
+
+void StageRecord::matrix(const char* name, const float* m, int64_t rows, int64_t cols, int64_t ld) {
+  std::vector<float> data(std::size_t(rows * cols));
+  for (int64_t i = 0; i < rows; ++i) std::copy_n(m + i * ld, cols, data.data() + i * cols);
+  stages.push_back({name, {rows, cols}, std::move(data)});
+}
+
+void StageRecord::split(const char* name, const float* m, int64_t rows, int64_t ld, int64_t heads, int64_t width,
+                        int64_t stride, int64_t offset) {
+  std::vector<float> data(std::size_t(heads * rows * width));
+  for (int64_t j = 0; j < heads; ++j) {
+    for (int64_t i = 0; i < rows; ++i) {
+      std::copy_n(m + i * ld + offset + j * stride, width, data.data() + (j * rows + i) * width);
+    }
+  }
+  stages.push_back({name, {heads, rows, width}, std::move(data)});
+}
+
+void StageRecord::gather(const char* name, const float* m, int64_t rows, int64_t ld, int64_t heads, int64_t width,
+                         int64_t stride, int64_t offset) {
+  std::vector<float> data(std::size_t(rows * heads * width));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < heads; ++j) {
+      std::copy_n(m + i * ld + offset + j * stride, width, data.data() + (i * heads + j) * width);
+    }
+  }
+  stages.push_back({name, {rows, heads * width}, std::move(data)});
+}
+
+float* StageRecord::tensor(const char* name, std::vector<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  stages.push_back({name, std::move(shape), std::vector<float>(std::size_t(count), 0.0f)});
+  return stages.back().data.data();
+}
+
+}  // namespace attn::pretrained
