@@ -135,6 +135,26 @@ test('lab-heads (two tokens back, the default): the same runs as the core in Nod
   await page.close();
 });
 
+test('lab-induction: the bundled model on a click, its heads scored by the core: induction heads in layer 2, the manifest\'s figures', async () => {
+  const page = await b.open('embed.html?view=lab-induction');
+  const view = app(page).locator('[data-slot="lab-induction"]');
+  await view.locator('button[data-act="zoo"]').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="lab-induction"]')?.result?.zoo, null, { timeout: 20000 });
+  const { zoo } = await viewResult(page, 'lab-induction');
+  const model = manifest.labs['lab-induction'].models[0];
+  assert.equal(zoo.accuracy, model.accuracy);
+  assert.equal(zoo.roles, model.headScores.filter((h) => h.induction > 0.5).length, 'every head the manifest scores above 0.5 is named an induction head');
+  assert.ok(zoo.roles >= 1);
+  const rows = await view.locator('.lab-heads-scores tbody tr').evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+  assert.equal(rows.length, 8);
+  assert.match(await view.locator('.lab-milestone').innerText(), new RegExp(`accuracy ${(model.accuracy * 100).toFixed(1)} %`));
+  assert.equal(await view.locator('.lab-maps canvas').count(), 8, 'every head\'s map');
+  await shot(page, 'lab-induction-zoo');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('lab-heads on 1 and on 4 cores: the same losses, the models spread over 4 trainer workers', async () => {
   // The client makes one trainer worker per core navigator.hardwareConcurrency reports (client.js).
   const cores = (n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true });

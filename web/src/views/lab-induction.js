@@ -2,20 +2,20 @@
 // repeated random segments (A B … A → B). Live: training loss, held-out accuracy on the predictable
 // positions (the core evaluates every EVAL_EVERY steps), every head's four scores with a role once one
 // is clear, and the heads' attention maps on an example sequence (labs/induction-maps.js). Models can
-// be exported and imported as .safetensors files.
+// be exported and imported as .safetensors files. The bundled model (web/zoo/, trained natively with
+// these settings) is drawn the same way on a click.
 import labsCss from '../styles/labs.css?inline';
-import { el, useStyles } from '../kit.js';
+import { el, setViewState, useStyles } from '../kit.js';
 import { parseIntegerField } from '../labs/fields.js';
 import { createInductionMaps } from '../labs/induction-maps.js';
 import { createLabRunner } from '../labs/runner.js';
 import { createLabTable } from '../labs/table.js';
-import { INDUCTION_TASK as TASK, exampleSequence } from '../labs/tasks.js';
+import { INDUCTION_MODEL as MODEL, INDUCTION_TASK as TASK, exampleSequence } from '../labs/tasks.js';
 import { CLEAR, SCORES, roleKey, roleOf } from '../labs/verdicts.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
 import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
 import '../i18n/catalogs/en/lab-induction.js';  // and Lab 4's
 
-const MODEL = { variant: 'mha', dModel: 64, nHeads: 4, nLayers: 2, mlp: false, layerNorm: true, rope: true };
 // Measured (wasm SIMD in Node, seed 0, 400 steps with cosine decay over 400): accuracy 0.50 at step
 // 250, 0.99 at step 300; 400 steps in ~8 s. So 400 steps leave a margin and take well under a minute.
 const EVAL_EVERY = 30;  // steps between evaluations (accuracy, head scores, maps)
@@ -35,9 +35,11 @@ export function createLabInductionView(root, ctx) {
     columns: [t('labInd.col.layer'), t('labInd.col.head'), ...SCORES.map(([, label]) => t(label)), t('labInd.col.role', { clear: CLEAR })] });
   const scoresBox = el('div', { className: 'lab-heads-scores', hidden: true }, scores.element);
   const maps = createInductionMaps(i18n);
+  const zooError = el('p', { className: 'error-text', role: 'alert', hidden: true });
+  const zooBtn = el('button', { type: 'button', dataset: { act: 'zoo' }, onclick: () => showBundled() }, t('labInd.zoo.show'));
   root.replaceChildren(el('p', 'lab-what', t('labInd.what', { seqLen: TASK.seqLen, layers: MODEL.nLayers, heads: MODEL.nHeads,
     dModel: MODEL.dModel, batch: TASK.batchSize })),
-  controls, el('div', 'lab-charts', lossBox, accBox), milestone, scoresBox, maps.element);
+  el('div', 'lab-zoo-box', el('p', 'note', t('labInd.zoo.note')), zooBtn, zooError), controls, el('div', 'lab-charts', lossBox, accBox), milestone, scoresBox, maps.element);
   const lossChart = createLineChart(lossBox, { yLabel: t('labInd.lossAxis'), xLabel: t('labs.chartStep'), height: 220 });
   // Percent on a fixed 0–100 axis: a flat line near chance is not zoomed into a "collapse".
   const accChart = createLineChart(accBox, { yLabel: t('labInd.accuracyAxis'), xLabel: t('labs.chartStep'), height: 220, yRange: [0, 100] });
@@ -87,6 +89,33 @@ export function createLabInductionView(root, ctx) {
       rate: Math.round((res.step * TASK.seqLen * TASK.batchSize) / secs) }));
     return { step: res.step, reached, accuracy: acc.length ? acc.at(-1)[1] / 100 : null,
       curves: [...seriesPoints(lossChart.data()), ...seriesPoints(accChart.data())] };
+  }
+
+  /** The bundled model: its held-out figures from the manifest, its scores and maps from the core. */
+  async function showBundled() {
+    zooBtn.disabled = true;
+    zooError.hidden = true;
+    try {
+      const files = await import('attn-zoo-files');
+      const lab = (await files.zooManifest()).labs?.['lab-induction'];
+      const model = lab?.models[0];
+      if (!model) throw new Error('the bundled models carry no Lab 4 model');
+      const key = 'zoo:induction';
+      const loaded = await ctx.client.call('trainerLoad', key, await files.zooBytes(model.file));
+      vocabSize = loaded.vocabSize;
+      await inspect({ check() {} }, key);
+      const acc = lab.runs.map((r) => r.accuracy * 100);
+      milestone.textContent = t('labInd.zoo.shown', { seed: model.shippedSeed, steps: lab.steps, accuracy: fmt.fixed(model.accuracy * 100, 1),
+        loss: fmt.fixed(model.loss, 3), count: acc.length, lo: fmt.fixed(Math.min(...acc), 1), hi: fmt.fixed(Math.max(...acc), 1) });
+      if (root.isConnected && root.dataset.state !== 'busy') {
+        setViewState(root, 'ready', { ...root.result, zoo: { accuracy: model.accuracy, roles: scores.tbody.querySelectorAll('tr[data-role="induction"]').length } });
+      }
+    } catch (e) {
+      zooError.replaceChildren(t('labInd.zoo.failed'), ' ', el('span', { lang: 'en', dataset: { text: 'core' } }, e.message));
+      zooError.hidden = false;
+    } finally {
+      zooBtn.disabled = false;
+    }
   }
 
   const runner = createLabRunner(controls, root, ctx, {

@@ -20,6 +20,11 @@ export default addEnglish({
   'labInd.imported': { one: 'Imported {file}: trained {count} step; held-out accuracy {accuracy} %, loss {loss}.',
     other: 'Imported {file}: trained {count} steps; held-out accuracy {accuracy} %, loss {loss}.' },
   'labInd.loaded': 'Loaded {file}.',
+  'labInd.zoo.note': 'Trained natively with these settings when the page was built, five seeds; one of them comes with the page. Its heads and maps, at once:',
+  'labInd.zoo.show': 'Show the bundled trained model',
+  'labInd.zoo.failed': 'The bundled model could not be shown:',
+  'labInd.zoo.shown': { one: 'The bundled model (seed {seed}, {steps} steps, trained natively with this lab\'s settings): held-out accuracy {accuracy} %, loss {loss} nats; over its {count} seed, accuracy {lo}–{hi} %.',
+    other: 'The bundled model (seed {seed}, {steps} steps, trained natively with this lab\'s settings): held-out accuracy {accuracy} %, loss {loss} nats; over its {count} seeds, accuracy {lo}–{hi} %.' },
   // ---- the charts and the milestone ----
   'labInd.lossAxis': 'training loss (nats)',
   'labInd.lossSeries': 'training loss',
