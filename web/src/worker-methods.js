@@ -7,7 +7,7 @@ import { embed } from './tokens.js';
 
 const sessions = new Map(); // key -> Session
 const trainers = new Map(); // key -> { trainer, spec }
-const trainer = (key) => {
+export const trainer = (key) => {
   const t = trainers.get(key);
   if (!t) throw new Error(`no trainer '${key}'`);
   return t.trainer;
@@ -118,33 +118,6 @@ export const methods = {
   trainerAttention: (attn, key, tokens) => trainer(key).attention(tokens),
   trainerInfo: (attn, key) => ({ steps: trainer(key).steps, vocabSize: trainer(key).vocabSize, spec: trainers.get(key).spec }),
   trainerExport: (attn, key) => ({ bytes: trainer(key).exportModel() }),
-  /**
-   * The walkthrough of one layer of a trained model: the core's forward with returnIntermediates on
-   * that layer's input and weights (trainer.layer), so every stage is the inference core's own.
-   */
-  trainerStages(attn, key, tokens, layer) {
-    const l = trainer(key).layer(tokens, layer);
-    return { ...attn.forward({ ...l.spec, x: l.x, weights: l.weights, returnIntermediates: true }), x: l.x, spec: l.spec };
-  },
-  /** A KV-cache session (the core's) over one layer's attention of a trained model, under `session`. */
-  trainerSessionCreate(attn, key, session, { layer, maxLen }) {
-    const { spec, weights } = trainer(key).layer([0], layer);
-    const { seqLen, causal, ...shape } = spec;  // a session is causal by construction and has no seqLen
-    return methods.sessionCreate(attn, session, { ...shape, maxLen, weights, returnWeights: true });
-  },
-  /**
-   * Appends the last `fresh` of `tokens` (every token so far: the model reads them all, so positions
-   * continue) to the layer's session: that layer's input rows for them, as the model computes them.
-   * Also the model's `top` most likely next tokens: [{ id, p }].
-   */
-  trainerSessionAppend(attn, key, session, { tokens, fresh, layer, top = 5 }) {
-    const t = trainer(key);
-    const { x, spec } = t.layer(tokens, layer);
-    const r = methods.sessionAppend(attn, session, x.subarray((tokens.length - fresh) * spec.dModel));
-    const p = t.nextTokenProbs(tokens);
-    const next = Array.from(p, (q, id) => ({ id, p: q })).sort((a, b) => b.p - a.p || a.id - b.id).slice(0, top);
-    return { ...r, next };
-  },
   trainerDispose(attn, key) {
     trainers.get(key)?.trainer.dispose();
     trainers.delete(key);
@@ -203,6 +176,8 @@ export const methods = {
 const JOB_METHODS = new Set(['trainerTrain', 'decodeBandwidth', 'pretrainedOpen']);
 /** An opened checkpoint's methods (worker-pretrained.js) join `methods` with the first call of one. */
 let pretrained = null;
+/** A trained model's layer through the core (worker-trainer-layer.js): the same, on first use. */
+let trainerLayer = null;
 /** Methods that need the training module (a second WebAssembly module, loaded on demand), which
  *  also carries the decode probe. */
 const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad', 'decodeBandwidth']);
@@ -237,6 +212,7 @@ export function serve(load) {
       if (!core) core = load(simd);
       const attn = await core;
       if (method.startsWith('pretrained')) pretrained ??= Object.assign(methods, (await import('./worker-pretrained.js')).pretrainedMethods);
+      if (method.startsWith('trainerLayer')) trainerLayer ??= Object.assign(methods, (await import('./worker-trainer-layer.js')).trainerLayerMethods);
       if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
       // The worker loads the attention module only; the lab's training module comes on first use.
       if (NEEDS_TRAINING.has(method) && !attn.trainingLoaded) await attn.loadTraining();

@@ -6,7 +6,8 @@
 // score from the manifest (the core's head scores, measured when the zoo was trained). Nothing is
 // fetched until a map is asked for. Drawn by the heatmap, compare, walkthrough and decode views
 // (element.js ZOO_VIEWS): the walkthrough's stages and the decoder's KV-cache session are the inference
-// core's own, run on one layer's input and weights (trainer.layer, docs/api.md "Training").
+// core's own, run on one layer's input and weights (trainer.layer, docs/api.md "Training"): sources/zoo-layer.js,
+// imported when the walkthrough or decode view first asks.
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { EN } from '../i18n/index.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
@@ -41,7 +42,7 @@ export function charTokens(text, vocab, max) {
 
 /** How a character is shown as a token (a space and a newline visibly), and back. */
 export const charLabel = (c) => (c === ' ' ? '␣' : c === '\n' ? '↵' : c);
-const labelChar = (l) => (l === '␣' ? ' ' : l === '↵' ? '\n' : l);
+export const labelChar = (l) => (l === '␣' ? ' ' : l === '↵' ? '\n' : l);
 
 /** The scores a head's label names, in the order ties go. */
 const ROLES = [['previousToken', 'zoo.role.previous'], ['diagonal', 'zoo.role.self'], ['firstToken', 'zoo.role.first'],
@@ -92,9 +93,13 @@ export function zooSource(ctx) {
   const sentence = async (state) => {
     const m = await loadModel(zooModelId(state));
     const s = split(state, m.seqLen);
-    if (s.ids.length === 0) throw new Error(t('zoo.noChars'));
+    if (s.ids.length === 0) throw host.noChars();
     return { m, s };
   };
+
+  /** What sources/zoo-layer.js needs of this source. */
+  const host = { ctx, sentence, layerOf, model: (state) => loadModel(zooModelId(state)), vocab: () => vocab, charTokens, charLabel, labelChar,
+    noChars: () => new Error(t('zoo.noChars')) };
 
   return {
     id: 'trained',
@@ -123,46 +128,24 @@ export function zooSource(ctx) {
         model: { id: m.model.id, label: m.model.label, bitsPerChar: seed?.bitsPerChar, seed: m.model.shippedSeed },
         weights: att.weights.subarray(l * size, (l + 1) * size) };
     },
-    /** The walkthrough's stages of the state's layer: the core's forward on that layer's input and weights. */
-    async stages(state) {
-      const { m, s } = await sentence(state);
-      const layer = layerOf(state, m);
-      const r = await ctx.client.call('trainerStages', m.key, s.ids, layer);
-      const shape = { ...r.shape, seqLen: s.ids.length, causal: true, rope: Boolean(r.spec.rope) };
-      return { tokens: s.labels, shape, layer, layers: m.layers, causal: true, x: r.x, output: r.output,
-        intermediates: r.intermediates, parameters: r.parameters };
-    },
+    /** The walkthrough's stages of the state's layer (sources/zoo-layer.js, imported when asked). */
+    stages: async (state) => (await import('./zoo-layer.js')).zooStages(host, state),
 
-    /**
-     * A KV-cache session over the state's layer (the decode view): append(labels) runs the model on
-     * every character so far, feeds that layer's input rows for the new ones to the core's session,
-     * and returns { weights (H, k, length), length, cacheBytes, next: [{ id, token, p }] }.
-     */
-    decoder(state, { key: session, maxLen }) {
-      let m = null, ids = [];
+    /** A KV-cache session over the state's layer, for the decode view (sources/zoo-layer.js, imported at its start). */
+    decoder(state, options) {
+      let inner = null;
       return {
-        maxLen: Math.min(maxLen, 64),
-        model: null,  // known once started: { name, layers, layer, dtypeBytes, kvBytesPerToken, trained }
-        tokenize: (text) => (vocab ? charTokens(text, vocab, 64).labels : Array.from(text).map(charLabel)),
+        maxLen: Math.min(options.maxLen, 64),
+        model: null,  // known once started
+        tokenize: (text) => inner.tokenize(text),
         async start() {
-          m = await loadModel(zooModelId(state));
-          ids = [];
-          const layer = layerOf(state, m);
-          this.maxLen = Math.min(this.maxLen, m.seqLen);
-          this.model = { name: m.model.label, layers: m.layers, layer, dtypeBytes: 4, kvBytesPerToken: m.model.kvBytesPerToken, trained: true };
-          const info = await ctx.client.call('trainerSessionCreate', m.key, session, { layer, maxLen: this.maxLen });
-          return { ...info, shape: m.shape, baseline: null };
+          inner = (await import('./zoo-layer.js')).zooDecoder(host, state, options);
+          const r = await inner.start();
+          Object.assign(this, { maxLen: inner.maxLen, model: inner.model });
+          return r;
         },
-        async append(labels) {
-          const index = new Map(vocab.map((c, i) => [c, i]));
-          const fresh = labels.map(labelChar).filter((c) => index.has(c)).map((c) => index.get(c));
-          if (fresh.length === 0) throw new Error(t('zoo.noChars'));
-          const all = ids.concat(fresh);
-          const r = await ctx.client.call('trainerSessionAppend', m.key, session, { tokens: all, fresh: fresh.length, layer: this.model.layer });
-          ids = all;
-          return { ...r, next: r.next.map((n) => ({ ...n, token: charLabel(vocab[n.id]) })) };
-        },
-        dispose: () => ctx.client.call('sessionDispose', session).catch(() => {}),
+        append: (labels) => inner.append(labels),
+        dispose: () => inner?.dispose() ?? Promise.resolve(),
       };
     },
     /** What the heatmap view adds to its summary: which model, and how well it predicts held-out text. */
