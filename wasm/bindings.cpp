@@ -162,15 +162,7 @@ val forward_intermediates_js(val spec) {
                           "the attention scores grow with |x|^2 |wq| |wk|, so scale the largest down");
     val out = val::object();
     out.set("output", to_js(r.output.data(), r.output.size()));
-    val stages = val::object();
-    for (const attn::Stage& st : r.stages) {
-      val t = val::object();
-      std::vector<double> dims(st.shape.begin(), st.shape.end());
-      t.set("shape", val::array(dims));
-      t.set("data", to_js(st.data.data(), st.data.size()));
-      stages.set(st.name, t);
-    }
-    out.set("intermediates", stages);
+    out.set("intermediates", stages_to_js(r.stages));
     val params = val::object();
     for (const auto& slot : attn::weight_slots(s)) {
       const attn::Matrix& m = w.*(slot.member);

@@ -190,15 +190,7 @@ class JsModel {
       val out = val::object();
       out.set("x", to_js(r.x.data(), r.x.size()));
       out.set("output", to_js(r.output.data(), r.output.size()));
-      val stages = val::object();
-      for (const attn::Stage& st : r.stages) {
-        val t = val::object();
-        std::vector<double> dims(st.shape.begin(), st.shape.end());
-        t.set("shape", val::array(dims));
-        t.set("data", to_js(st.data.data(), st.data.size()));
-        stages.set(st.name, t);
-      }
-      out.set("intermediates", stages);
+      out.set("intermediates", stages_to_js(r.stages));
       out.set("shape", stage_shape(l, n));
       return out;
     });

@@ -170,6 +170,18 @@ val to_js(const float* p, std::size_t n) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(n, p));  // a copy JS owns
 }
 
+val stages_to_js(const std::vector<attn::Stage>& stages) {
+  val out = val::object();
+  for (const attn::Stage& st : stages) {
+    val t = val::object();
+    std::vector<double> dims(st.shape.begin(), st.shape.end());
+    t.set("shape", val::array(dims));
+    t.set("data", to_js(st.data.data(), st.data.size()));
+    out.set(st.name, t);
+  }
+  return out;
+}
+
 val cost_to_js(const attn::Cost& c) {
   const attn::Work w = c.total();
   val o = val::object();

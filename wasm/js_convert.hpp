@@ -14,6 +14,7 @@
 
 #include "attn/cost.hpp"
 #include "attn/errors.hpp"
+#include "attn/intermediates.hpp"
 #include "attn/spec.hpp"
 
 namespace attn_js {
@@ -84,6 +85,8 @@ std::size_t check_floats(const val& v, const std::string& field, std::optional<d
 void copy_floats(const val& v, float* dst, std::size_t n);
 // A Float32Array copy of n floats, owned by JS.
 val to_js(const float* p, std::size_t n);
+// The stages of a pass (forward's intermediates, a checkpoint layer's) as { name: { shape, data } }.
+val stages_to_js(const std::vector<attn::Stage>& stages);
 
 // Core values as JS values: what the core's field visitors (accounting.hpp, configurator.hpp) hand out.
 inline val to_val(double v) { return val(v); }

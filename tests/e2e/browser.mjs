@@ -96,3 +96,33 @@ export const labStatus = (page, slot, wanted, timeout = 30000, n = 0) => page.wa
 export const heatmapDrawn = (page, atLeast = 1, n = 0) => viewReady(page, 'heatmap', atLeast, n);
 
 export const shot = (page, name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+/**
+ * dist/standalone.html copied alone into a temporary folder and opened from file://, as a teacher who
+ * copies one file would, in a Chromium context of its own (startBrowser's context serves http only).
+ * `open(query)` returns a page with `errors` (console and page errors) and `outside()` (the requests
+ * that left the file: none is expected). `close()` ends the context and removes the folder.
+ */
+export async function startStandalone() {
+  assert.ok(fs.existsSync(path.join(DIST, 'standalone.html')), 'dist/standalone.html is missing: run npm run build');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-standalone-'));
+  fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));
+  const context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), chromiumOptions());
+  const file = `file://${path.join(dir, 'standalone.html')}`;
+  async function open(query = '') {
+    const page = await context.newPage();
+    const requests = [];
+    page.errors = [];
+    page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+    page.on('pageerror', (e) => page.errors.push(String(e)));
+    page.on('request', (r) => requests.push(r.url()));
+    page.outside = () => requests.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:'));
+    await page.goto(file + query);
+    return page;
+  }
+  async function close() {
+    await context.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { file, open, close };
+}

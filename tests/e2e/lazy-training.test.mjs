@@ -6,12 +6,7 @@
 // for the training module are relative and allowed.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { chromiumOptions } from '../../scripts/chromium.mjs';
-import { DIST, app, heatmapDrawn, labStatus, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { app, heatmapDrawn, labStatus, startBrowser, startStandalone, viewReady, viewResult } from './browser.mjs';
 
 let b;
 let requests = [];
@@ -79,27 +74,17 @@ test('a lab requests the training module when it trains (same build), and trains
 });
 
 test('standalone.html from file:// trains a lab with its inlined training module', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-standalone-lab-'));
-  fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));
-  // A context of its own: file:// pages are not served by browser.mjs's routed context.
-  const context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), chromiumOptions());
+  const standalone = await startStandalone();
   try {  // closed whatever happens: a failed assertion must not leave Chromium (and this test file) running
-    const page = await context.newPage();
-    const errors = [], files = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('request', (r) => files.push(r.url()));
-    const file = `file://${path.join(dir, 'standalone.html')}`;
-    await page.goto(`${file}?view=lab-induction&labISteps=20`);
+    const page = await standalone.open('?view=lab-induction&labISteps=20');
     const start = app(page).locator('[data-slot="lab-induction"] [data-act="start"]');
     await start.waitFor({ timeout: 30000 });
     await start.click();
     await labStatus(page, 'lab-induction', ['done'], 30000);
     assert.equal((await viewResult(page, 'lab-induction')).status, 'done');
-    assert.deepEqual(errors, []);
-    assert.deepEqual(files.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
+    assert.deepEqual(page.errors, []);
+    assert.deepEqual(page.outside(), []);
   } finally {
-    await context.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await standalone.close();
   }
 });

@@ -5,32 +5,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { chromiumOptions } from '../../scripts/chromium.mjs';
-import { DIST, REPO, SHOTS } from './browser.mjs';
+import { REPO, SHOTS, startStandalone } from './browser.mjs';
 
-let context, dir;
-before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, 'standalone.html')), 'dist/standalone.html is missing: run npm run build');
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-standalone-'));
-  fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));  // alone in its folder
-  context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), chromiumOptions());
-});
-after(async () => {
-  await context?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+let standalone;
+before(async () => { standalone = await startStandalone(); });
+after(async () => { await standalone?.close(); });
 
 test('standalone.html works from file:// on its own', async () => {
-  const page = await context.newPage();
-  const errors = [], requests = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('request', (r) => requests.push(r.url()));
-  const file = `file://${path.join(dir, 'standalone.html')}`;
-  await page.goto(file);
+  const page = await standalone.open();
   await page.waitForFunction(() => Number(document.querySelector('attention-playground')?.shadowRoot
     ?.querySelector('[data-slot="heatmap"]')?.dataset.draws || 0) >= 1, null, { timeout: 30000 });
   const el = page.locator('attention-playground');
@@ -41,8 +24,8 @@ test('standalone.html works from file:// on its own', async () => {
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelectorAll('.kv-group').length === 1, null, { timeout: 20000 });
   await page.screenshot({ path: path.join(SHOTS, 'standalone-file.png') });
-  assert.deepEqual(errors, []);
-  assert.deepEqual(requests.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(page.outside(), []);
   await page.close();
 });
 
@@ -54,13 +37,7 @@ test('standalone.html opens a checkpoint from the file picker, from file://, and
   const raw = (k) => buf.buffer.slice(buf.byteOffset + 8 + n + h[k].data_offsets[0], buf.byteOffset + 8 + n + h[k].data_offsets[1]);
   const ids = [...new Int32Array(raw('ids'))];
   const want = new Float32Array(raw('attentions.1'));
-  const page = await context.newPage();
-  const errors = [], requests = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('request', (r) => requests.push(r.url()));
-  const file = `file://${path.join(dir, 'standalone.html')}`;
-  await page.goto(file);
+  const page = await standalone.open();
   const el = page.locator('attention-playground');
   await page.waitForFunction(() => Number(document.querySelector('attention-playground')?.shadowRoot
     ?.querySelector('[data-slot="model"]')?.dataset.draws || 0) >= 1, null, { timeout: 30000 });
@@ -83,7 +60,7 @@ test('standalone.html opens a checkpoint from the file picker, from file://, and
   want.forEach((v, k) => { d = Math.max(d, Math.abs(drawn[k] - v)); });
   assert.ok(d <= 1e-4, `the maps of layer 1 differ from PyTorch's by ${d}`);
   await el.locator('[data-slot="walkthrough"]').screenshot({ path: path.join(SHOTS, 'standalone-file-checkpoint.png') });
-  assert.deepEqual(errors, []);
-  assert.deepEqual(requests.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(page.outside(), []);
   await page.close();
 });

@@ -6,12 +6,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
-import { chromiumOptions } from '../../scripts/chromium.mjs';
-import { DIST, REPO, SHOTS, app, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { DIST, REPO, SHOTS, app, startBrowser, startStandalone, viewReady, viewResult } from './browser.mjs';
 
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { charVocab, charTokens } = await import(pathToFileURL(path.join(REPO, 'web/src/sources/zoo.js')).href);
@@ -228,24 +225,15 @@ test('characters the corpus never uses are left out, and the view says which', a
 });
 
 test('standalone.html draws a zoo model from file:// with no request', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-standalone-zoo-'));
-  fs.copyFileSync(path.join(DIST, 'standalone.html'), path.join(dir, 'standalone.html'));
-  const context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-')), chromiumOptions());
+  const standalone = await startStandalone();
   try {
-    const page = await context.newPage();
-    const errors = [], requests = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('request', (r) => requests.push(r.url()));
-    const file = `file://${path.join(dir, 'standalone.html')}`;
-    await page.goto(`${file}?source=trained&variant=mla&latentRank=16&v=2`);
+    const page = await standalone.open('?source=trained&variant=mla&latentRank=16&v=2');
     await viewReady(page, 'heatmap', 1, 0, 60000);
     assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
     assert.match(await page.locator('attention-playground [data-slot="heatmap"] [data-role="summary"]').innerText(), /MLA, latent 16/);
-    assert.deepEqual(errors, []);
-    assert.deepEqual(requests.filter((u) => !u.startsWith(file) && !u.startsWith('blob:') && !u.startsWith('data:')), []);
+    assert.deepEqual(page.errors, []);
+    assert.deepEqual(page.outside(), []);
   } finally {
-    await context.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await standalone.close();
   }
 });

@@ -48,18 +48,20 @@ test('summariseHeads: neighbours differ only beyond 2 standard errors over the s
   }
 });
 
+/** Lab 3's runs for the verdict tests: MHA and three MLA ranks over three seeds (bits per character). */
+const geometry = { ropeDim: 4, bytesPerElement: 4 };
+const done = [
+  { variant: 'mha', rank: 0, bytes: 512, bits: [2.50, 2.52, 2.51] },
+  { variant: 'mla', rank: 8, bytes: 48, bits: [2.90, 2.95, 2.92] },
+  { variant: 'mla', rank: 4, bytes: 32, bits: [3.30, 3.70, 3.50] },
+  { variant: 'mla', rank: 16, bytes: 80, bits: [2.70, 2.72, 2.71] },
+];
+
 test('withinOf / summariseRank: a rank within 1 bit/char of MHA only beyond its spread, "not settled" near the line', () => {
   assert.equal(withinOf({ diff: 0.5, se: 0.1 }, 1), 'yes');
   assert.equal(withinOf({ diff: 1.5, se: 0.1 }, 1), 'no');
   assert.equal(withinOf({ diff: 0.9, se: 0.1 }, 1), 'unsure', '0.9 + 2 × 0.1 crosses the line');
   assert.equal(withinOf({ diff: 0.5, se: 0 }, 1), 'unsure', 'one seed a side: no spread to judge by');
-  const geometry = { ropeDim: 4, bytesPerElement: 4 };
-  const done = [
-    { variant: 'mha', rank: 0, bytes: 512, bits: [2.50, 2.52, 2.51] },
-    { variant: 'mla', rank: 8, bytes: 48, bits: [2.90, 2.95, 2.92] },
-    { variant: 'mla', rank: 4, bytes: 32, bits: [3.30, 3.70, 3.50] },
-    { variant: 'mla', rank: 16, bytes: 80, bits: [2.70, 2.72, 2.71] },
-  ];
   const text = summariseRank(done, 200, geometry);
   assert.match(text, /^The smallest r with cache < 1\/8 of MHA that stays within 1 bit\/char beyond its spread: r = 8 \(\+0\.413 ± 0\.016 bits\/char/);
   assert.match(text, /Not settled by 3 seeds \(within 2 standard errors of the 1-bit line\): r = 4\./);
@@ -138,13 +140,6 @@ test('the verdicts in Hindi: the same decision from the same numbers, every word
   assert.match(few, /^हर मॉडल के केवल 1 स्टेप: MQA की क़ीमत पर फ़ैसले के लिए बहुत कम .*कम से कम 150 स्टेप/);
   assert.match(summariseMqa(r([1], [1], [1]), budget, 1, o), /^Only 1 step per model: too few/, 'one step: the singular');
   // Lab 3: the smallest rank within 1 bit/char, one not settled, and one more than 1 bit worse.
-  const geometry = { ropeDim: 4, bytesPerElement: 4 };
-  const done = [
-    { variant: 'mha', rank: 0, bytes: 512, bits: [2.50, 2.52, 2.51] },
-    { variant: 'mla', rank: 8, bytes: 48, bits: [2.90, 2.95, 2.92] },
-    { variant: 'mla', rank: 4, bytes: 32, bits: [3.30, 3.70, 3.50] },
-    { variant: 'mla', rank: 16, bytes: 80, bits: [2.70, 2.72, 2.71] },
-  ];
   const rank = summariseRank(done, 200, geometry, hi);
   assert.match(rank, /^सबसे छोटा r जिसका cache MHA के 1\/8 से कम है और जो अपने फैलाव के बाद भी 1 bit\/अक्षर के भीतर रहता है: r = 8 \(MHA के मुक़ाबले \+0\.413 ± 0\.016 bits\/अक्षर, cache 48 बनाम 512 बाइट\)।/);
   assert.match(rank, /3 seed से तय नहीं हुआ \(1-bit रेखा से 2 मानक त्रुटियों के भीतर\): r = 4।/);
