@@ -188,6 +188,7 @@ test('with source=trained, the walkthrough draws a trained layer\'s stages and d
   const worst = Math.max(...Array.from(drawn.data, (v, i) => Math.abs(v - layer1[i])));
   assert.ok(worst < 1e-5, `walkthrough's attention vs the trainer's layer 1: ${worst}`);
   assert.equal(wt.shape.dModel, manifest.geometry.dModel);
+  assert.match(await el.locator('[data-slot="walkthrough"] [data-role="summary"]').innerText(), /trained on Shakespeare \(MHA, seed 1\): its layer 1 of 4/);
   assert.equal(await el.locator('[data-slot="walkthrough"] [data-role="seeded-here"]').count(), 0);
 
   // Decode: three characters one by one through the core's session over layer 1; the newest token's

@@ -12,14 +12,14 @@
  *   labelChar: Function, noChars: () => Error }} ZooHost  what sources/zoo.js gives
  */
 
-/** The stages of the state's layer: { tokens, shape, layer, layers, causal, x, output, intermediates, parameters }. */
+/** The stages of the state's layer: { tokens, shape, layer, layers, causal, x, output, intermediates, parameters, trained: { name, seed } }. */
 export async function zooStages(host, state) {
   const { m, s } = await host.sentence(state);
   const layer = host.layerOf(state, m);
   const r = await host.ctx.client.call('trainerLayerStages', m.key, s.ids, layer);
   const shape = { ...r.shape, seqLen: s.ids.length, causal: true, rope: Boolean(r.spec.rope) };
   return { tokens: s.labels, shape, layer, layers: m.layers, causal: true, x: r.x, output: r.output,
-    intermediates: r.intermediates, parameters: r.parameters };
+    intermediates: r.intermediates, parameters: r.parameters, trained: { name: m.model.label, seed: m.model.shippedSeed } };
 }
 
 /**

@@ -13,6 +13,7 @@ import '../i18n/catalogs/en/maps.js';         // the layer picker's words
 import '../i18n/catalogs/en/layer-steps.js';  // a checkpoint layer's words
 import { createReadout } from '../render/heatmap.js';
 import { tensorFigure } from '../render/tensor-figure.js';
+import { messageNodes } from '../i18n/nodes.js';
 import '../i18n/catalogs/en/walkthrough.js';  // the English words it speaks
 
 export function createWalkthroughView(root, ctx) {
@@ -102,6 +103,10 @@ export function createWalkthroughView(root, ctx) {
     summary.replaceChildren(t(s.causal ? 'walk.summaryCausal' : 'walk.summary', { variant: variantLabel(s.variant, i18n), count: data.tokens.length, dims }));
     if (data.shape.modelType) {
       summary.append(' ', t('layerSteps.summary', { layer: data.layer, layers: data.layers, model: data.shape.modelType }));
+    }
+    if (data.trained) {  // a zoo model (sources/zoo-layer.js); its name is the manifest's
+      summary.append(' ', ...messageNodes(t, 'walk.trained', { name: el('span', { lang: 'en', dataset: { text: 'model' } }, data.trained.name) },
+        { seed: data.trained.seed, layer: data.layer, layers: data.layers }));
     }
     if (cut) summary.append(' ', el('strong', { dataset: { role: 'truncated' } }, cut));
     tools.replaceChildren(...layerPicker(data));
