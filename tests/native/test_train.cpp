@@ -1282,6 +1282,36 @@ TEST(ModelFile, FilesAreCheckedBeforeTheyAreTrusted) {
   EXPECT_THROW(Trainer::check_model_prefix({1, 0xE1, 0xF5, 5, 0, 0, 0, 0}, 2e8), Error);  // 100,000,001 > cap
 }
 
+// Finite gradients, but a file's AdamW moments far out of scale: a first moment of 1e38 beside a second
+// moment of 0 where the gradient is 0 (an embedding row no input uses: the pairs task's inputs are the
+// first 3 of its 9 tokens) makes the update m / (sqrt(v) + eps) overflow, which would leave -Infinity in
+// the weight and an export the trainer could not load again. Refused before anything is written,
+// naming the parameter (the fuzzer's find in a long run: tests/fuzz/corpus/model_regression_adam_moment_overflow).
+TEST(ModelFile, AnUpdateThatWouldOverflowIsRefusedAndNothingIsWritten) {
+  TrainerSpec s = lab_spec("pairs", "mha");
+  s.vocab_size = 3;
+  s.seq_len = 8;
+  s.batch_size = 4;
+  Trainer t(s);
+  t.step(2);
+  const std::size_t row5 = 5 * 64;  // wte (9, 64): row 5 is no input's
+  auto loaded = Trainer::load_model(with_float(with_float(t.export_model(), "optim.exp_avg.wte", row5, 1e38f),
+                                               "optim.exp_avg_sq.wte", row5, 0.0f));
+  std::vector<float> before;
+  for (auto& p : loaded->model().params()) before.insert(before.end(), p.value->begin(), p.value->end());
+  try {
+    loaded->step(1);
+    ADD_FAILURE() << "a step whose update overflows was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("update of 'wte' at index 320 is not finite"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(loaded->steps(), 2) << "the refused step was not applied";
+  std::vector<float> after;
+  for (auto& p : loaded->model().params()) after.insert(after.end(), p.value->begin(), p.value->end());
+  EXPECT_EQ(after, before) << "no weight was written";
+  EXPECT_NO_THROW(Trainer::load_model(loaded->export_model())) << "the trainer's own export loads";
+}
+
 TEST(ModelFile, TheJsonHeaderReaderIsStrict) {
   auto parse = [](const std::string& json) {
     try {

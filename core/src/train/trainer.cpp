@@ -211,6 +211,7 @@ StepResult Trainer::step(int64_t n) {
     loss = model_->forward(b.tokens.data(), b.targets.data(), b.loss_mask.data(), b.batch, b.n);
     model_->backward();
     refuse_non_finite(loss);  // before the update: a refused step leaves the trainer as it was
+    refuse_non_finite_update();
     adam_->step();
   }
   return {adam_->steps(), loss};
@@ -228,6 +229,19 @@ void Trainer::refuse_non_finite(double loss) {
   refuse_overflow("training step " + fmt(double(adam_->steps() + 1)),
                   "loss " + fmt(loss) + ", or a gradient, is not finite or above 1e19, where AdamW's g^2 overflows",
                   results, weights(), "the step was not applied", 1e19f);
+}
+
+// Finite gradients can still give a non-finite update: AdamW divides the first moment by the square
+// root of the second, and a model file may carry moments far out of scale (found by the fuzzer: a
+// first moment of 1e30 beside a second moment of 0 turned a weight into -Infinity, which the trainer's
+// own export then could not load). Refused before anything is written, naming the parameter.
+void Trainer::refuse_non_finite_update() {
+  const auto bad = adam_->non_finite_update();
+  if (!bad) return;
+  const ParamRef& p = model_->params()[bad->param];
+  throw_range("training step " + fmt(double(adam_->steps() + 1)) + ": the AdamW update of '" + p.name + "' at index " +
+              fmt(double(bad->index)) + " is not finite (the weight would be " + fmt(double(bad->weight)) +
+              "): its optimizer moments are out of scale with its gradient; the step was not applied");
 }
 
 std::vector<Values> Trainer::weights() {

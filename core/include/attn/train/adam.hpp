@@ -7,7 +7,9 @@
 //   w -= lr(t) * ( m / (1 - b1^(t+1)) / (sqrt(v / (1 - b2^(t+1))) + eps) + wd * w )   (wd only where decay)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "attn/train/model.hpp"
@@ -30,6 +32,11 @@ class AdamW {
  public:
   AdamW(const AdamConfig& c, const std::vector<ParamRef>& params);
   void step();                       // one update of every parameter from its gradient
+  // Where the next step() would leave a moment or a weight non-finite (float32 overflow: a moment
+  // far out of scale with its gradient, e.g. from a model file), or nothing: checked before a step
+  // is applied, so a trainer is never left non-finite. `param`: its index in the params given.
+  struct Where { std::size_t param, index; float weight; };
+  std::optional<Where> non_finite_update() const;
   int64_t steps() const { return t_; }
   void set_steps(int64_t t) { t_ = t; }
   const AdamConfig& config() const { return c_; }
@@ -39,6 +46,10 @@ class AdamW {
 
  private:
   AdamConfig c_;
+  // The next step's learning rate and bias corrections.
+  struct Schedule { double lr, bc1, bc2; };
+  Schedule schedule() const;
+
   std::vector<ParamRef> params_;
   std::vector<std::vector<float>> m_, v_;
   int64_t t_ = 0;

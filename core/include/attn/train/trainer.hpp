@@ -168,6 +168,9 @@ class Trainer {
   // Throws attn::Error when the loss or a gradient is not finite (float32 overflow), naming the
   // largest weight; called before AdamW updates the weights.
   void refuse_non_finite(double loss);
+  // Throws attn::Error when the AdamW update about to be applied would leave a weight or a moment
+  // non-finite, naming the parameter; called before AdamW updates anything.
+  void refuse_non_finite_update();
   // The parameters as the inputs of an overflow check (overflow.hpp).
   std::vector<Values> weights();
   // Masked loss and accuracy of the model on a batch, in chunks of at most batchSize sequences.
