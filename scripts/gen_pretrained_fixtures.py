@@ -250,7 +250,7 @@ def gpt2_like(c, m, ids, bigcode):
     D, H, L, V, P = c['n_embd'], c['n_head'], c['n_layer'], c['vocab_size'], c['n_positions']
     I = c.get('n_inner') or 4 * D
     hd, eps = D // H, c['layer_norm_epsilon']
-    G = 1 if bigcode else H
+    G = 1 if bigcode and c.get('multi_query', True) else H
     pre = c['_prefix']
     wte = m.embed(pre + 'wte.weight', V, D)
     wpe = m.put(pre + 'wpe.weight', 0.5 * m.randn(P, D))
@@ -262,9 +262,9 @@ def gpt2_like(c, m, ids, bigcode):
         p = f'{pre}h.{l}.'
         ln1w, ln1b = m.norm(p + 'ln_1.weight', D), m.bias(p + 'ln_1.bias', D)
         if bigcode:
-            w = torch.cat((m.randn(D, D) * QK_GAIN, m.randn(hd, D) * QK_GAIN, m.randn(hd, D))) / math.sqrt(D)
+            w = torch.cat((m.randn(D, D) * QK_GAIN, m.randn(G * hd, D) * QK_GAIN, m.randn(G * hd, D))) / math.sqrt(D)
             wqkv = m.put(p + 'attn.c_attn.weight', w)
-            bqkv = m.bias(p + 'attn.c_attn.bias', D + 2 * hd)
+            bqkv = m.bias(p + 'attn.c_attn.bias', D + 2 * G * hd)
         else:
             w = torch.cat((m.randn(D, 2 * D) * QK_GAIN, m.randn(D, D)), dim=1) / math.sqrt(D)
             wqkv = m.put(p + 'attn.c_attn.weight', w)
@@ -498,6 +498,13 @@ CASES = [
                          'beta_fast': 32, 'beta_slow': 1, 'mscale': 1.0, 'mscale_all_dim': 0.707}}),
      'MLA with query compression (q_a_proj, q_a_layernorm, q_b_proj), biases, YaRN (attention factor '
      'm(4, 1)/m(4, 0.707) on cos/sin, softmax scale times m(4, 0.707)^2)'),
+    ('gpt_bigcode_mha', torch.float32, 1, 10, {
+        'model_type': 'gpt_bigcode', 'architectures': ['GPTBigCodeForCausalLM'], 'n_embd': 32, 'n_head': 4,
+        'n_layer': 2, 'n_positions': 32, 'vocab_size': 64, 'activation_function': 'gelu_pytorch_tanh',
+        'n_inner': 80, 'layer_norm_epsilon': 1e-5, 'multi_query': False, 'scale_attn_weights': True,
+        'attention_softmax_in_fp32': True, 'scale_attention_softmax_in_fp32': True, 'bos_token_id': 0,
+        'eos_token_id': 0, 'torch_dtype': 'float32', '_prefix': 'transformer.'},
+     'gpt_bigcode with multi_query false: MHA (a K/V head per query head), nn.Linear fused c_attn [q|k|v]'),
 ]
 
 
@@ -580,8 +587,8 @@ def main():
         m = Maker(k, dtype)
         ids = torch.randint(0, config['vocab_size'], (n,), generator=m.g)
         c = {key: v for key, v in config.items() if not key.startswith('_')}
-        if name in ('gpt2', 'gpt_bigcode'):
-            logits, maps, stages = gpt2_like(config, m, ids, name == 'gpt_bigcode')
+        if c['model_type'] in ('gpt2', 'gpt_bigcode'):
+            logits, maps, stages = gpt2_like(config, m, ids, c['model_type'] == 'gpt_bigcode')
         elif c['model_type'] == 'deepseek_v2':
             logits, maps, stages = deepseek_v2(c, m, ids)
         else:

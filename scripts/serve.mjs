@@ -25,6 +25,9 @@ export const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
   "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:";
 
+/** The strict CSP, with `connect` (origins such as a Hub and the origin its files redirect to) allowed to be fetched. */
+export const cspWith = (connect = []) => (connect.length ? `${CSP}; connect-src 'self' ${connect.join(' ')}` : CSP);
+
 function makeHandler(root, csp) {
   // dev: look files up on every request (dist/ may be rebuilt while serving); etag: revalidate.
   const files = sirv(root, {
@@ -42,7 +45,7 @@ function makeHandler(root, csp) {
   return (req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (csp) res.setHeader('Content-Security-Policy', CSP);
+    if (csp) res.setHeader('Content-Security-Policy', typeof csp === 'string' ? csp : CSP);
     if (req.method !== 'GET' && req.method !== 'HEAD') return end(res, 405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
     // A folder without its trailing slash: redirect, so that index.html's relative URLs resolve
     // inside the folder (sirv would serve index.html at the bare path).
@@ -70,7 +73,7 @@ function listen(server, port, host) {
 
 /**
  * Start the static server.
- * @param {{root?: string, port?: number, csp?: boolean, host?: string, tries?: number}} [options]
+ * @param {{root?: string, port?: number, csp?: boolean | string, host?: string, tries?: number}} [options]
  *   root: folder to serve (default: <repo>/dist); port: first port to try (default 8080; 0 = any free
  *   port); csp: add the Content-Security-Policy header; host: default 127.0.0.1; tries: how many
  *   consecutive ports to try when one is busy (default 10).

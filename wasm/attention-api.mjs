@@ -781,6 +781,17 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
       return (await loadPretrainedOnce()).loadPretrained(options);
     },
     /**
+     * What the loader reads of a config.json alone, or the error naming the key it refuses (docs/api.md,
+     * "Checking a config first"): a checkpoint can be refused before any weight is fetched.
+     */
+    async checkPretrainedConfig(config) {
+      return (await loadPretrainedOnce()).checkConfig(config);
+    },
+    /** The pretrained module's limits: { maxCheckpointBytes, maxHeaderBytes }. */
+    async pretrainedLimits() {
+      return { ...(await loadPretrainedOnce()).limits };
+    },
+    /**
      * A checkpoint's tokenizer (tokenizer.json, and tokenizer_config.json when there is one) through the
      * Hugging Face tokenizers port for JavaScript, which loads on the first call (docs/api.md, "Tokenizers").
      */

@@ -489,6 +489,15 @@ export interface Attention {
   /** Whether the pretrained module is loaded (after the first `loadPretrained`). */
   readonly pretrainedLoaded: boolean;
   /**
+   * What the loader reads of a `config.json` alone: the model's geometry and architecture (`info`
+   * without `params`, `weightBytes` and `kvBytesPerToken`), or the error naming the key it refuses (an
+   * architecture, mixture-of-experts layers, a setting it does not compute), so that a checkpoint can be
+   * refused before any of its weights is fetched. Loads the pretrained module on the first call.
+   */
+  checkPretrainedConfig(config: Record<string, unknown>): Promise<Omit<PretrainedInfo, 'params' | 'weightBytes' | 'kvBytesPerToken'>>;
+  /** The pretrained module's limits: the largest checkpoint (all its files, bytes) and safetensors header it opens. */
+  pretrainedLimits(): Promise<{ maxCheckpointBytes: number; maxHeaderBytes: number }>;
+  /**
    * A checkpoint's own tokenizer: `tokenizer.json` and, when the folder has one, `tokenizer_config.json`
    * (each parsed, or as text), through the Hugging Face tokenizers port for JavaScript
    * (@huggingface/tokenizers, shipped as dist/lib/tokenizers.mjs), loaded on the first call. Works

@@ -77,6 +77,28 @@ val output_to_js(const pt::ModelOutput& r) {
   return out;
 }
 
+// What a config says of the model, as `info` gives it (docs/api.md, "Pretrained checkpoints"): the
+// geometry and architecture, without what only the weights tell (params, weightBytes, kvBytesPerToken).
+val config_info(const pt::ModelConfig& c) {
+  val o = val::object();
+  o.set("modelType", c.model_type);
+  o.set("variant", std::string(c.variant()));
+  o.set("nLayers", double(c.n_layers)); o.set("dModel", double(c.d_model)); o.set("nHeads", double(c.n_heads));
+  o.set("nKvHeads", double(c.mla ? c.n_heads : c.n_kv_heads)); o.set("dHead", double(c.head_dim));
+  o.set("vocabSize", double(c.vocab)); o.set("intermediateSize", double(c.intermediate));
+  o.set("tiedEmbeddings", c.tied);
+  o.set("maxPositions", c.n_positions > 0 ? val(double(c.n_positions)) : val::null());
+  o.set("slidingWindow", c.sliding_window > 0 ? val(double(c.sliding_window)) : val::null());
+  if (c.mla) {
+    o.set("latentRank", double(c.kv_lora_rank)); o.set("ropeDim", double(c.qk_rope));
+    o.set("vHeadDim", double(c.v_head_dim)); o.set("queryRank", double(c.q_lora_rank));
+  }
+  val kv = val::array();
+  for (int64_t h = 0; h < c.n_heads; ++h) kv.call<void>("push", c.mla ? 0.0 : double(h / (c.n_heads / c.n_kv_heads)));
+  o.set("kvHeadOf", kv);
+  return o;
+}
+
 class JsSession {
  public:
   // Throws attn::Error (its caller, JsModel::create_session, is guarded) for a bad maxLen, before
@@ -108,25 +130,9 @@ class JsModel {
   explicit JsModel(std::unique_ptr<pt::PretrainedModel> m) : model_(std::move(m)) {}
 
   val info() const {
-    const pt::ModelConfig& c = model_->config();
-    val o = val::object();
-    o.set("modelType", c.model_type);
-    o.set("variant", std::string(c.variant()));
-    o.set("nLayers", double(c.n_layers)); o.set("dModel", double(c.d_model)); o.set("nHeads", double(c.n_heads));
-    o.set("nKvHeads", double(c.mla ? c.n_heads : c.n_kv_heads)); o.set("dHead", double(c.head_dim));
-    o.set("vocabSize", double(c.vocab)); o.set("intermediateSize", double(c.intermediate));
+    val o = config_info(model_->config());
     o.set("params", model_->params()); o.set("weightBytes", model_->weight_bytes());
     o.set("kvBytesPerToken", model_->kv_bytes_per_token());
-    o.set("tiedEmbeddings", c.tied);
-    o.set("maxPositions", c.n_positions > 0 ? val(double(c.n_positions)) : val::null());
-    o.set("slidingWindow", c.sliding_window > 0 ? val(double(c.sliding_window)) : val::null());
-    if (c.mla) {
-      o.set("latentRank", double(c.kv_lora_rank)); o.set("ropeDim", double(c.qk_rope));
-      o.set("vHeadDim", double(c.v_head_dim)); o.set("queryRank", double(c.q_lora_rank));
-    }
-    val kv = val::array();
-    for (int64_t h = 0; h < c.n_heads; ++h) kv.call<void>("push", c.mla ? 0.0 : double(h / (c.n_heads / c.n_kv_heads)));
-    o.set("kvHeadOf", kv);
     return o;
   }
 
@@ -267,6 +273,21 @@ val header_length_js(val first, double file_size, std::string field) {
   });
 }
 
+// checkPretrainedConfig(configText): what the loader reads of a config.json alone (config_info), or the
+// error naming the key it refuses (an architecture, mixture-of-experts layers, a setting it does not
+// compute): a checkpoint can be refused before any of its weights is fetched.
+val check_config_js(std::string config_text) {
+  return guarded([&] {
+    if (double(config_text.size()) > double(pt::kMaxHeaderBytes)) {
+      attn::throw_range("config", "config has " + attn::fmt(double(config_text.size())) + " bytes as JSON, more than " +
+                                      attn::fmt(double(pt::kMaxHeaderBytes)));
+    }
+    const nlohmann::json config = nlohmann::json::parse(config_text, nullptr, false);
+    if (config.is_discarded()) attn::throw_type("config", "config must be a JSON object (the parsed config.json)");
+    return config_info(pt::read_config(config));
+  });
+}
+
 val limits_js() {
   val o = val::object();
   o.set("maxCheckpointBytes", pt::kMaxCheckpointBytes);
@@ -279,6 +300,7 @@ val limits_js() {
 EMSCRIPTEN_BINDINGS(attention_pretrained) {
   emscripten::function("headerLength", &header_length_js);
   emscripten::function("pretrainedLimits", &limits_js);
+  emscripten::function("checkPretrainedConfig", &check_config_js);
   emscripten::function("createPretrainedLoader", &JsLoader::create);
   emscripten::class_<JsLoader>("RawPretrainedLoader")
       .function("copyCount", &JsLoader::copy_count)

@@ -180,8 +180,27 @@ export function makePretrained(P) {
     }
   }
 
+  /**
+   * What the loader reads of a config.json alone (`info` without params, weightBytes and
+   * kvBytesPerToken), or the error naming the key it refuses: checked before any weight is fetched.
+   * @param {unknown} config  the parsed config.json
+   */
+  function checkConfig(config) {
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+      throw fieldTypeError('config', 'config must be the parsed config.json (an object)');
+    }
+    let text;
+    try {
+      text = JSON.stringify(config);
+    } catch (e) {
+      throw fieldTypeError('config', `config could not be written as JSON (${e instanceof Error ? e.message : String(e)})`);
+    }
+    return call(P, () => P.checkPretrainedConfig(text));
+  }
+
   return {
     loadPretrained,
+    checkConfig,
     /** Bytes of the pretrained module's heap. */
     heapBytes: () => P.HEAPU8.buffer.byteLength,
     limits: P.pretrainedLimits(),

@@ -9,29 +9,33 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { chromiumOptions } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/serve.mjs';
+import { cspWith, startServer } from '../../scripts/serve.mjs';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST = path.join(REPO, 'dist');
 export const SHOTS = path.join(REPO, 'test-results/e2e');
 const SUBPATH = '/courses/attention/playground/';
 
-/** @param {{ copy?: Record<string, string> }} [options] copy: more folders of the repo served beside the page ({ 'models/gpt2': 'tests/fixtures/pretrained/gpt2' }) */
-export async function startBrowser({ copy = {} } = {}) {
+/**
+ * @param {{ copy?: Record<string, string>, allow?: string[] }} [options] copy: more folders of the repo served beside
+ *   the page ({ 'models/gpt2': 'tests/fixtures/pretrained/gpt2' }); allow: origins the page may fetch from (a test
+ *   Hub: tests/e2e/hub-server.mjs), added to the CSP's connect-src and let through (every other request is refused)
+ */
+export async function startBrowser({ copy = {}, allow = [] } = {}) {
   assert.ok(fs.existsSync(path.join(DIST, 'index.html')), 'dist/ is missing: run npm run build first');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-e2e-'));
   const site = path.join(root, SUBPATH);
   fs.cpSync(DIST, site, { recursive: true });
   fs.cpSync(path.join(REPO, 'tests/e2e/pages'), path.join(site, 'test-pages'), { recursive: true });
   for (const [to, from] of Object.entries(copy)) fs.cpSync(path.join(REPO, from), path.join(site, to), { recursive: true });
-  const server = await startServer({ root, port: 0, csp: true });
+  const server = await startServer({ root, port: 0, csp: allow.length ? cspWith(allow) : true });
   const base = `${server.url.replace(/\/$/, '')}${SUBPATH}`;
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-'));
   const context = await chromium.launchPersistentContext(profile, chromiumOptions());
   const outside = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(base) || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
+    if (url.startsWith(base) || url.startsWith('blob:') || url.startsWith('data:') || allow.some((o) => url.startsWith(`${o}/`))) return route.continue();
     outside.push(url);
     return route.abort();
   });

@@ -72,7 +72,8 @@ TEST(Pretrained, InfoOfEachArchitecture) {
       {"gpt2", "mha", 4, 4, 8, 2 * 4 * 8 * 2 * 4.0, true},        {"gpt_bigcode", "mqa", 4, 1, 8, 2 * 1 * 8 * 2 * 4.0, true},
       {"llama3", "gqa", 4, 2, 16, 2 * 2 * 16 * 2 * 2.0, false},  {"mistral", "gqa", 4, 2, 8, 2 * 2 * 8 * 2 * 2.0, false},
       {"qwen2", "mqa", 4, 1, 8, 2 * 1 * 8 * 2 * 2.0, true},      {"qwen3", "gqa", 4, 2, 8, 2 * 2 * 8 * 2 * 4.0, false},
-      {"deepseek_v2", "mla", 4, 4, 16, (16 + 8) * 2 * 2.0, false}};
+      {"deepseek_v2", "mla", 4, 4, 16, (16 + 8) * 2 * 2.0, false},
+      {"gpt_bigcode_mha", "mha", 4, 4, 8, 2 * 4 * 8 * 2 * 4.0, true}};
   for (const Want& w : wants) {
     const auto m = load_fixture(w.name);
     const ModelConfig& c = m->config();

@@ -83,9 +83,10 @@ TEST(PretrainedRefusals, ConfigKeys) {
   c = config_of("gpt2");
   c["scale_attn_by_inverse_layer_idx"] = true;
   EXPECT_EQ(load_field(c, weight_files("gpt2")), "config.scale_attn_by_inverse_layer_idx");
+  // multi_query false reads as MHA (fixture gpt_bigcode_mha): the MQA file's fused c_attn is then the wrong shape
   c = config_of("gpt_bigcode");
   c["multi_query"] = false;
-  EXPECT_EQ(load_field(c, weight_files("gpt_bigcode")), "config.multi_query");
+  EXPECT_NE(load_field(c, weight_files("gpt_bigcode")).find("attn.c_attn"), std::string::npos);
 }
 
 TEST(PretrainedRefusals, MixtureOfExpertsLayersNameTheConfigKey) {

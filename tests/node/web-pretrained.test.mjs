@@ -6,26 +6,39 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { headRoles, probeLength, roleKey, roleProbe } from '../../web/src/sources/head-roles.js';
+import { headRoles, meanScores, probeLength, probeOf, roleKey, roleProbe, roleScores } from '../../web/src/sources/head-roles.js';
 import { pretrainedMethods, topNext } from '../../web/src/worker-pretrained.js';
 import { load } from './helpers.mjs';
 import { CASES, FIXTURES, config, weights } from './pretrained-kit.mjs';
 
-test('the probe: T distinct ids in the vocabulary, then the same T again; the same for the same seed', () => {
-  const info = { vocabSize: 50, maxPositions: 40 };
-  const p = roleProbe(info, 3);
-  assert.equal(p.T, 20);
-  assert.equal(p.ids.length, 40);
+test('the probe: T distinct ordinary ids, then the same T again, BOS first where the model uses one; the same for the same seed', () => {
+  const info = { vocabSize: 50, maxPositions: 41 };
+  const p = roleProbe(info, { seed: 3 });
+  assert.equal(p.T, 8);
+  assert.equal(p.offset, 0);
+  assert.equal(p.ids.length, 16);
   assert.equal(new Set(p.ids.slice(0, p.T)).size, p.T);
   assert.deepEqual(p.ids.slice(p.T), p.ids.slice(0, p.T));
   assert.ok(p.ids.every((id) => Number.isInteger(id) && id >= 0 && id < 50));
-  assert.deepEqual(roleProbe(info, 3), p);
-  assert.notDeepEqual(roleProbe(info, 4).ids, p.ids);
+  assert.deepEqual(roleProbe(info, { seed: 3 }), p);
+  assert.notDeepEqual(roleProbe(info, { seed: 4 }).ids, p.ids);
+  // ordinary tokens only (here: even ids), BOS once at the start and never among the drawn ones
+  const q = roleProbe({ vocabSize: 500, maxPositions: 1024 }, { seed: 1, bos: 2, ordinary: (id) => id % 2 === 0 });
+  assert.equal(q.offset, 1);
+  assert.equal(q.ids[0], 2);
+  assert.equal(q.ids.length, 2 * q.T + 1);
+  assert.ok(q.ids.slice(1).every((id) => id % 2 === 0 && id !== 2), q.ids.join(' '));
   assert.equal(probeLength({ vocabSize: 8, maxPositions: 1024 }), 4, 'T distinct ids need a vocabulary of T');
-  assert.equal(probeLength({ vocabSize: 50000, maxPositions: 1024 }), 32);
+  assert.equal(probeLength({ vocabSize: 50000, maxPositions: 1024 }), 8, 'short, as the learner\'s sentences are');
+  assert.equal(probeLength({ vocabSize: 50000, maxPositions: 9 }), 4, 'BOS and 2T ids fit the learned positions');
+  assert.deepEqual(probeOf([5, 6, 7], { bos: 1 }).ids, [1, 5, 6, 7, 5, 6, 7]);
+  // several probes' scores: their mean, head by head (a null score stays null)
+  const a = [{ layer: 0, head: 0, previousToken: 0.2, firstToken: 0.4, duplicateToken: null, induction: 0 }];
+  const b = [{ layer: 0, head: 0, previousToken: 0.6, firstToken: 0, duplicateToken: null, induction: 1 }];
+  assert.deepEqual(meanScores([a, b]), [{ layer: 0, head: 0, previousToken: 0.4, firstToken: 0.2, duplicateToken: null, induction: 0.5 }]);
 });
 
-test('scores of heads built to do one thing each', () => {
+test('scores of heads built to do one thing each, on the probe and on any sentence', () => {
   const T = 5, N = 2 * T, H = 4;
   const maps = new Float32Array(H * N * N);
   const put = (h, i, j) => { maps[(h * N + i) * N + j] = 1; };
@@ -35,7 +48,8 @@ test('scores of heads built to do one thing each', () => {
     put(2, i, i >= T ? i - T + 1 : i);        // induction on the second copy, else itself
     put(3, i, i >= T ? i - T : i);            // duplicate token on the second copy, else itself
   }
-  const s = headRoles([maps], { T });
+  const ids = [10, 11, 12, 13, 14, 10, 11, 12, 13, 14];
+  const s = headRoles([maps], { ids, T });
   assert.deepEqual(s.map((x) => [x.layer, x.head]), [[0, 0], [0, 1], [0, 2], [0, 3]]);
   assert.equal(s[0].previousToken, 1);
   assert.equal(s[0].firstToken, 1 / (N - 1), 'only query 1 has its previous token at 0');
@@ -48,6 +62,18 @@ test('scores of heads built to do one thing each', () => {
   assert.equal(s[3].induction, 0);
   assert.deepEqual(s.map((x) => roleKey(x)), ['previousToken', 'firstToken', 'induction', 'duplicateToken']);
   assert.equal(roleKey({ previousToken: 0.1, induction: 0.1, firstToken: 0.2, duplicateToken: 0 }), '', 'no score above 0.4: no role');
+  // a sentence without a repeated token: no duplicate or induction score, and roleKey ignores them
+  const own = roleScores([maps], [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]);
+  assert.equal(own[0].previousToken, 1);
+  assert.equal(own[3].duplicateToken, null);
+  assert.equal(own[3].induction, null);
+  assert.equal(roleKey(own[0]), 'previousToken');
+  // one repeat ("the" at 0 and 4): the duplicate and induction queries are that one position
+  const N2 = 6, one = new Float32Array(N2 * N2);
+  for (let i = 0; i < N2; i++) one[i * N2 + (i === 4 ? 1 : i)] = 1;  // query 4 reads key 1: what followed "the"
+  const r = roleScores([one], [7, 8, 9, 5, 7, 3]);
+  assert.equal(r[0].induction, 1);
+  assert.equal(r[0].duplicateToken, 0);
 });
 
 test('topNext: the k largest logits in order, with their softmax probabilities', () => {
@@ -70,8 +96,19 @@ test('the worker opens a fixture: the shape the views read, and the cache\'s byt
     const f = pretrainedMethods.pretrainedForward(attn, name, [1, 2, 3]);
     assert.equal(f.attentions.length, r.info.nLayers * r.info.nHeads * 9);
     assert.equal(f.next.length, 10);
-    const roles = pretrainedMethods.pretrainedHeadRoles(attn, name);
+    const roles = pretrainedMethods.pretrainedHeadRoles(attn, name, { probes: [0, 1].map((seed) => roleProbe(r.info, { seed }).ids) });
     assert.equal(roles.scores.length, r.info.nLayers * r.info.nHeads);
+    const written = pretrainedMethods.pretrainedWrites(attn, name, { start: [1], count: 5 });
+    assert.equal(written.length, 5);
+    // greedy: each written id is forward's most likely next token after what came before
+    const seq = [1, ...written];
+    for (let k = 1; k < seq.length; k++) {
+      const f2 = pretrainedMethods.pretrainedForward(attn, name, seq.slice(0, k));
+      assert.equal(f2.next[0].id, seq[k], `${name}: written token ${k}`);
+    }
+    const sampled = pretrainedMethods.pretrainedWrites(attn, name, { start: [1], count: 12, temperature: 1, seed: 5 });
+    assert.deepEqual(pretrainedMethods.pretrainedWrites(attn, name, { start: [1], count: 12, temperature: 1, seed: 5 }), sampled, 'seeded');
+    assert.ok(sampled.every((id) => Number.isInteger(id) && id >= 0 && id < r.info.vocabSize));
     pretrainedMethods.pretrainedDispose(attn, name);
   }
 });

@@ -203,7 +203,7 @@ export class AttentionPlayground extends HTMLElement {
     this.#setBuild(buildName(ctx.info.build, i18n));
     this.viewIds = sections;
     // ?model=: the opening starts before the views are made, so the map views wait for the model.
-    if (this.state.model && this.model?.opened.url !== this.state.model) (await this.#host()).openModel(this, { url: this.state.model });
+    if (this.state.model && this.model?.opened.url !== this.state.model) (await this.#host()).openModel(this, { url: this.state.model, hub: this.state.hub });
     if (!this.mounted) return;
     this.views = sections.map((s) => viewById(s).create(this.#slot(s), ctx));
     this.#render();

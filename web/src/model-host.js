@@ -7,7 +7,7 @@
  * Starts opening at once (host.modelJob is set before the first await) and resolves with the source,
  * or null when it failed (job.error), was stopped or was replaced.
  * @param {HTMLElement & Record<string, any>} host  the element
- * @param {{ files: File[] } | { url: string }} input
+ * @param {{ files: File[] } | { url: string, hub?: string }} input  a picker's files, a served folder or a Hub model (`hf:…`, from `hub`)
  */
 export async function openModel(host, input) {
   host.modelJob?.controller.abort();
@@ -20,6 +20,9 @@ export async function openModel(host, input) {
   host.rerender();
   try {
     const source = await job.promise;
+    // typed ids instead of words: the learner's own ids when the sentence is ids of this model (a
+    // reloaded link), else BOS and the model's own next tokens to start from
+    const text = !source.opened.tokenizer && !source.acceptsText(host.state.text) ? await source.startText().catch(() => null) : null;
     if (host.modelJob !== job || !host.mounted) {
       host.client.call('pretrainedDispose', source.opened.key).catch(() => {});
       return null;
@@ -28,9 +31,9 @@ export async function openModel(host, input) {
     host.model = source;
     host.modelJob = null;
     const patch = { layer: 0, sel: '', model: input.url ?? '' };
-    if (!source.opened.tokenizer) {  // typed ids instead of words: a few ids to start from
+    if (text !== null) {
       host.textBeforeModel = host.state.text;
-      patch.text = Array.from({ length: Math.min(8, source.opened.info.vocabSize) }, (_, i) => i).join(' ');
+      patch.text = text;
     }
     host.setState(patch);
     tell();

@@ -32,7 +32,8 @@ export const DEFAULTS = Object.freeze({
   compare: 'mha,gqa,mla', // variants side by side in compare mode
   sel: '',           // selected query row: '' or a token index
   layer: 0,          // the layer whose maps are drawn (sources with several layers)
-  model: '',         // a checkpoint folder served beside the page (relative URL), opened at start (views/model.js)
+  model: '',         // a checkpoint opened at start (views/model.js): a folder served beside the page (relative URL) or hf:<org>/<name>[@<revision>]
+  hub: '',           // the Hub's base URL for hf: models ('' = the Hugging Face Hub; a mirror's URL)
   step: '',          // the walkthrough's step ('' = the first): an id of lesson/stages.js
   nLayers: 12,       // for the KV-cache chart of the current shape
   dtype: 'bf16',
@@ -69,7 +70,7 @@ const BOOLS = ['rope', 'causal', 'cfgBenchmark'];
  */
 export const URL_VERSION = 2;
 const V1_DEFAULTS = Object.freeze({ variant: 'gqa', nHeads: 8, nKvHeads: 2 });
-const V2_KEYS = ['step', 'model'];                                  // keys a version 1 link cannot have
+const V2_KEYS = ['step', 'model', 'hub'];                                  // keys a version 1 link cannot have
 const V2_VIEWS = ['walkthrough', 'pytorch', 'heads-table']; // views a version 1 link cannot name
 
 /** Whether URL parameters are a version 1 link (see URL_VERSION). */

@@ -2,7 +2,26 @@
 // it (attn.loadPretrained, with progress and Stop), its maps, its next tokens, one layer's stages (the
 // walkthrough), its head roles and its KV-cache sessions. Models and sessions are kept under the page's keys. The tokenizer runs on the
 // page (sources/model-files.js), so these methods take and give token ids.
-import { headRoles, roleProbe } from './sources/head-roles.js';
+import { meanScores, roleScores } from './sources/head-roles.js';
+import { rng } from './tokens.js';
+
+const argmax = (row) => {
+  let best = 0;
+  for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
+  return best;
+};
+/** An id drawn from softmax(row / temperature) with `u` uniform in [0, 1). */
+function sample(row, temperature, u) {
+  const hi = row[argmax(row)];
+  let sum = 0;
+  for (let j = 0; j < row.length; j++) sum += Math.exp((row[j] - hi) / temperature);
+  let acc = 0;
+  for (let j = 0; j < row.length; j++) {
+    acc += Math.exp((row[j] - hi) / temperature) / sum;
+    if (u < acc) return j;
+  }
+  return row.length - 1;
+}
 
 const models = new Map();    // key -> { model, shape, perLayerFloats, dtypeBytes }
 const sessions = new Map();  // key -> { session, model }
@@ -35,6 +54,14 @@ function shapeOf(info, perLayerFloats) {
 }
 
 export const pretrainedMethods = {
+  /**
+   * What the core reads of a config.json alone, before any weight is fetched (sources/hub.js): the
+   * pretrained module's limits, or the core's refusal naming the config key.
+   */
+  async pretrainedCheck(attn, config) {
+    const info = await attn.checkPretrainedConfig(config);
+    return { info, ...(await attn.pretrainedLimits()) };
+  },
   /** Opens a checkpoint: { config, weights: Blob[] } → { info, shape, dtypeBytes }. Progress in bytes. */
   async pretrainedOpen(attn, key, { config, weights }, job) {
     models.get(key)?.model.dispose();
@@ -70,12 +97,38 @@ export const pretrainedMethods = {
     return model.stages(ids, { layer });
   },
 
-  /** Per layer and head: previous token, induction, first token and duplicate token scores on the probe. */
-  pretrainedHeadRoles(attn, key, { seed = 0 } = {}) {
+  /**
+   * Per layer and head: previous token, induction, first token and duplicate token scores, the mean over
+   * probes (`probes`: token id lists from sources/head-roles.js roleProbe / probeOf, drawn on the page,
+   * where the tokenizer is).
+   */
+  pretrainedHeadRoles(attn, key, { probes }) {
     const { model } = modelOf(key);
-    const probe = roleProbe(model.info, seed);
-    const { attentions } = model.forward(probe.ids, { attentions: true });
-    return { probe, scores: headRoles(attentions, probe) };
+    return { scores: meanScores(probes.map((ids) => roleScores(model.forward(ids, { attentions: true }).attentions, ids))) };
+  },
+
+  /**
+   * What the model writes after `start` (token ids): `count` more ids, each the most likely next token
+   * (temperature 0) or drawn from the softmax at `temperature` with a seeded generator. The page's
+   * first sentence for a model without a tokenizer, and the ordinary tokens of its probe.
+   */
+  pretrainedWrites(attn, key, { start, count, temperature = 0, seed = 0 }) {
+    const { model } = modelOf(key);
+    const vocab = model.info.vocabSize;
+    const session = model.createSession({ maxLen: start.length + count });
+    const next = rng(seed + 1);
+    const out = [];
+    try {
+      let logits = session.append(start).logits.subarray((start.length - 1) * vocab);
+      for (let k = 0; k < count; k++) {
+        const id = temperature > 0 ? sample(logits, temperature, next()) : argmax(logits);
+        out.push(id);
+        if (k + 1 < count) logits = session.append([id]).logits;
+      }
+    } finally {
+      session.dispose();
+    }
+    return out;
   },
 
   pretrainedSessionCreate(attn, key, sessionKey, maxLen) {

@@ -251,8 +251,7 @@ void read_gpt2_like(Reader& r, ModelConfig& m) {
   m.softmax_scale = scaled ? float(1.0 / std::sqrt(double(m.head_dim))) : 1.0f;
   r.require_value("scale_attn_by_inverse_layer_idx", false, "scores divided by the layer's index + 1 are not computed");
   if (bigcode) {
-    r.require_value("multi_query", true, "only multi-query checkpoints (one K/V head) are read");
-    m.n_kv_heads = 1;
+    m.n_kv_heads = r.boolean("multi_query", true) ? 1 : m.n_heads;  // multi_query false: one K/V head per query head (MHA)
   } else {
     m.n_kv_heads = m.n_heads;
   }

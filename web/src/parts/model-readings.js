@@ -33,20 +33,27 @@ export function nextTokens(next, i18n = EN) {
 }
 
 /**
- * The three highest-scoring heads of each role.
- * @param {{ layer, head, previousToken, induction, duplicateToken, firstToken }[]} scores
- * @param {{ T: number }} probe
+ * The three highest-scoring heads of each role, on the probe and on the learner's sentence.
+ * @param {{ layer, head, previousToken, induction, duplicateToken, firstToken }[]} scores  on the probe
+ * @param {{ T: number, offset: number }} probe  (offset 1: the probe starts with the model's BOS)
  * @param {object} [i18n]  the element's language (ctx.i18n; default English)
+ * @param {typeof scores | null} [own]  the same scores on the learner's sentence (a role without a
+ *   score there, duplicate and induction in a sentence with no repeated token, reads "—")
  */
-export function rolesTable(scores, probe, i18n = EN) {
+export function rolesTable(scores, probe, i18n = EN, own = null) {
   const { t } = i18n;
-  const top = (key) => [...scores].sort((a, b) => b[key] - a[key]).slice(0, 3);
+  const top = (list, key) => list.filter((s) => s[key] != null).sort((a, b) => b[key] - a[key]).slice(0, 3);
+  const cell = (list, key) => {
+    const best = list ? top(list, key) : [];
+    return best.length ? best.map((s) => `L${s.layer} · h${s.head}: ${s[key].toFixed(2)}`).join(', ') : '—';
+  };
   const table = el('table', { className: 'mo-roles', dataset: { role: 'head-roles' } },
-    el('caption', null, t('mo.rolesCaption', { count: probe.T, positions: 2 * probe.T })),
+    el('caption', null, t(probe.offset ? 'mo.rolesCaptionBos' : 'mo.rolesCaption',
+      { count: probe.T, probes: probe.probes?.length ?? 1, positions: 2 * probe.T + (probe.offset || 0) })),
     el('thead', null, el('tr', null, el('th', { scope: 'col' }, t('mo.col.role')), el('th', { scope: 'col' }, t('mo.col.what')),
-      el('th', { scope: 'col' }, t('mo.col.strongest')))),
+      el('th', { scope: 'col' }, t('mo.col.strongest')), el('th', { scope: 'col' }, t('mo.col.sentence')))),
     el('tbody', null, ...ROLES.map(([key, what]) => el('tr', { dataset: { roleKey: key } },
       el('th', { scope: 'row' }, t(ROLE_NAME[key])), el('td', null, t(what)),
-      el('td', null, top(key).map((s) => `L${s.layer} · h${s.head}: ${s[key].toFixed(2)}`).join(', '))))));
+      el('td', null, cell(scores, key)), el('td', { dataset: { role: 'sentence-score' } }, cell(own, key))))));
   return scrollRegion(t('mo.roles'), table, '', i18n);
 }

@@ -3,6 +3,8 @@
 // reason a checkpoint cannot be opened (the core's refusal, with the field it names), and what is open.
 // The element opens it (ctx.openModel); this part only asks and shows.
 import { el, inPageWords } from '../kit.js';
+import { createHubOpen } from './hub-open.js';
+import '../i18n/catalogs/en/hub.js';  // the English words it speaks
 import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
 /** @returns {{ element: HTMLElement, show(job, source): void }} */
@@ -29,10 +31,14 @@ export function createOpenModel(ctx) {
   const stop = el('button', { type: 'button', dataset: { action: 'stop-model' }, onclick: () => ctx.modelJob()?.controller.abort() }, t('mo.stop'));
   const busy = el('div', { className: 'om-busy', hidden: true }, bar, barText, stop);
   const error = el('p', { className: 'field-error', role: 'alert', hidden: true, dataset: { role: 'model-error' } });
+  // after a failure (a lost connection, a refusal): the same model again, from the start
+  const retry = el('button', { type: 'button', hidden: true, dataset: { action: 'retry-model' },
+    onclick: () => { const input = ctx.modelJob()?.input; if (input) ctx.openModel(input); } }, t('hub.retry'));
+  const hub = createHubOpen(ctx);
   const facts = el('dl', { className: 'om-facts', dataset: { role: 'model-facts' } });
   const close = el('button', { type: 'button', dataset: { action: 'close-model' }, onclick: () => ctx.closeModel() }, t('mo.close'));
   const openedBox = el('div', { className: 'om-opened', hidden: true }, facts, close);
-  const element = el('div', 'om', drop, busy, error, openedBox);
+  const element = el('div', 'om', hub.element, drop, busy, error, retry, openedBox);
 
   function progress(p) {
     if (!p) return t('mo.reading');
@@ -51,12 +57,15 @@ export function createOpenModel(ctx) {
       : t('mo.headsKv', { H: info.nHeads, count: info.nKvHeads, dh: info.dHead });
     facts.replaceChildren(
       // the checkpoint's own name and type: its data, as the files say them
-      ...row(t('mo.fact.model'), el('span', { lang: 'en', dataset: { text: 'model' } }, `${name} · ${info.modelType}`), ` · ${info.variant.toUpperCase()}`),
+      ...row(t('mo.fact.model'), el('span', { lang: 'en', dataset: { text: 'model' } }, name === info.modelType ? name : `${name} · ${info.modelType}`),
+        ` · ${info.variant.toUpperCase()}`),
       ...row(t('mo.fact.layers'), `${n(info.nLayers)} · dModel ${n(info.dModel)} · ${heads}`),
       ...row(t('mo.fact.params'), t('mo.paramsLine', { params: fmt.count(info.params), bytes: fmt.binary(info.weightBytes), bits })),
       ...row(t('mo.fact.cache'), t('mo.cacheLine', { bytes: info.kvBytesPerToken, bits })),
       ...row(t('mo.fact.tokenizer'), tokenizer ? t('mo.tokenizer', { count: tokenizer.vocabSize }) : t('mo.noTokenizer')),
-      ...row(t('mo.fact.opened'), t('mo.openedIn', { bytes: fmt.binary(fileBytes), seconds: (ms / 1000).toFixed(2) })));
+      ...row(t('mo.fact.opened'), t('mo.openedIn', { bytes: fmt.binary(fileBytes), seconds: (ms / 1000).toFixed(2) }),
+        ...(source.opened.hub?.fromStore ? [' · ', t('hub.fromStore')] : [])),
+      ...(source.opened.hub && !source.opened.hub.stored ? [el('dd', { className: 'note', dataset: { role: 'not-kept' } }, t('hub.notKept'))] : []));
   }
 
   /**
@@ -82,8 +91,12 @@ export function createOpenModel(ctx) {
         error.replaceChildren(...refusal(e));
         error.dataset.field = e.field ?? '';
       }
+      retry.hidden = !job?.error || !job.input?.url;
       openedBox.hidden = !source;
       if (source) describe(source);
+      if (!job) hub.refresh();
     },
+    /** The state's Hub (a mirror) and model id. */
+    update(state) { hub.update(state); },
   };
 }

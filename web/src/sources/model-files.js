@@ -11,13 +11,13 @@ import '../i18n/catalogs/en/sources.js';  // the English words it speaks
  * An error naming the file it is about (error.field), as the core's errors name their field: its
  * message in English, its catalog key and parameters (error.key, error.params) for the page's language.
  */
-function fileError(field, key, params = {}, Kind = TypeError) {
+export function fileError(field, key, params = {}, Kind = TypeError) {
   return Object.assign(new Kind(EN.t(key, params)), { field, key, params });
 }
 
 const baseName = (f) => (f.webkitRelativePath || f.name).split('/').pop();
 
-async function parseJson(blob, name) {
+export async function parseJson(blob, name) {
   try {
     return JSON.parse(await blob.text());
   } catch (e) {
@@ -26,7 +26,7 @@ async function parseJson(blob, name) {
 }
 
 /** The tokenizer of tokenizer.json (and tokenizer_config.json), or null when the folder has none. */
-async function tokenizerOf(byName) {
+export async function tokenizerOf(byName) {
   const json = byName.get('tokenizer.json');
   if (!json) return null;
   const { makeTokenizer } = await import('@core/tokenizer.mjs');
@@ -48,7 +48,17 @@ export async function checkpointFromFiles(files) {
   const weights = files.filter((f) => baseName(f).endsWith('.safetensors')).sort((a, b) => baseName(a).localeCompare(baseName(b)));
   if (!weights.length) throw fileError('weights', 'sources.noWeights');
   const config = await parseJson(configFile, 'config.json');
-  return { name: folder || config.model_type || 'model', config, weights, tokenizer: await tokenizerOf(byName) };
+  return { name: folder || savedName(config) || config.model_type || 'model', config, weights, tokenizer: await tokenizerOf(byName) };
+}
+
+/**
+ * The name a config.json was saved under (`_name_or_path`: a Hub id such as 'HuggingFaceTB/SmolLM2-135M',
+ * or a local folder, of which the last part), or '' without one: files picked without their folder.
+ */
+export function savedName(config) {
+  const saved = typeof config?._name_or_path === 'string' ? config._name_or_path.trim().slice(0, 200) : '';
+  if (/^[\w.-]+\/[\w.-]+$/.test(saved)) return saved;
+  return saved.split(/[\\/]/).filter(Boolean).pop() ?? '';
 }
 
 /** The URL of a served folder, if it is on this page's origin (else an error naming `model`). */
@@ -65,24 +75,61 @@ export function folderUrl(model, base = location.href) {
   return url;
 }
 
-/** Reads a response's body as a Blob, reporting bytes as they arrive; `signal` stops it. */
-async function download(url, { signal, onProgress, optional = false } = {}) {
-  const res = await fetch(url, { signal });
-  if (!res.ok) {
-    if (optional) return null;
-    throw fileError('model', 'sources.unreadable', { file: url.pathname.split('/').pop(), status: String(res.status) });
+/**
+ * Reads a response's body as a Blob, reporting bytes as they arrive; `signal` stops it. `refuse(status,
+ * file)` makes the error of an answer that is not OK (default: 'sources.unreadable'); a connection lost
+ * part-way is 'sources.network' (nothing of the file is kept: the caller may try again), and a body
+ * shorter than `size` (when known) 'sources.truncated'.
+ */
+export async function download(url, { signal, onProgress, optional = false, size = 0, refuse = null } = {}) {
+  const file = decodeURIComponent(url.pathname.split('/').pop());
+  let res;
+  try {
+    res = await fetch(url, { signal });
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason ?? e;
+    throw fileError('model', 'sources.network', { file, reason: e.message });
   }
-  const total = Number(res.headers.get('content-length')) || 0;
+  if (!res.ok) {
+    if (optional && res.status === 404) return null;
+    throw refuse?.(res.status, file) ?? fileError('model', 'sources.unreadable', { file, status: String(res.status) });
+  }
+  const total = size || Number(res.headers.get('content-length')) || 0;
   const chunks = [];
   let loaded = 0;
-  for (const reader = res.body.getReader(); ;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.length;
-    onProgress?.({ loaded, total });
+  try {
+    for (const reader = res.body.getReader(); ;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      loaded += value.length;
+      onProgress?.({ loaded, total });
+    }
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason ?? e;
+    throw fileError('model', 'sources.network', { file, reason: e.message });
   }
+  if (size && loaded !== size) throw fileError('model', 'sources.truncated', { file, loaded: String(loaded), size: String(size) });
   return new Blob(chunks);
+}
+
+/**
+ * The shard files a model.safetensors.index.json lists (its weight_map's values, once each, sorted):
+ * plain file names in the same folder only, so an index cannot send the page to another folder or site.
+ */
+export function shardNames(index) {
+  const map = index?.weight_map;
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) {
+    throw fileError('model.safetensors.index.json', 'sources.badIndex', { name: 'model.safetensors.index.json' });
+  }
+  const names = [...new Set(Object.values(map))].sort();
+  for (const name of names) {
+    if (typeof name !== 'string' || !/^[\w.-]{1,200}\.safetensors$/.test(name) || name.startsWith('.')) {
+      throw fileError('model.safetensors.index.json', 'sources.badShard', { shard: String(name).slice(0, 80) }, RangeError);
+    }
+  }
+  if (!names.length) throw fileError('model.safetensors.index.json', 'sources.badIndex', { name: 'model.safetensors.index.json' });
+  return names;
 }
 
 /**
@@ -101,7 +148,7 @@ export async function checkpointFromUrl(model, { signal, onProgress } = {}) {
   if (!single) {
     const index = await get('model.safetensors.index.json', true);
     if (!index) throw fileError('model', 'sources.noSafetensors');
-    const names = [...new Set(Object.values((await parseJson(index, 'model.safetensors.index.json')).weight_map ?? {}))].sort();
+    const names = shardNames(await parseJson(index, 'model.safetensors.index.json'));
     let done = 0;
     for (const name of names) {
       const blob = await download(new URL(name, dir), { signal, onProgress: progress(name, done) });

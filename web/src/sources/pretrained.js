@@ -8,8 +8,11 @@
 import { el } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { checkpointFromFiles, checkpointFromUrl } from './model-files.js';
+import { isHubModel, parseHubModel } from './hub-id.js';
 import { tokenLabels } from './token-labels.js';
+import { PROBES, probeLength, probeOf, roleProbe } from './head-roles.js';
 import '../i18n/catalogs/en/sources.js';  // the English words it speaks
+import '../i18n/catalogs/en/hub.js';
 
 /** The most tokens one pass takes here (the maps of 64 tokens are already 64 × 64 per head). */
 export const MAX_TOKENS = 64;
@@ -27,13 +30,36 @@ export function pretrainedSource(ctx, opened) {
 
   /** A label for an id (the text it stands for, sources/token-labels.js; the id itself without a tokenizer) and back. */
   const { label, idOf } = tokenLabels(tokenizer);
+  const bos = modelBos(opened.config, tokenizer, info.vocabSize);
+
+  /**
+   * Whether an id is an ordinary token: with a tokenizer, one that is not special (it decodes to text
+   * when special tokens are skipped), not a byte token (<0x41>) and not a partial character. Without
+   * one, every id but the config's special ids (the probe then takes the model's own words instead).
+   */
+  const special = new Set(['bos_token_id', 'eos_token_id', 'pad_token_id'].map((k) => opened.config?.[k]).filter(Number.isInteger));
+  function ordinary(id) {
+    if (special.has(id)) return false;
+    if (!tokenizer) return true;
+    const piece = tokenizer.idToToken(id);
+    if (piece === undefined || /^<0x[0-9A-Fa-f]{2}>$/.test(piece)) return false;
+    let text = '';
+    try { text = tokenizer.decode([id], { skipSpecialTokens: true }); } catch { return false; }
+    return text.trim() !== '' && !text.includes('\uFFFD');
+  }
+
+  /** Whether `text` is a list of this model's token ids (the sentence field of a model without a tokenizer). */
+  const acceptsText = (text) => {
+    const words = String(text).split(/[\s,]+/).filter(Boolean);
+    return words.length > 0 && words.every((w) => /^\d+$/.test(w) && Number(w) < info.vocabSize);
+  };
 
   /** The sentence as ids and labels: the tokenizer's pieces, or typed ids (checked against the vocabulary). */
   function encode(text) {
     if (encoded?.text === text) return encoded;
     let ids = [], error = null;
     if (tokenizer) {
-      ids = [...tokenizer.encode(text).ids];
+      ids = [...tokenizer.encode(text, { addSpecialTokens: true }).ids];
     } else {
       const words = text.split(/[\s,]+/).filter(Boolean);
       const bad = words.find((w) => !/^\d+$/.test(w) || Number(w) >= info.vocabSize);
@@ -65,6 +91,35 @@ export function pretrainedSource(ctx, opened) {
     title: `${opened.name} (${info.modelType})`,
     opened,
     label,
+    acceptsText,
+    /**
+     * A first sentence for a model without a tokenizer: its BOS (where it has one) and the 7 tokens the
+     * model itself writes next, most likely first: its own words, which its heads were trained on.
+     */
+    async startText() {
+      const start = [bos ?? (special.values().next().value ?? 0)];
+      const ids = await ctx.client.call('pretrainedWrites', opened.key, { start, count: Math.min(7, limit - 1) });
+      return [...start, ...ids].join(' ');
+    },
+    /**
+     * The head-roles probes (PROBES of them): BOS where the model uses one, then T distinct ordinary
+     * tokens, twice. With a tokenizer they are drawn from its vocabulary; without one, from what the model
+     * writes when it samples (temperature 1, seeded), so that no special or untrained byte token is among
+     * them. Resolves to { probes: id lists, T, offset }.
+     */
+    async probe(seed = 0) {
+      if (tokenizer) {
+        const probes = Array.from({ length: PROBES }, (_, k) => roleProbe(info, { seed: seed + k, bos, ordinary }));
+        return { probes: probes.map((p) => p.ids), T: probes[0].T, offset: probes[0].offset };
+      }
+      const T = probeLength(info);
+      const written = await ctx.client.call('pretrainedWrites', opened.key,
+        { start: [bos ?? 0], count: Math.min(4 * PROBES * T, Math.max(1, (info.maxPositions || 4096) - 1)), temperature: 1, seed });
+      const distinct = [...new Set(written.filter((id) => ordinary(id) && id !== bos))];
+      const probes = Array.from({ length: PROBES }, (_, k) => probeOf(distinct.slice(k * T, (k + 1) * T).length === T
+        ? distinct.slice(k * T, (k + 1) * T) : distinct.slice(0, T), { bos, seed }));
+      return { probes: probes.map((p) => p.ids), T: probes[0].T, offset: probes[0].offset };
+    },
     key: (state) => `pretrained:${opened.key}:${state.layer ?? 0}:${state.text}`,
     tokens: (state) => encode(state.text).tokens,
     ids: (state) => encode(state.text).ids,
@@ -77,10 +132,11 @@ export function pretrainedSource(ctx, opened) {
       return { tokens: encode(state.text).tokens, shape: opened.shape, layer: l, layers: info.nLayers, causal: true,
         weights: r.attentions.subarray(l * size, (l + 1) * size) };
     },
-    /** All layers at once and the next tokens: { tokens, shape, layers, attentions (layers, H, N, N), next: [{ id, token, p }] }. */
+    /** All layers at once and the next tokens: { tokens, ids, shape, layers, attentions (layers, H, N, N), next: [{ id, token, p }] }. */
     async all(state) {
       const r = await pass(state);
-      return { tokens: encode(state.text).tokens, shape: opened.shape, layers: info.nLayers, attentions: r.attentions,
+      const e = encode(state.text);
+      return { tokens: e.tokens, ids: e.ids, shape: opened.shape, layers: info.nLayers, attentions: r.attentions,
         next: r.next.map((n) => ({ ...n, token: label(n.id) })) };
     },
     /**
@@ -120,20 +176,70 @@ export function pretrainedSource(ctx, opened) {
   };
 }
 
+/**
+ * Refuses, before any weight is downloaded, a Hub model the page cannot open: the core's reading of its
+ * config (an architecture, mixture-of-experts layers, a setting it does not compute), a dtype it does
+ * not read, or weights larger than the pretrained module can hold or than half the device's memory
+ * (navigator.deviceMemory, where the browser reports it). Each error names `model` and keeps its
+ * catalog key for the page's language.
+ */
+async function checkBeforeDownload(ctx, repo, config, bytes) {
+  const refuse = (key, params, Kind = RangeError) => Object.assign(new Kind(EN.t(key, { repo, ...params })), { field: 'model', key, params: { repo, ...params } });
+  const dtype = config.torch_dtype ?? config.dtype;
+  if (typeof dtype === 'string' && !['float32', 'float16', 'bfloat16'].includes(dtype)) throw refuse('hub.dtype', { dtype: dtype.slice(0, 40) });
+  let limits;
+  try {
+    limits = await ctx.client.call('pretrainedCheck', config);
+  } catch (e) {
+    throw Object.assign(refuse('hub.unsupported', { reason: e.message.slice(0, 300) }), { detailField: e.field });
+  }
+  const size = (n) => `${(n / 2 ** 30).toFixed(2)} GiB`;
+  if (bytes > limits.maxCheckpointBytes) throw refuse('hub.tooBig', { size: size(bytes), max: size(limits.maxCheckpointBytes) });
+  const memory = globalThis.navigator?.deviceMemory;
+  if (memory > 0 && bytes > memory * 2 ** 30 / 2) throw refuse('hub.tooBigDevice', { size: size(bytes), memory: `${memory} GiB` });
+}
+
+/**
+ * The model's BOS id where it uses one: the config's bos_token_id when its tokenizer puts it first
+ * (encode with special tokens), or, without a tokenizer, when the config names one. Else null (GPT-2's
+ * and Qwen's tokenizers add none).
+ */
+function modelBos(config, tokenizer, vocab) {
+  const bos = config?.bos_token_id;
+  if (!Number.isInteger(bos) || bos < 0 || bos >= vocab) return null;
+  if (!tokenizer) return bos;
+  try {
+    return tokenizer.encode('a', { addSpecialTokens: true }).ids[0] === bos ? bos : null;
+  } catch {
+    return null;
+  }
+}
+
 let opened = 0;
 /**
  * Opens a checkpoint in the worker and returns its source: `input` is { files: File[] } (a picker, a
- * drop) or { url } (a folder served beside the page). `onProgress({ phase: 'download' | 'load', loaded,
- * total })`; `signal` stops it (the promise then rejects with an AbortError).
+ * drop), { url } (a folder served beside the page) or { url: 'hf:<org>/<name>[@<revision>]', hub } (a
+ * Hub model, sources/hub.js). `onProgress({ phase: 'download' | 'load', loaded, total })`; `signal`
+ * stops it (the promise then rejects with an AbortError).
  */
 export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
   const t0 = performance.now();
-  const c = input.files ? await checkpointFromFiles(input.files)
-    : await checkpointFromUrl(input.url, { signal, onProgress: (p) => onProgress?.({ phase: 'download', ...p }) });
+  const download = (p) => onProgress?.({ phase: 'download', ...p });
+  let c;
+  if (input.files) {
+    c = await checkpointFromFiles(input.files);
+  } else if (isHubModel(input.url)) {
+    const { checkpointFromHub } = await import('./hub.js');
+    const { repo } = parseHubModel(input.url);
+    c = await checkpointFromHub(input.url, { hub: input.hub, signal, onProgress: download,
+      check: (config, bytes) => checkBeforeDownload(ctx, repo, config, bytes) });
+  } else {
+    c = await checkpointFromUrl(input.url, { signal, onProgress: download });
+  }
   const key = `model-${++opened}`;
   const total = c.weights.reduce((s, w) => s + w.size, 0);
   const r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: c.weights }],
     { signal, onProgress: (p) => onProgress?.({ phase: 'load', ...p }) });
-  return pretrainedSource(ctx, { key, name: c.name, url: input.url ?? '', info: r.info, shape: r.shape, dtypeBytes: r.dtypeBytes,
-    tokenizer: c.tokenizer, fileBytes: total, ms: performance.now() - t0 });
+  return pretrainedSource(ctx, { key, name: c.name, url: input.url ?? '', hub: c.hub ?? null, config: c.config, info: r.info, shape: r.shape,
+    dtypeBytes: r.dtypeBytes, tokenizer: c.tokenizer, fileBytes: total, ms: performance.now() - t0 });
 }

@@ -10,6 +10,7 @@ import { createReadout } from '../render/heatmap.js';
 import { createModelOverview } from '../parts/model-overview.js';
 import { nextTokens, rolesTable } from '../parts/model-readings.js';
 import { createOpenModel } from '../parts/open-model.js';
+import { roleScores } from '../sources/head-roles.js';
 import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
 export function createModelView(root, ctx) {
@@ -36,9 +37,15 @@ export function createModelView(root, ctx) {
     if (!ctx.modelJob() || ctx.modelJob().error) setViewState(root, ctx.modelJob()?.error ? 'error' : 'ready', root.result ?? { opened: false });
   });
 
+  /** The heads' scores on the model's probe (sources/pretrained.js probe: ordinary tokens, BOS first where the model uses one). */
   const rolesOf = (source) => {
     const k = source.opened.key;
-    if (!roleCache.has(k)) roleCache.set(k, ctx.client.call('pretrainedHeadRoles', k));
+    if (!roleCache.has(k)) {
+      const r = source.probe(0).then((probe) => ctx.client.call('pretrainedHeadRoles', k, { probes: probe.probes })
+        .then(({ scores }) => ({ probe, scores })));
+      r.catch(() => roleCache.delete(k));
+      roleCache.set(k, r);
+    }
     return roleCache.get(k);
   };
 
@@ -47,7 +54,9 @@ export function createModelView(root, ctx) {
     // the last tokens are the model's pieces of the sentence (its data), the model's name and type too
     const text = el('span', { dataset: { text: 'input' } }, data.tokens.slice(-3).join(' '));
     next.replaceChildren(el('p', 'note', ...messageNodes(t, 'mo.nextIntro', { text })), nextTokens(data.next, i18n));
-    roles.replaceChildren(rolesTable(r.scores, r.probe, i18n));
+    const size = data.attentions.length / data.layers;  // the same scores on the learner's own sentence
+    const own = roleScores(Array.from({ length: data.layers }, (_, l) => data.attentions.subarray(l * size, (l + 1) * size)), data.ids);
+    roles.replaceChildren(rolesTable(r.scores, r.probe, i18n, own));
     let hi = 0;
     for (const w of data.attentions) hi = Math.max(hi, w);
     tools.replaceChildren(legend('prob', [0, hi || 1], t('mo.weight')));
@@ -65,6 +74,7 @@ export function createModelView(root, ctx) {
     update(next) {
       state = next;
       const source = ctx.sourceFor('model', state);
+      opener.update(state);
       opener.show(ctx.modelJob(), ctx.model());
       if (source.id !== 'pretrained') {
         latest.cancel();

@@ -26,7 +26,9 @@ export function createPytorchView(root, ctx) {
   const code = el('code', { dataset: { role: 'code', text: 'code' }, lang: 'en' });
   const pre = el('pre', { className: 'code-block', tabindex: '0', 'aria-label': t('pytorch.codeLabel') }, code);
   const how = el('p', { className: 'note' }, t('pytorch.how'));
-  root.replaceChildren(summary, el('div', 'wt-buttons', download, copy, status), how, pre);
+  // While the maps draw another model (a bundled trained one, an opened checkpoint): whose code this is.
+  const whose = el('p', { className: 'landing-note', role: 'status', dataset: { role: 'twin-whose' }, hidden: true });
+  root.replaceChildren(whose, summary, el('div', 'wt-buttons', download, copy, status), how, pre);
 
   copy.addEventListener('click', async () => {
     if (!last) return;
@@ -51,6 +53,12 @@ export function createPytorchView(root, ctx) {
   return {
     update(state) {
       const source = ctx.sourceFor('pytorch', state);
+      const drawn = ctx.model?.() ? ctx.model().title : state.source === 'trained' ? t('pytorch.zooModel', { variant: variantLabel(state.variant, i18n) }) : '';
+      whose.hidden = !drawn;
+      if (drawn) {
+        const [before, after] = t('pytorch.notDrawn', { model: '\u0000' }).split('\u0000');
+        whose.replaceChildren(before, el('span', { dataset: { text: 'model' } }, drawn), after);
+      }
       const tokens = source.tokens(state);
       if (!source.stages) {
         latest.cancel();

@@ -15,4 +15,6 @@ export default addEnglish({
   'pytorch.typeSentence': 'Type a sentence to get its PyTorch twin.',
   'pytorch.summary': '{variant} on "{text}": the code below computes what this page computes, in PyTorch.',
   'pytorch.cannot': 'Cannot compute:',
+  'pytorch.notDrawn': 'This code is for the lesson\'s block with seeded random weights and the form\'s shape, not for {model}, which the attention maps draw.',
+  'pytorch.zooModel': 'the bundled {variant} model trained on Shakespeare',
 });

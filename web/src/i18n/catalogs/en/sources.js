@@ -17,4 +17,8 @@ export default addEnglish({
   'sources.otherSite': 'model (\'{model}\') is on another site: only a folder served beside the page can be opened',
   'sources.unreadable': '{file} could not be read from the model folder (HTTP {status})',
   'sources.noSafetensors': 'the model folder has neither model.safetensors nor model.safetensors.index.json',
+  'sources.network': 'the connection was lost while {file} was downloading ({reason}): nothing of it was kept; try again',
+  'sources.truncated': '{file} ended after {loaded} of its {size} bytes: nothing of it was kept; try again',
+  'sources.badIndex': '{name} has no weight_map listing the shard files',
+  'sources.badShard': 'model.safetensors.index.json names a shard \'{shard}\' that is not a plain .safetensors file name in the model\'s folder',
 });

@@ -1,0 +1,189 @@
+// Browser test of "Open a model from the Hugging Face Hub" (parts/hub-open.js, sources/hub.js,
+// sources/model-store.js): in Chromium, under the strict CSP (its connect-src naming the test Hub and its
+// file origin) and a sub-path, against a stand-in Hub on loopback (hub-server.mjs) that serves the
+// API's file listing, `resolve` with a redirect to a second origin (Range, ETag), a gated id (401), an
+// unknown one (404), a cut connection, a model too big and one the loader cannot read. Nothing is
+// requested before the learner asks; a model opens by id, is kept, and opens again from the store with
+// no request; a download can be stopped and retried after a cut; refusals come before any weight byte.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { app, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { startHub } from './hub-server.mjs';
+
+let b, hub;
+before(async () => {
+  hub = await startHub();
+  b = await startBrowser({ allow: [hub.hub, hub.cdn] });
+});
+after(async () => { await b?.close(); await hub?.close(); });
+
+const root = (page) => app(page).locator('[data-slot="model"]');
+const query = (extra = '') => `embed.html?view=model&hub=${encodeURIComponent(hub.hub)}${extra}`;
+
+/** Types a model id in the Hub form and opens it. */
+async function openById(page, id) {
+  await root(page).locator('[data-role="hub-id"]').fill(id);
+  await root(page).locator('[data-action="hub-open"]').click();
+}
+
+/** Waits until the model view has drawn an opened model, or shows an error; returns its result or the error's text. */
+async function settled(page) {
+  await page.waitForFunction(() => {
+    const v = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="model"]');
+    const err = v.querySelector('[data-role="model-error"]');
+    return (v.result?.opened && v.dataset.state === 'ready') || (err && !err.hidden);
+  }, null, { timeout: 30000 });
+  const err = root(page).locator('[data-role="model-error"]');
+  return (await err.isVisible()) ? { error: await err.textContent(), field: await err.getAttribute('data-field') } : viewResult(page, 'model');
+}
+
+const keptIds = (page) => root(page).locator('[data-role="hub-kept"] li[data-model]').evaluateAll((lis) => lis.map((li) => li.dataset.model));
+
+test('nothing is fetched until the learner asks; a model opens by id, is kept, and opens again from the store with no request', async () => {
+  hub.reset();
+  const page = await b.open(query());
+  await viewReady(page, 'model');
+  const picks = await root(page).locator('[data-role="hub-suggestions"] button').allTextContents();
+  assert.equal(picks.length, 5);
+  assert.match(picks[0], /SmolLM2-135M: llama, 9 query heads : 3 K\/V heads \(GQA\), about 257 MiB/);
+  assert.ok(picks.some((p) => /gpt2: gpt2, 12 query heads : 12 K\/V heads \(MHA\)/.test(p)), picks.join('\n'));
+  assert.deepEqual(hub.log, [], 'the page asked the Hub for nothing before the learner did');
+
+  await openById(page, 'test-org/tiny-gpt2');
+  const r = await settled(page);
+  assert.equal(r.opened, true, JSON.stringify(r));
+  assert.equal(r.model, 'gpt2');
+  const order = hub.log.map((e) => `${e.origin}:${e.path}`);
+  const firstWeight = order.findIndex((e) => e.startsWith('cdn:'));
+  assert.ok(order.indexOf('hub:/api/models/test-org/tiny-gpt2/tree/main') === 0, order.join('\n'));
+  assert.ok(order.indexOf('hub:/test-org/tiny-gpt2/resolve/main/config.json') < firstWeight, 'config.json is read before any weight byte');
+  assert.ok(order.includes('hub:/test-org/tiny-gpt2/resolve/main/tokenizer.json'));
+  assert.match(page.url(), /model=hf%3Atest-org%2Ftiny-gpt2/);
+  const facts = await root(page).locator('[data-role="model-facts"]').textContent();
+  assert.match(facts, /test-org\/tiny-gpt2/, 'the model is named by its Hub id');
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('[data-slot="model"] [data-role="hub-kept"] li[data-model]').length > 0);
+  assert.deepEqual(await keptIds(page), ['test-org/tiny-gpt2']);
+  assert.match(await root(page).locator('[data-role="hub-kept"]').textContent(), /test-org\/tiny-gpt2 · 1\d\d(\.\d)? KiB/);
+  assert.deepEqual(page.errors, []);
+
+  // the same link again: opened from this browser's copy, with no request to the Hub
+  hub.reset();
+  const again = await b.open(query('&model=hf:test-org/tiny-gpt2'));
+  const r2 = await settled(again);
+  assert.equal(r2.opened, true);
+  assert.deepEqual(hub.log, [], 'the kept model opens with no request');
+  assert.match(await root(again).locator('[data-role="model-facts"]').textContent(), /opened from this browser's copy/);
+  await shot(again, 'hub-opened-from-store');
+  assert.deepEqual(again.errors, []);
+  await again.close();
+  await page.close();
+});
+
+test('a gated model asks for a login, an unknown one says so, and neither fetches a weight byte', async () => {
+  hub.reset();
+  const page = await b.open(query());
+  await viewReady(page, 'model');
+  await openById(page, 'test-org/gated-model');
+  let r = await settled(page);
+  assert.match(r.error, /needs a Hugging Face login \(HTTP 401\).*drop them here/);
+  assert.equal(r.field, 'model');
+  await openById(page, 'test-org/no-such-model');
+  r = await settled(page);
+  assert.match(r.error, /HTTP 404/);
+  await openById(page, 'not an id!');
+  r = await settled(page);
+  assert.match(r.error, /is not a Hub model id/);
+  assert.deepEqual(hub.weightRequests(), []);
+  await page.close();
+});
+
+test('a model too big to open and one the loader cannot read are refused before any weight byte', async () => {
+  hub.reset();
+  const page = await b.open(query());
+  await viewReady(page, 'model');
+  await openById(page, 'test-org/too-big');
+  let r = await settled(page);
+  assert.match(r.error, /5\.00 GiB of weights, more than the .* a WebAssembly page can hold: nothing was downloaded/);
+  await openById(page, 'test-org/tiny-mixtral');
+  r = await settled(page);
+  assert.match(r.error, /cannot be read: config\.model_type \('mixtral'\) is not supported/);
+  assert.deepEqual(hub.weightRequests(), [], 'no weight byte was asked for');
+  assert.deepEqual(await keptIds(page), ['test-org/tiny-gpt2'], 'nothing of a refused model is kept');
+  await shot(page, 'hub-refused');
+  await page.close();
+});
+
+test('a download can be stopped, and a cut connection keeps nothing and can be retried', async () => {
+  hub.reset();
+  const page = await b.open(query());
+  await viewReady(page, 'model');
+  await openById(page, 'test-org/slow-stories');
+  const stop = root(page).locator('[data-action="stop-model"]');
+  await page.waitForFunction(() => /downloading model\.safetensors: [\d.]+ KiB of/.test(document.querySelector('attention-playground')
+    .shadowRoot.querySelector('[data-slot="model"] .om-bar-text')?.textContent ?? ''), null, { timeout: 20000 });
+  await stop.click();
+  let r = await settled(page);
+  assert.match(r.error, /Stopped: the model was not opened/);
+  assert.ok(!(await keptIds(page)).includes('test-org/slow-stories'), 'a stopped download keeps nothing');
+
+  await openById(page, 'test-org/cut-gpt2');
+  r = await settled(page);
+  assert.match(r.error, /connection was lost while model\.safetensors was downloading|ended after \d+ of its \d+ bytes/);
+  assert.ok(!(await keptIds(page)).includes('test-org/cut-gpt2'), 'nothing of the cut download is kept');
+  const stored = await page.evaluate(async () => (await (await caches.open('attention-playground-models-v1')).keys())
+    .map((k) => k.url).filter((u) => u.includes('cut-gpt2')));
+  assert.deepEqual(stored, [], 'no file of it is in the store');
+  await root(page).locator('[data-action="retry-model"]').click();
+  r = await settled(page);
+  assert.equal(r.opened, true, JSON.stringify(r));
+  await page.waitForFunction(() => [...document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('[data-slot="model"] [data-role="hub-kept"] li[data-model]')].some((li) => li.dataset.model === 'test-org/cut-gpt2'));
+  // deleting a kept model removes it from the list and from the store
+  await root(page).locator('[data-role="hub-kept"] li[data-model="test-org/cut-gpt2"] [data-action="hub-delete"]').click();
+  await page.waitForFunction(() => ![...document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('[data-slot="model"] [data-role="hub-kept"] li[data-model]')].some((li) => li.dataset.model === 'test-org/cut-gpt2'));
+  const left = await page.evaluate(async () => (await (await caches.open('attention-playground-models-v1')).keys())
+    .map((k) => k.url).filter((u) => u.includes('cut-gpt2')));
+  assert.deepEqual(left, []);
+  await page.close();
+});
+
+test('a real trained model without a tokenizer: BOS and its own words to start, heads that show on its probe, the learner\'s ids kept on reload', async () => {
+  hub.reset();
+  const page = await b.open(query('&model=hf:karpathy/stories260K'));
+  const r = await settled(page);
+  assert.equal(r.opened, true, JSON.stringify(r));
+  const text = await page.evaluate(() => new URL(location.href).searchParams.get('text'));
+  const ids = text.split(' ').map(Number);
+  assert.equal(ids[0], 1, 'the sentence starts with the model\'s BOS (1)');
+  assert.ok(ids.slice(1).every((id) => id > 2), `then ordinary tokens the model writes: ${text}`);
+  const roles = await root(page).locator('[data-role="head-roles"]').evaluate((t) => Object.fromEntries([...t.querySelectorAll('tbody tr')]
+    .map((tr) => [tr.dataset.roleKey, [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)])));
+  const best = (s) => Math.max(...[...s.matchAll(/: ([\d.]+)/g)].map((m) => Number(m[1])));
+  // (the old probe, 32 uniform ids of the whole vocabulary with BOS mid-sequence, scored every role at most 0.24)
+  assert.ok(best(roles.firstToken[0]) > 0.3, `a first-token sink on the probes: ${roles.firstToken[0]}`);
+  const N = 17, uniform = Array.from({ length: N - 1 }, (_, k) => 1 / (k + 2)).reduce((a, v) => a + v) / (N - 1);  // BOS + 2 · 8
+  assert.ok(best(roles.previousToken[0]) > 1.5 * uniform, `a previous-token head above uniform (${uniform.toFixed(2)}) on the probes: ${roles.previousToken[0]}`);
+  assert.ok(best(roles.previousToken[1]) > 0.4, `and clear on the model's own sentence: ${roles.previousToken[1]}`);
+  assert.ok(best(roles.firstToken[1]) > 0.4, `a sink on the model's own sentence: ${roles.firstToken[1]}`);
+  await shot(page, 'hub-stories260k');
+  await page.close();
+
+  const typed = '1 461 461 401 401 401 461 378';
+  const again = await b.open(query(`&model=hf:karpathy/stories260K&text=${encodeURIComponent(typed)}`));
+  assert.equal((await settled(again)).opened, true);
+  assert.equal(await again.evaluate(() => new URL(location.href).searchParams.get('text')), typed, 'the learner\'s ids are kept');
+  assert.equal((await viewResult(again, 'model')).tokens, 8);
+  assert.deepEqual(again.errors, []);
+  await again.close();
+});
+
+test('with the Hub gone, a kept model still opens', async () => {
+  await hub.close();
+  const page = await b.open(query('&model=hf:test-org/tiny-gpt2'));
+  const r = await settled(page);
+  assert.equal(r.opened, true, JSON.stringify(r));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
