@@ -9,6 +9,7 @@ import { el } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { checkpointFromFiles, checkpointFromUrl } from './model-files.js';
 import { isHubModel, parseHubModel } from './hub-id.js';
+import { checkpointFromHub } from './hub.js';
 import { tokenLabels } from './token-labels.js';
 import { PROBES, probeLength, probeOf, roleProbe } from './head-roles.js';
 import '../i18n/catalogs/en/sources.js';  // the English words it speaks
@@ -229,7 +230,6 @@ export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
   if (input.files) {
     c = await checkpointFromFiles(input.files);
   } else if (isHubModel(input.url)) {
-    const { checkpointFromHub } = await import('./hub.js');
     const { repo } = parseHubModel(input.url);
     c = await checkpointFromHub(input.url, { hub: input.hub, signal, onProgress: download,
       check: (config, bytes) => checkBeforeDownload(ctx, repo, config, bytes) });
