@@ -45,8 +45,8 @@ test('nothing is fetched until the learner asks; a model opens by id, is kept, a
   await viewReady(page, 'model');
   const picks = await root(page).locator('[data-role="hub-suggestions"] button').allTextContents();
   assert.equal(picks.length, 5);
-  assert.match(picks[0], /SmolLM2-135M: llama, 9 query heads : 3 K\/V heads \(GQA\), about 257 MiB/);
-  assert.ok(picks.some((p) => /gpt2: gpt2, 12 query heads : 12 K\/V heads \(MHA\)/.test(p)), picks.join('\n'));
+  assert.match(picks[0], /SmolLM2-135M · llama · GQA, 9 query heads : 3 K\/V heads, download about 257 MiB/);
+  assert.ok(picks.some((p) => /gpt2 · gpt2 · MHA, 12 query heads : 12 K\/V heads/.test(p)), picks.join('\n'));
   assert.deepEqual(hub.log, [], 'the page asked the Hub for nothing before the learner did');
 
   await openById(page, 'test-org/tiny-gpt2');

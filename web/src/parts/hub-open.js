@@ -4,6 +4,7 @@
 // element opens the model (ctx.openModel({ url: 'hf:…', hub })); nothing is fetched until the learner
 // asks. Part of "Open a model" (parts/open-model.js).
 import { el } from '../kit.js';
+import { messageNodes } from '../i18n/nodes.js';
 import { HUB_MODELS } from '../sources/hub-models.js';
 import { deleteStored, listStored } from '../sources/model-store.js';
 import '../i18n/catalogs/en/hub.js';  // the English words it speaks
@@ -16,8 +17,10 @@ export function createHubOpen(ctx) {
     const value = id.trim().replace(/^hf:/, '');
     if (value) ctx.openModel({ url: `hf:${value}`, hub });
   };
+  // a model id is data, as the Hub writes it (data-text: no catalog has it)
   const input = el('input', { type: 'text', className: 'hub-id', name: 'hub-id', placeholder: HUB_MODELS[0].id, autocomplete: 'off',
-    spellcheck: false, lang: 'en', dataset: { role: 'hub-id' } });
+    spellcheck: false, lang: 'en', dataset: { role: 'hub-id', text: 'model' } });
+  const data = (text) => el('span', { lang: 'en', dataset: { text: 'model' } }, text);
   const form = el('form', { className: 'hub-form', onsubmit: (e) => { e.preventDefault(); open(input.value); } },
     el('label', { className: 'hub-label' }, t('hub.idLabel'), ' ', input),
     el('button', { type: 'submit', dataset: { action: 'hub-open' } }, t('hub.open')));
@@ -26,7 +29,8 @@ export function createHubOpen(ctx) {
     ...HUB_MODELS.map((m) => el('li', null, el('button', {
       type: 'button', className: 'hub-pick', dataset: { action: 'hub-pick', model: m.id },
       onclick: () => { input.value = m.id; open(m.id); },
-    }, t('hub.suggestion', { id: m.id, type: m.modelType, H: m.nHeads, G: m.nKvHeads, variant: m.variant.toUpperCase(), size: fmt.binary(m.bytes, 3) })))));
+    }, data(m.id), ' · ', data(m.modelType), ' · ',
+    t('hub.suggestion', { H: m.nHeads, G: m.nKvHeads, variant: m.variant.toUpperCase(), size: fmt.binary(m.bytes, 3) })))));
   const keptList = el('ul', { className: 'hub-kept', dataset: { role: 'hub-kept' } });
   const element = el('fieldset', { className: 'hub' },
     el('legend', null, t('hub.title')), el('p', 'note', t('hub.intro')), form, from, picks,
@@ -40,7 +44,7 @@ export function createHubOpen(ctx) {
     keptList.replaceChildren(...(kept.length ? kept.map((k) => {
       const id = `${k.repo}${k.revision === 'main' ? '' : `@${k.revision}`}`;
       return el('li', { dataset: { model: id, hub: k.hub } },
-        el('span', { lang: 'en', dataset: { text: 'model' } }, t('hub.keptItem', { repo: id, size: fmt.binary(k.bytes, 3) })), ' ',
+        ...messageNodes(t, 'hub.keptItem', { repo: data(id) }, { size: fmt.binary(k.bytes, 3) }), ' ',
         el('button', { type: 'button', dataset: { action: 'hub-open-kept' },
           onclick: () => ctx.openModel({ url: `hf:${id}`, hub: k.hub === 'https://huggingface.co' ? '' : k.hub }) }, t('hub.openKept')), ' ',
         el('button', { type: 'button', dataset: { action: 'hub-delete' }, 'aria-label': t('hub.deleteLabel', { repo: id }),
@@ -55,7 +59,7 @@ export function createHubOpen(ctx) {
     update(state) {
       hub = state.hub || '';
       from.hidden = !hub;
-      from.textContent = hub ? t('hub.from', { hub }) : '';
+      from.replaceChildren(...(hub ? messageNodes(t, 'hub.from', { hub: data(hub) }) : []));
       if (state.model?.startsWith('hf:') && input.getRootNode().activeElement !== input && !input.value) input.value = state.model.slice(3);
     },
   };

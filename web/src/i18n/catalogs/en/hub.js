@@ -10,7 +10,7 @@ export default addEnglish({
   'hub.open': 'Open',
   'hub.intro': 'Type a model id, or pick one of these small public models the page reads. Nothing is downloaded until you open one; it is then kept in this browser and opens again offline.',
   'hub.pickLabel': 'Suggested models',
-  'hub.suggestion': '{id}: {type}, {H} query heads : {G} K/V heads ({variant}), about {size}',
+  'hub.suggestion': '{variant}, {H} query heads : {G} K/V heads, download about {size}',
   'hub.from': 'from {hub}',
   'hub.kept': 'Models kept in this browser',
   'hub.keptNone': 'None yet.',
