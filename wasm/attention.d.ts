@@ -674,8 +674,15 @@ export interface TrainerSpec {
     layerNorm?: boolean;
     /** Default false. */
     tiedEmbeddings?: boolean;
-    /** Default 'gelu'. */
+    /** Default 'gelu'. Block 'gpt' only. */
     activation?: 'gelu' | 'relu';
+    /**
+     * Default 'gpt' (learned positions, LayerNorm, GELU/ReLU MLP with biases). 'llama': Hugging Face's
+     * LlamaForCausalLM (RoPE, RMSNorm, SwiGLU, no biases; variant 'mha' | 'mqa' | 'gqa').
+     */
+    block?: 'gpt' | 'llama';
+    /** Block 'llama' only: the SwiGLU MLP's width, 1 to 131072. Default 8 dModel / 3 rounded up to a multiple of 8. */
+    mlpWidth?: number;
   };
   /** Default 32. */
   seqLen?: number;

@@ -23,7 +23,7 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   using attn::train::trainer_number_fields;
   require_object(spec, "trainer spec");
   std::set<std::string> keys = {"task", "text", "model", "allowLongWork"};
-  std::set<std::string> model_keys = {"variant", "rope", "activation"};
+  std::set<std::string> model_keys = {"variant", "rope", "activation", "block"};
   for (const auto& f : trainer_number_fields()) (f.in_model ? model_keys : keys).insert(f.name);
   for (const auto& f : trainer_flag_fields()) model_keys.insert(f.name);
   for (const auto& f : attn::spec_number_fields()) if (f.geometry) model_keys.insert(f.name);
@@ -47,6 +47,7 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   for (const auto& f : trainer_number_fields()) if (f.in_model) s.*f.member = number_field(model, f.name, "model");
   for (const auto& f : trainer_flag_fields()) s.*f.member = bool_field(model, f.name, "model");
   s.activation = string_field(model, "activation", "model");
+  s.block = string_field(model, "block", "model");
   return s;
 }
 
