@@ -761,6 +761,11 @@ export interface Trainer {
   nextTokenProbs(tokens: ArrayLike<number>): Float32Array;
   /** The model as a `.safetensors` file (docs/api.md "The model file"): weights, AdamW moments, config. */
   exportModel(): Uint8Array;
+  /**
+   * A model of block 'llama' as a Hugging Face LlamaForCausalLM checkpoint (docs/api.md): the text of its
+   * `config.json` and its `model.safetensors`. RangeError (field 'model.block') for block 'gpt'.
+   */
+  exportCheckpoint(): { config: string; safetensors: Uint8Array };
   dispose(): void;
 }
 

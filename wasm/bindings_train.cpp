@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/train/hf_checkpoint.hpp"
 #include "attn/train/trainer.hpp"
 #include "js_convert.hpp"
 
@@ -185,6 +186,16 @@ class JsTrainer {
       return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
     });
   }
+  // exportCheckpoint(): { config: the config.json text, safetensors: model.safetensors } (block 'llama').
+  val export_checkpoint() {
+    return guarded([&] {
+      const attn::train::HfCheckpoint ck = attn::train::export_hf_checkpoint(t_->model());
+      val o = val::object();
+      o.set("config", ck.config_json);
+      o.set("safetensors", val::global("Uint8Array").new_(emscripten::typed_memory_view(ck.safetensors.size(), ck.safetensors.data())));
+      return o;
+    });
+  }
   double steps() const { return double(t_->steps()); }
   double vocab_size() const { return double(t_->task().vocab()); }
   // Internal (bench/calibrate-cost.mjs): the cost model's estimates of this trainer's calls.
@@ -260,6 +271,7 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("layer", &JsTrainer::layer)
       .function("nextTokenProbs", &JsTrainer::next_token_probs)
       .function("exportModel", &JsTrainer::export_model)
+      .function("exportCheckpoint", &JsTrainer::export_checkpoint)
       .function("steps", &JsTrainer::steps)
       .function("maxStepsPerCall", &JsTrainer::max_steps_per_call)
       .function("stepSeconds", &JsTrainer::step_seconds)
