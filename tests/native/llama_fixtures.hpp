@@ -92,7 +92,7 @@ inline std::unique_ptr<attn::train::Model> model_of(const json& c) {
   cfg.block = attn::train::Block::Llama;
   cfg.ffn = size(c, "f");
   cfg.tied = c.at("sizes").at("tied").get<bool>();
-  cfg.norm_eps = float(c.at("sizes").at("eps").get<double>());
+  cfg.norm_eps = c.at("sizes").at("eps").get<double>();
   return std::make_unique<attn::train::Model>(cfg, 7);
 }
 

@@ -107,7 +107,7 @@ TEST(TrainCheckpoint, ConfigFieldsTensorNamesAndLayouts) {
   EXPECT_EQ(config.at("max_position_embeddings"), 12);
   EXPECT_EQ(config.at("tie_word_embeddings"), false);
   EXPECT_EQ(config.at("rope_theta"), 10000.0);
-  EXPECT_NEAR(config.at("rms_norm_eps").get<double>(), 1e-5, 1e-12);
+  EXPECT_EQ(config.at("rms_norm_eps").get<double>(), 1e-5);
   EXPECT_EQ(config.at("hidden_act"), "silu");
 
   const auto index = pretrained_fixtures::index_of(ck.safetensors, 0);

@@ -33,7 +33,7 @@ TEST(TrainLlamaGolden, RmsNormForwardAndGradients) {
   const auto x = tensor(c, "x"), gamma = tensor(c, "gamma"), dout = tensor(c, "dout");
   std::vector<float> out(std::size_t(r * d)), rstd(static_cast<std::size_t>(r)), dx(out.size(), 0.0f);
   std::vector<float> dgamma(static_cast<std::size_t>(d), 0.0f);
-  rmsnorm_forward(out.data(), rstd.data(), x.data(), gamma.data(), r, d, float(c.at("sizes").at("eps").get<double>()));
+  rmsnorm_forward(out.data(), rstd.data(), x.data(), gamma.data(), r, d, c.at("sizes").at("eps").get<double>());
   rmsnorm_backward(dx.data(), dgamma.data(), dout.data(), x.data(), rstd.data(), gamma.data(), r, d);
   expect_close("out", out.data(), tensor(c, "out"));
   expect_close("d_x", dx.data(), tensor(c, "d_x"));
@@ -97,7 +97,7 @@ TEST(TrainLlamaGolden, BlockForwardAndGradientsOfEveryInputAndWeight) {
     const auto x = tensor(c, "x"), dout = tensor(c, "dout");
     std::vector<float> out(x.size()), dx(x.size(), 0.0f);
     LlamaBlockCache cache;
-    llama_block_forward(out.data(), cache, x.data(), s, p, b, n, float(c.at("sizes").at("eps").get<double>()));
+    llama_block_forward(out.data(), cache, x.data(), s, p, b, n, c.at("sizes").at("eps").get<double>());
     llama_block_backward(dx.data(), grad, dout.data(), cache, s, p);
     expect_close("out", out.data(), tensor(c, "out"));
     expect_close("d_x", dx.data(), tensor(c, "d_x"));

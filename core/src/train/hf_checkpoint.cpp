@@ -77,7 +77,7 @@ HfCheckpoint export_hf_checkpoint(const Model& model) {
       {"num_key_value_heads", s.g},
       {"head_dim", s.dh},
       {"num_hidden_layers", c.n_layers},
-      {"rms_norm_eps", double(c.norm_eps)},
+      {"rms_norm_eps", c.norm_eps},
       {"rope_theta", s.rope_base},
       {"rope_scaling", nullptr},
       {"vocab_size", c.vocab},

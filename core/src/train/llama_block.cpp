@@ -6,7 +6,7 @@
 namespace attn::train {
 
 void llama_block_forward(float* out, LlamaBlockCache& c, const float* x, const Shape& s, const LlamaLayer& p,
-                         int64_t batch, int64_t n, float eps) {
+                         int64_t batch, int64_t n, double eps) {
   const int64_t rows = batch * n, d = s.d;
   c.x = uninitialised(rows, d);
   std::copy_n(x, rows * d, c.x.data());

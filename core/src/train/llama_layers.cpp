@@ -11,13 +11,13 @@ namespace attn::train {
 // --- RMSNorm -------------------------------------------------------------------------------------
 
 void rmsnorm_forward(float* out, float* rstd, const float* x, const float* gamma, int64_t rows, int64_t d,
-                     float eps) {
+                     double eps) {
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * d;
     double ms = 0;
     for (int64_t j = 0; j < d; ++j) ms += double(xr[j]) * double(xr[j]);
     ms /= double(d);
-    const float s = float(1.0 / std::sqrt(ms + double(eps)));
+    const float s = float(1.0 / std::sqrt(ms + eps));
     for (int64_t j = 0; j < d; ++j) out[r * d + j] = xr[j] * s * gamma[j];
     rstd[r] = s;
   }

@@ -38,7 +38,7 @@ struct LlamaBlockCache {
 
 // out (R, D) = the block applied to x (R, D); may not alias x.
 void llama_block_forward(float* out, LlamaBlockCache& cache, const float* x, const Shape& s, const LlamaLayer& p,
-                         int64_t batch, int64_t n, float eps);
+                         int64_t batch, int64_t n, double eps);
 // dx (R, D) and every gradient in `grad` (shaped like p, zeroed by the caller) accumulate.
 void llama_block_backward(float* dx, LlamaLayer& grad, const float* dout, const LlamaBlockCache& cache,
                           const Shape& s, const LlamaLayer& p);

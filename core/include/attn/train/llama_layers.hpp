@@ -15,7 +15,7 @@ namespace attn::train {
 // --- RMSNorm over the last axis:  out = x * rstd * gamma,   rstd = 1 / sqrt(mean(x^2) + eps) ------
 // rstd: (R) kept for the backward.   gamma: (D).   Sums in double precision.
 void rmsnorm_forward(float* out, float* rstd, const float* x, const float* gamma, int64_t rows, int64_t d,
-                     float eps);
+                     double eps);
 // dx (R, D) and dgamma (D) accumulate.
 void rmsnorm_backward(float* dx, float* dgamma, const float* dout, const float* x, const float* rstd,
                       const float* gamma, int64_t rows, int64_t d);

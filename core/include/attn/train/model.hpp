@@ -39,7 +39,7 @@ struct ModelConfig {
   Activation activation = Activation::Gelu;
   Block block = Block::Gpt;
   int64_t ffn = 0;         // Llama: the SwiGLU MLP's width F (intermediate_size)
-  float norm_eps = 1e-5f;  // Llama: RMSNorm's eps (rms_norm_eps)
+  double norm_eps = 1e-5;  // Llama: RMSNorm's eps (rms_norm_eps)
 };
 
 // One trainable tensor: its value and its gradient (same shape), for the optimiser and export.

@@ -74,7 +74,7 @@ const std::vector<TrainerFlagField>& trainer_flag_fields();
 // matrices), rounded up to a multiple of 8.
 int64_t llama_mlp_width(int64_t d_model);
 // Block 'llama''s RMSNorm eps (written as rms_norm_eps in its Hugging Face config).
-constexpr float kLlamaNormEps = 1e-5f;
+constexpr double kLlamaNormEps = 1e-5;
 
 // The largest alphabet of task 'pairs' (its vocabulary is the alphabet squared: 65,536).
 constexpr int64_t kMaxPairAlphabet = 256;
