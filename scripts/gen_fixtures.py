@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate the golden attention fixtures: tests/fixtures/attention_golden.json.
+"""Generate the golden attention fixtures: tests/fixtures/attention_golden.json (and the trainer's
+Llama layers, blocks and models: tests/fixtures/train_llama_golden.json, scripts/train_fixtures.py).
 
 Run from the repository root with Debian's Python (it has torch and numpy):
 
@@ -480,6 +481,11 @@ def main():
         "note": "forward(spec with returnIntermediates) of the attention_golden.json case of the same name",
         "cases": staged,
     }, len(staged))
+
+    # The trainer's Llama block: its layers, blocks and whole models, forward and gradients.
+    import train_fixtures
+    doc = train_fixtures.build(b64)
+    write(train_fixtures.OUT_PATH, doc, len(doc["cases"]))
 
 
 def write(path, doc, n_cases):

@@ -635,6 +635,14 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
     exportModel() {
       return call(T, () => this.live().exportModel());
     }
+
+    /**
+     * A model of block 'llama' as a Hugging Face checkpoint: `{ config, safetensors }`, the text of its
+     * `config.json` and the bytes of its `model.safetensors` (docs/api.md).
+     */
+    exportCheckpoint() {
+      return call(T, () => this.live().exportCheckpoint());
+    }
   }
 
   const buildInfo = M.buildInfo();

@@ -683,8 +683,15 @@ export interface TrainerSpec {
     layerNorm?: boolean;
     /** Default false. */
     tiedEmbeddings?: boolean;
-    /** Default 'gelu'. */
+    /** Default 'gelu'. Block 'gpt' only. */
     activation?: 'gelu' | 'relu';
+    /**
+     * Default 'gpt' (learned positions, LayerNorm, GELU/ReLU MLP with biases). 'llama': Hugging Face's
+     * LlamaForCausalLM (RoPE, RMSNorm, SwiGLU, no biases; variant 'mha' | 'mqa' | 'gqa').
+     */
+    block?: 'gpt' | 'llama';
+    /** Block 'llama' only: the SwiGLU MLP's width, 1 to 131072. Default 8 dModel / 3 rounded up to a multiple of 8. */
+    mlpWidth?: number;
   };
   /** Default 32. */
   seqLen?: number;
@@ -763,6 +770,11 @@ export interface Trainer {
   nextTokenProbs(tokens: ArrayLike<number>): Float32Array;
   /** The model as a `.safetensors` file (docs/api.md "The model file"): weights, AdamW moments, config. */
   exportModel(): Uint8Array;
+  /**
+   * A model of block 'llama' as a Hugging Face LlamaForCausalLM checkpoint (docs/api.md): the text of its
+   * `config.json` and its `model.safetensors`. RangeError (field 'model.block') for block 'gpt'.
+   */
+  exportCheckpoint(): { config: string; safetensors: Uint8Array };
   dispose(): void;
 }
 

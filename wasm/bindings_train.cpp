@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/train/hf_checkpoint.hpp"
 #include "attn/train/trainer.hpp"
 #include "js_convert.hpp"
 
@@ -23,7 +24,7 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   using attn::train::trainer_number_fields;
   require_object(spec, "trainer spec");
   std::set<std::string> keys = {"task", "text", "model", "allowLongWork"};
-  std::set<std::string> model_keys = {"variant", "rope", "activation"};
+  std::set<std::string> model_keys = {"variant", "rope", "activation", "block"};
   for (const auto& f : trainer_number_fields()) (f.in_model ? model_keys : keys).insert(f.name);
   for (const auto& f : trainer_flag_fields()) model_keys.insert(f.name);
   for (const auto& f : attn::spec_number_fields()) if (f.geometry) model_keys.insert(f.name);
@@ -47,6 +48,7 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   for (const auto& f : trainer_number_fields()) if (f.in_model) s.*f.member = number_field(model, f.name, "model");
   for (const auto& f : trainer_flag_fields()) s.*f.member = bool_field(model, f.name, "model");
   s.activation = string_field(model, "activation", "model");
+  s.block = string_field(model, "block", "model");
   return s;
 }
 
@@ -184,6 +186,16 @@ class JsTrainer {
       return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
     });
   }
+  // exportCheckpoint(): { config: the config.json text, safetensors: model.safetensors } (block 'llama').
+  val export_checkpoint() {
+    return guarded([&] {
+      const attn::train::HfCheckpoint ck = attn::train::export_hf_checkpoint(t_->model());
+      val o = val::object();
+      o.set("config", ck.config_json);
+      o.set("safetensors", val::global("Uint8Array").new_(emscripten::typed_memory_view(ck.safetensors.size(), ck.safetensors.data())));
+      return o;
+    });
+  }
   double steps() const { return double(t_->steps()); }
   double vocab_size() const { return double(t_->task().vocab()); }
   // Internal (bench/calibrate-cost.mjs): the cost model's estimates of this trainer's calls.
@@ -259,6 +271,7 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("layer", &JsTrainer::layer)
       .function("nextTokenProbs", &JsTrainer::next_token_probs)
       .function("exportModel", &JsTrainer::export_model)
+      .function("exportCheckpoint", &JsTrainer::export_checkpoint)
       .function("steps", &JsTrainer::steps)
       .function("maxStepsPerCall", &JsTrainer::max_steps_per_call)
       .function("stepSeconds", &JsTrainer::step_seconds)

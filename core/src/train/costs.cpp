@@ -20,6 +20,13 @@ double attention_floats(const ModelConfig& c) {
   return total;
 }
 
+// The MLP's matrices: GPT-style w1 (D, 4D) and w2 (4D, D); Llama's w_gate, w_up (D, F) and w_down (F, D).
+double mlp_floats(const ModelConfig& c) {
+  const double D = double(c.attn.d);
+  if (c.block == Block::Llama) return 3.0 * D * double(c.ffn);
+  return c.mlp ? 8.0 * D * D : 0.0;
+}
+
 // linear_backward (layers.cpp): dx += dout w^T, dw += x^T dout (A transposed first).
 Work linear_backward_work(double rows, double d_in, double d_out) {
   Work w = gemm_work(rows, d_out, d_in) + gemm_work(d_in, rows, d_out);
@@ -60,7 +67,12 @@ Work model_forward_work(const ModelConfig& c, double seqs, int64_t n, double chu
   Work layer = attention_forward_work(c, seqs, n);
   layer.bytes += 24.0 * R * D;            // the residual stream: kept, added to
   if (c.layer_norm) layer.loops += 8.0 * R * D * (c.mlp ? 2.0 : 1.0);
-  if (c.mlp) {
+  if (c.block == Block::Llama) {          // SwiGLU (llama_layers.cpp): gate, up, down; silu's exp
+    const double F = double(c.ffn);
+    layer += gemm_work(R, D, F) * 2.0 + gemm_work(R, F, D);
+    layer.elementwise += R * F;
+    layer.bytes += 36.0 * R * F;          // g, u, a kept
+  } else if (c.mlp) {
     layer += gemm_work(R, D, 4 * D) + gemm_work(R, 4 * D, D);
     layer.elementwise += 4.0 * R * D;     // GELU's tanh
     layer.loops += 5.0 * R * D;           // the biases
@@ -72,7 +84,7 @@ Work model_forward_work(const ModelConfig& c, double seqs, int64_t n, double chu
   w.elementwise += R * V;                 // the cross-entropy's softmax
   w.loops += 4.0 * R * V;
   // Every chunk packs every matrix again (gemm_work counts one packing).
-  w.bytes += (chunks - 1.0) * 12.0 * (L * (attention_floats(c) + (c.mlp ? 8.0 * D * D : 0.0)) + D * V);
+  w.bytes += (chunks - 1.0) * 12.0 * (L * (attention_floats(c) + mlp_floats(c)) + D * V);
   return w;
 }
 
@@ -102,7 +114,12 @@ Work model_backward_work(const ModelConfig& c, double batch, int64_t n) {
     if (s.rope) layer.elementwise += R * (H + G) * dh;
   }
   if (c.layer_norm) layer.loops += 14.0 * R * D * (c.mlp ? 2.0 : 1.0);
-  if (c.mlp) {
+  if (c.block == Block::Llama) {
+    const double F = double(c.ffn);
+    layer += linear_backward_work(R, F, D) + linear_backward_work(R, D, F) * 2.0;
+    layer.elementwise += R * F;
+    layer.bytes += 48.0 * R * F;
+  } else if (c.mlp) {
     layer += linear_backward_work(R, 4 * D, D) + linear_backward_work(R, D, 4 * D);
     layer.elementwise += 4.0 * R * D;
     layer.bytes += 40.0 * R * D;
@@ -117,6 +134,9 @@ Work model_backward_work(const ModelConfig& c, double batch, int64_t n) {
 
 double model_param_floats(const ModelConfig& c) {
   const double D = double(c.attn.d), V = double(c.vocab), N = double(c.attn.n);
+  if (c.block == Block::Llama) {  // model.cpp init_llama: wte, per layer 2 norms + attention + MLP, lnf, unembed
+    return V * D + double(c.n_layers) * (2.0 * D + attention_floats(c) + mlp_floats(c)) + D + (c.tied ? 0.0 : D * V);
+  }
   double layer = attention_floats(c);
   if (c.layer_norm) layer += 2.0 * D;                          // ln1
   if (c.mlp) layer += 8.0 * D * D + 5.0 * D + (c.layer_norm ? 2.0 * D : 0.0);  // w1, b1, w2, b2, ln2
@@ -125,7 +145,8 @@ double model_param_floats(const ModelConfig& c) {
 
 double step_activation_bytes(const ModelConfig& c, int64_t batch) {
   const double n = double(c.attn.n), rows = double(batch) * n, d = double(c.attn.d), h = double(c.attn.h);
-  const double per_layer = rows * (8.0 * d + 6.0 * h * double(c.attn.d_qk() + c.attn.dh) + (c.mlp ? 32.0 * d : 0.0)) +
+  const double mlp = c.block == Block::Llama ? 8.0 * double(c.ffn) + 4.0 * d : c.mlp ? 32.0 * d : 0.0;
+  const double per_layer = rows * (8.0 * d + 6.0 * h * double(c.attn.d_qk() + c.attn.dh) + mlp) +
                            2.0 * double(batch) * h * n * n;
   return 4.0 * (double(c.n_layers) * per_layer + 4.0 * rows * double(c.vocab));
 }

@@ -10,6 +10,7 @@
 #include "attn/latent_block.hpp"
 #include "attn/rope.hpp"
 #include "attn/simd.hpp"
+#include "attn/train/llama_layers.hpp"
 
 namespace attn::train {
 
@@ -432,9 +433,9 @@ void attention_backward(float* dx, Weights& grad, const float* dout, const float
 
   if (!is_mla(s)) {
     if (s.rope) {
-      // q, k = rope(q), rope(k)
-      apply_rope_transpose_batched(dq.data(), batch, n, h * dh, 0, h, dh, dh, s.rope_base);
-      apply_rope_transpose_batched(dk.data(), batch, n, s.g * dh, 0, s.g, dh, dh, s.rope_base);
+      // q, k = rope(q), rope(k)   (rotated in project_grouped: the rotation of rope_forward)
+      rope_backward(dq.data(), batch, n, h * dh, h, dh, s.rope_base);
+      rope_backward(dk.data(), batch, n, s.g * dh, s.g, dh, s.rope_base);
     }
     // q = x wq
     linear_backward(dx, grad.wq.data(), nullptr, dq.data(), x, w.wq.data(), rows, d, h * dh);

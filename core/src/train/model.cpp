@@ -18,7 +18,7 @@ Matrix filled(int64_t rows, int64_t cols, float v) {
 Matrix zeros_like(const Matrix& m) { return zeros(int64_t(m.shape(0)), int64_t(m.shape(1))); }
 
 // Matrix ids of the seeded initialisation beyond the attention ones (1-9 in weights.hpp).
-enum : int { kIdWte = 20, kIdWpe = 21, kIdUnembed = 22, kIdW1 = 23, kIdW2 = 24 };
+enum : int { kIdWte = 20, kIdWpe = 21, kIdUnembed = 22, kIdW1 = 23, kIdW2 = 24, kIdGate = 25, kIdUp = 26, kIdDown = 27 };
 
 // out = LayerNorm(x) with gain g and bias b (1, D), keeping mean and rstd (1, R) for the backward;
 // returns out's data. x: (R, D).
@@ -42,6 +42,10 @@ Shape layer_shape(const ModelConfig& cfg, int64_t n) {
 }
 
 Model::Model(const ModelConfig& cfg, uint64_t seed) : cfg_(cfg) {
+  if (cfg.block == Block::Llama) {
+    init_llama(seed);
+    return;
+  }
   const int64_t d = cfg.attn.d, v = cfg.vocab, n = cfg.attn.n, f = 4 * d;
   // Embeddings ~ U(-0.1, 0.1) (std 0.058); every (d_in, d_out) matrix ~ U(+-1/sqrt(d_in)) as in
   // weights.hpp; the output projections (wo, w2) scaled by 1/sqrt(2 nLayers) as in GPT-2.
@@ -129,6 +133,97 @@ Model::Model(const ModelConfig& cfg, uint64_t seed) : cfg_(cfg) {
   if (!cfg.tied) params_.push_back({"unembed", &w_unembed, &d_w_unembed, true});
 }
 
+// The Llama model: the same draws as the GPT-style one (embeddings U(+-0.1), matrices U(+-1/sqrt(d_in)),
+// the output projections wo and w_down scaled by 1/sqrt(2 nLayers)); RMSNorm gains 1; no positions,
+// no biases. Parameter names follow the GPT-style model's (ln1, ln2, lnf: the RMSNorm gains).
+void Model::init_llama(uint64_t seed) {
+  cfg_.mlp = cfg_.layer_norm = true;  // always there: RMSNorm before every part, a SwiGLU MLP
+  const ModelConfig& cfg = cfg_;
+  const int64_t d = cfg.attn.d, v = cfg.vocab, f = cfg.ffn;
+  wte = uninitialised(v, d);
+  fill_uniform(wte, seed, kIdWte, 0.1f);
+  lnf_g = filled(1, d, 1.0f);
+  if (!cfg.tied) {
+    w_unembed = uninitialised(d, v);
+    fill_uniform(w_unembed, seed, kIdUnembed, float(1.0 / std::sqrt(double(d))));
+  }
+  const float out_scale = float(1.0 / std::sqrt(2.0 * double(cfg.n_layers)));
+  llama_.resize(std::size_t(cfg.n_layers));
+  llama_grads_.resize(llama_.size());
+  for (int64_t l = 0; l < cfg.n_layers; ++l) {
+    LlamaLayer& L = llama_[std::size_t(l)];
+    const uint64_t layer_seed = seed * 1000003ull + uint64_t(l) + 1;
+    L.attn_norm = filled(1, d, 1.0f);
+    L.mlp_norm = filled(1, d, 1.0f);
+    L.attn = init_weights(cfg.attn, layer_seed);
+    L.attn.wo *= out_scale;
+    L.mlp.w_gate = uninitialised(d, f);
+    fill_uniform(L.mlp.w_gate, layer_seed, kIdGate, float(1.0 / std::sqrt(double(d))));
+    L.mlp.w_up = uninitialised(d, f);
+    fill_uniform(L.mlp.w_up, layer_seed, kIdUp, float(1.0 / std::sqrt(double(d))));
+    L.mlp.w_down = uninitialised(f, d);
+    fill_uniform(L.mlp.w_down, layer_seed, kIdDown, out_scale * float(1.0 / std::sqrt(double(f))));
+    LlamaLayer& G = llama_grads_[std::size_t(l)];
+    G.attn_norm = zeros_like(L.attn_norm);
+    G.mlp_norm = zeros_like(L.mlp_norm);
+    for (const auto& slot : weight_slots(cfg.attn)) G.attn.*(slot.member) = zeros(slot.rows, slot.cols);
+    G.mlp.w_gate = zeros_like(L.mlp.w_gate);
+    G.mlp.w_up = zeros_like(L.mlp.w_up);
+    G.mlp.w_down = zeros_like(L.mlp.w_down);
+  }
+  d_wte = zeros_like(wte);
+  d_lnf_g = zeros_like(lnf_g);
+  if (!cfg.tied) d_w_unembed = zeros_like(w_unembed);
+  params_.push_back({"wte", &wte, &d_wte, true});
+  for (std::size_t l = 0; l < llama_.size(); ++l) {
+    LlamaLayer& L = llama_[l];
+    LlamaLayer& G = llama_grads_[l];
+    const std::string p = "layers." + std::to_string(l) + ".";
+    params_.push_back({p + "ln1.gamma", &L.attn_norm, &G.attn_norm, false});
+    for (const auto& slot : weight_slots(cfg.attn)) {
+      params_.push_back({p + "attn." + slot.name, &(L.attn.*(slot.member)), &(G.attn.*(slot.member)), true});
+    }
+    params_.push_back({p + "ln2.gamma", &L.mlp_norm, &G.mlp_norm, false});
+    params_.push_back({p + "mlp.w_gate", &L.mlp.w_gate, &G.mlp.w_gate, true});
+    params_.push_back({p + "mlp.w_up", &L.mlp.w_up, &G.mlp.w_up, true});
+    params_.push_back({p + "mlp.w_down", &L.mlp.w_down, &G.mlp.w_down, true});
+  }
+  params_.push_back({"lnf.gamma", &lnf_g, &d_lnf_g, false});
+  if (!cfg.tied) params_.push_back({"unembed", &w_unembed, &d_w_unembed, true});
+}
+
+void Model::forward_llama(const Matrix& x0, const Shape& s) {
+  const int64_t rows = batch_ * n_, d = cfg_.attn.d;
+  Matrix x = x0;                    // (R, D)
+  Matrix y = uninitialised(rows, d);
+  for (std::size_t l = 0; l < llama_.size(); ++l) {
+    // x = llama_block(x)
+    llama_block_forward(y.data(), acts_[l].llama, x.data(), s, llama_[l], batch_, n_, cfg_.norm_eps);
+    std::swap(x, y);
+  }
+  x_final = std::move(x);
+  // xf = RMSNorm(x) * lnf
+  lnf = uninitialised(rows, d);
+  lnf_rstd = uninitialised(1, rows);
+  rmsnorm_forward(lnf.data(), lnf_rstd.data(), x_final.data(), lnf_g.data(), rows, d, cfg_.norm_eps);
+}
+
+void Model::backward_llama(const Matrix& dlnf, const Shape& s) {
+  const int64_t rows = batch_ * n_, d = cfg_.attn.d;
+  Matrix dx = zeros(rows, d);       // (R, D) gradient of the residual stream
+  // xf = RMSNorm(x) * lnf
+  rmsnorm_backward(dx.data(), d_lnf_g.data(), dlnf.data(), x_final.data(), lnf_rstd.data(), lnf_g.data(), rows, d);
+  Matrix dprev = uninitialised(rows, d);
+  for (std::size_t li = llama_.size(); li-- > 0;) {
+    // x = llama_block(x)
+    dprev.fill(0.0f);
+    llama_block_backward(dprev.data(), llama_grads_[li], dx.data(), acts_[li].llama, s, llama_[li]);
+    std::swap(dx, dprev);
+  }
+  // x = wte[tokens]
+  embedding_backward(d_wte.data(), dx.data(), tokens_.data(), rows, d);
+}
+
 int64_t Model::param_count() const {
   int64_t total = 0;
   for (const auto& p : params_) total += int64_t(p.value->size());
@@ -153,11 +248,15 @@ double Model::forward(const int32_t* tokens, const int32_t* targets, const float
   batch_ = batch;
   n_ = n;
   tokens_.assign(tokens, tokens + rows);
-  acts_.resize(layers_.size());
+  acts_.resize(cfg_.block == Block::Llama ? llama_.size() : layers_.size());
 
-  // x = wte[tokens] + wpe[pos]
+  // x = wte[tokens] + wpe[pos]   (Llama: no positions)
   Matrix x = uninitialised(rows, d);  // (R, D)
   embedding_forward(x.data(), tokens, wte.data(), rows, d);
+  if (cfg_.block == Block::Llama) {
+    forward_llama(x, s);
+    return head_forward(targets, mask);
+  }
   position_forward(x.data(), wpe.data(), batch, n, d);
 
   for (std::size_t l = 0; l < layers_.size(); ++l) {
@@ -185,11 +284,16 @@ double Model::forward(const int32_t* tokens, const int32_t* targets, const float
     }
   }
   x_final = x;
-  const float* head_in = x_final.data();
   if (cfg_.layer_norm) {
     // xf = LNf(x)
-    head_in = layernorm_keep(lnf, lnf_mean, lnf_rstd, x_final, lnf_g, lnf_b);
+    layernorm_keep(lnf, lnf_mean, lnf_rstd, x_final, lnf_g, lnf_b);
   }
+  return head_forward(targets, mask);
+}
+
+double Model::head_forward(const int32_t* targets, const float* mask) {
+  const int64_t d = cfg_.attn.d, v = cfg_.vocab, rows = batch_ * n_;
+  const float* head_in = cfg_.layer_norm ? lnf.data() : x_final.data();
   logits_ = uninitialised(rows, v);  // (R, V)
   if (cfg_.tied) {
     logits_.fill(0.0f);
@@ -222,6 +326,10 @@ void Model::backward() {
     // logits = xf w_unembed
     linear_backward(dhead.data(), d_w_unembed.data(), nullptr, dlogits.data(), head_in, w_unembed.data(),
                     rows, d, v);
+  }
+  if (cfg_.block == Block::Llama) {
+    backward_llama(dhead, s);
+    return;
   }
   Matrix dx = zeros(rows, d);  // (R, D) gradient of the residual stream
   if (cfg_.layer_norm) {

@@ -162,6 +162,7 @@ FileConfig read_config(Fields& f) {
   for (const auto& field : trainer_number_fields()) spec.*field.member = f.take_num(field.name);
   for (const auto& field : trainer_flag_fields()) spec.*field.member = f.take_bool(field.name);
   spec.activation = f.take("activation");
+  spec.block = f.take("block");
   const auto step_text = f.take("step");
   const auto rng_text = f.take("rng");
   if (!f.kv.empty()) file_error("unknown header field " + shown(f.kv.begin()->first));
@@ -463,9 +464,14 @@ std::vector<uint8_t> Trainer::export_model(const ExportOptions& options) const {
   run.total_steps = double(ac.total_steps);
   run.warmup_steps = double(ac.warmup_steps);
   run.weight_decay = ac.weight_decay;
+  if (cfg_.block == Block::Llama) run.mlp_width = double(cfg_.ffn);
   for (const auto& field : trainer_number_fields()) put_num(field.name, run.*field.member);
   for (const auto& field : trainer_flag_fields()) put_bool(field.name, *(run.*field.member));
-  meta["activation"] = cfg_.activation == Activation::Relu ? "relu" : "gelu";
+  if (cfg_.block == Block::Llama) {
+    meta["block"] = "llama";  // its MLP width is mlpWidth above; no activation (SwiGLU)
+  } else {
+    meta["activation"] = cfg_.activation == Activation::Relu ? "relu" : "gelu";
+  }
   meta["step"] = std::to_string(adam_->steps());
   meta["rng"] = std::to_string(rng_.state());
   meta["crc32"] = "00000000";  // the checksum's place, filled in last

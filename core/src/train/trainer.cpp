@@ -26,6 +26,7 @@ const std::vector<TrainerNumberField>& trainer_number_fields() {
       {"totalSteps", &TrainerSpec::total_steps, false, true, 1, 1e9},
       {"warmupSteps", &TrainerSpec::warmup_steps, false, true, 0, 1e9},
       {"weightDecay", &TrainerSpec::weight_decay, false, false, 0, 1},
+      {"mlpWidth", &TrainerSpec::mlp_width, true, true, 1, kMaxDim},
   };
   return table;
 }
@@ -44,7 +45,33 @@ const std::vector<TrainerFlagField>& trainer_flag_fields() {
   return table;
 }
 
+int64_t llama_mlp_width(int64_t d_model) { return (d_model + 2) / 3 * 8; }  // ceil(8 D / 3 / 8) * 8
+
 namespace {
+
+Block parse_block(const std::optional<std::string>& b) {
+  if (!b || *b == "gpt") return Block::Gpt;
+  if (*b == "llama") return Block::Llama;
+  throw_range("model.block", "block (" + quoted(*b) + ") must be 'gpt' or 'llama'");
+}
+
+// What block 'llama' fixes: refuses the GPT-style block's options that would change it.
+void check_llama_spec(const TrainerSpec& spec) {
+  const std::string v = spec.model.variant.value_or("");
+  if (v == "mla") {
+    throw_range("model.variant", "variant ('mla') is not a block 'llama' attention: it takes 'mha', 'mqa' or 'gqa'");
+  }
+  if (spec.layer_norm && !*spec.layer_norm) {
+    throw_range("model.layerNorm", "layerNorm (false) does not apply to block 'llama': it always has its RMSNorms");
+  }
+  if (spec.mlp && !*spec.mlp) {
+    throw_range("model.mlp", "mlp (false) does not apply to block 'llama': it always has its SwiGLU MLP");
+  }
+  if (spec.activation) {
+    throw_range("model.activation", "activation (" + quoted(*spec.activation) +
+                                        ") does not apply to block 'llama': its MLP is SwiGLU (SiLU)");
+  }
+}
 
 TaskKind parse_task(const std::optional<std::string>& t) {
   if (!t) throw_type("task", "task is required: one of 'copy', 'induction', 'chars', 'pairs'");
@@ -123,7 +150,13 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_p
   }
 
   // Model: the attention geometry is checked by the inference core's resolve().
+  const Block block = parse_block(spec.block);
+  if (block == Block::Llama) check_llama_spec(spec);
+  if (block != Block::Llama && spec.mlp_width) {
+    throw_range("model.mlpWidth", "mlpWidth (" + fmt(*spec.mlp_width) + ") applies to block 'llama' only");
+  }
   RawSpec raw = spec.model;
+  if (block == Block::Llama) raw.rope.enabled = true;  // Llama rotates q and k in every layer
   raw.causal = true;
   raw.return_weights = false;
   try {
@@ -140,6 +173,12 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_p
   cfg_.layer_norm = spec.layer_norm.value_or(true);
   cfg_.tied = spec.tied_embeddings.value_or(false);
   cfg_.activation = act;
+  cfg_.block = block;
+  if (block == Block::Llama) {
+    cfg_.mlp = cfg_.layer_norm = true;
+    cfg_.ffn = spec.mlp_width ? integer("mlpWidth", "model.mlpWidth", 0) : llama_mlp_width(cfg_.attn.d);
+    cfg_.norm_eps = kLlamaNormEps;
+  }
 
   // Memory, before anything is allocated: a step's activations; the parameters with their gradients
   // and AdamW's two moments (16 bytes each); and what exporting the trainer and loading that export

@@ -8,6 +8,11 @@
 //   logits = xf wte^T (tied) | xf w_unembed (untied)                (R, V)
 //   loss = masked mean cross-entropy
 // Attention semantics are those of the inference core (forward.hpp), causal.
+//
+// Block::Llama (Hugging Face's LlamaForCausalLM, llama_block.hpp): no learned positions, RoPE in
+// every attention, RMSNorm before the attention and the MLP and at the end, a SwiGLU MLP of width
+// ffn, no biases anywhere:
+//   x = wte[tokens];   x = llama_block(x) per layer;   xf = RMSNorm(x) * lnf;   logits as above
 #pragma once
 
 #include <cstdint>
@@ -17,16 +22,24 @@
 #include "attn/spec.hpp"
 #include "attn/tensor.hpp"
 #include "attn/train/layers.hpp"
+#include "attn/train/llama_block.hpp"
 #include "attn/weights.hpp"
 
 namespace attn::train {
+
+// The block a model stacks: the lesson's GPT-style block (LayerNorm, learned positions, a GELU or
+// ReLU MLP with biases, each part optional) or Llama's (above).
+enum class Block { Gpt, Llama };
 
 struct ModelConfig {
   Shape attn;              // resolved geometry (causal on); attn.n = max sequence length
   int64_t vocab = 0;       // V
   int64_t n_layers = 1;
-  bool mlp = false, layer_norm = true, tied = false;
+  bool mlp = false, layer_norm = true, tied = false;   // Llama: mlp and layer_norm (RMSNorm) always on
   Activation activation = Activation::Gelu;
+  Block block = Block::Gpt;
+  int64_t ffn = 0;         // Llama: the SwiGLU MLP's width F (intermediate_size)
+  double norm_eps = 1e-5;  // Llama: RMSNorm's eps (rms_norm_eps)
 };
 
 // One trainable tensor: its value and its gradient (same shape), for the optimiser and export.
@@ -62,13 +75,24 @@ class Model {
   const Matrix& logits() const { return logits_; }   // (R, V) of the last forward
   const Matrix& probs() const { return probs_; }     // (R, V) softmax of the logits (after a loss forward)
   // Attention weights of the last forward: layer l, (B, H, N, N).
-  const std::vector<float>& attention_probs(int64_t layer) const { return acts_[layer].attn.probs; }
-  // What layer l's attention read in the last forward: (R, D), LN1(x) with layerNorm, else x.
+  const std::vector<float>& attention_probs(int64_t layer) const {
+    return cfg_.block == Block::Llama ? acts_[layer].llama.attn.probs : acts_[layer].attn.probs;
+  }
+  // What layer l's attention read in the last forward: (R, D), LN1(x) with layerNorm, else x
+  // (Llama: its RMSNorm).
   const Matrix& attention_input(int64_t layer) const {
+    if (cfg_.block == Block::Llama) return acts_[layer].llama.h;
     return cfg_.layer_norm ? acts_[layer].ln1 : acts_[layer].x_in;
   }
   // Layer l's attention projections (weights.hpp layout: what attn::forward takes).
-  const Weights& attention_weights(int64_t layer) const { return layers_[layer].attn; }
+  const Weights& attention_weights(int64_t layer) const {
+    return cfg_.block == Block::Llama ? llama_[layer].attn : layers_[layer].attn;
+  }
+  // Llama: layer l's weights (every matrix in the trainer's (in, out) layout), and the final norm's gain.
+  const LlamaLayer& llama_layer(int64_t layer) const { return llama_[layer]; }
+  const Matrix& token_embedding() const { return wte; }      // (V, D)
+  const Matrix& final_norm() const { return lnf_g; }         // (1, D)
+  const Matrix& unembedding() const { return w_unembed; }    // (D, V); empty when tied
 
   std::vector<ParamRef>& params() { return params_; }
   int64_t param_count() const;
@@ -81,11 +105,19 @@ class Model {
     Matrix x_mid;                // (R, D) after the attention residual
     Matrix ln2, ln2_mean, ln2_rstd;
     MlpCache mlp;
+    LlamaBlockCache llama;       // Block::Llama: everything the block keeps
   };
+  void init_llama(uint64_t seed);
+  // From x_final (and lnf when normed): the logits, then the loss when targets are given.
+  double head_forward(const int32_t* targets, const float* mask);
+  // Block::Llama: the blocks and the final RMSNorm (into x_final, lnf); their backward from dlnf.
+  void forward_llama(const Matrix& x, const Shape& s);
+  void backward_llama(const Matrix& dlnf, const Shape& s);
   ModelConfig cfg_;
   Matrix wte, wpe, lnf_g, lnf_b, w_unembed;                 // (V, D) (N, D) (1, D) (1, D) (D, V)
   Matrix d_wte, d_wpe, d_lnf_g, d_lnf_b, d_w_unembed;
   std::vector<Layer> layers_, grads_;
+  std::vector<LlamaLayer> llama_, llama_grads_;              // Block::Llama
   std::vector<ParamRef> params_;
 
   // the last forward

@@ -36,6 +36,9 @@ struct TrainerSpec {
   std::optional<double> n_layers;           // 1..4, default 1
   std::optional<bool> mlp, layer_norm, tied_embeddings;  // defaults false, true, false
   std::optional<std::string> activation;    // 'gelu' (default) | 'relu'
+  // 'gpt' (default) | 'llama' (model.hpp: RMSNorm, RoPE, SwiGLU, no biases, no learned positions)
+  std::optional<std::string> block;
+  std::optional<double> mlp_width;          // 'llama' only: the SwiGLU width F (default llama_mlp_width)
   std::optional<double> seq_len, batch_size, learning_rate, seed, vocab_size;  // 32, 16, 3e-3, 0, task's
   std::optional<double> total_steps, warmup_steps, weight_decay;
   // Lifts the cap on the time of each synchronous call (kMaxSyncSeconds, cost.hpp): at creation,
@@ -66,6 +69,12 @@ struct TrainerFlagField {
   std::optional<bool> TrainerSpec::*member;
 };
 const std::vector<TrainerFlagField>& trainer_flag_fields();
+
+// Block 'llama''s default MLP width: 8 dModel / 3 (the parameters of a 4 dModel GELU MLP in three
+// matrices), rounded up to a multiple of 8.
+int64_t llama_mlp_width(int64_t d_model);
+// Block 'llama''s RMSNorm eps (written as rms_norm_eps in its Hugging Face config).
+constexpr double kLlamaNormEps = 1e-5;
 
 // The largest alphabet of task 'pairs' (its vocabulary is the alphabet squared: 65,536).
 constexpr int64_t kMaxPairAlphabet = 256;

@@ -1,0 +1,41 @@
+// train/hf_checkpoint.hpp — a trained model saved as a Hugging Face checkpoint, which the checkpoint
+// loader (pretrained/), PyTorch and `transformers` open as they open a model from the Hub.
+//
+// Block 'llama' is written as LlamaForCausalLM (reference/hf-models.md, "llama"):
+//   config.json        model_type "llama", hidden_size D, intermediate_size F, num_attention_heads H,
+//                      num_key_value_heads G, head_dim dh, num_hidden_layers L, rms_norm_eps,
+//                      rope_theta, vocab_size V, max_position_embeddings (the trainer's seqLen),
+//                      tie_word_embeddings, hidden_act "silu", attention_bias / mlp_bias false
+//   model.safetensors  float32, names and layouts of HF (nn.Linear weights (out, in): the trainer's
+//                      (in, out) matrices transposed):
+//     model.embed_tokens.weight                     (V, D)     wte
+//     model.layers.i.input_layernorm.weight         (D)        ln1
+//     model.layers.i.self_attn.q_proj.weight        (H*dh, D)  wq^T     k_proj, v_proj (G*dh, D)
+//     model.layers.i.self_attn.o_proj.weight        (D, H*dh)  wo^T
+//     model.layers.i.post_attention_layernorm.weight (D)       ln2
+//     model.layers.i.mlp.gate_proj.weight           (F, D)     w_gate^T  up_proj (F, D), down_proj (D, F)
+//     model.norm.weight                             (D)        lnf
+//     lm_head.weight                                (V, D)     unembed^T (absent when tied)
+//   The file: u64 little-endian header length, the JSON header ({"__metadata__": {"format": "pt"}},
+//   tensors sorted by name, offsets contiguous), space padding to a multiple of 8, the data.
+// The trainer's tokens are the vocabulary's ids as they are: no tokenizer is written here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/train/model.hpp"
+
+namespace attn::train {
+
+struct HfCheckpoint {
+  std::string config_json;            // config.json
+  std::vector<uint8_t> safetensors;   // model.safetensors
+};
+
+// Refuses (attn::Error, field "model.block") a model of the GPT-style block: it has no Hugging Face
+// architecture of the same computation (learned positions beside RoPE, optional norms).
+HfCheckpoint export_hf_checkpoint(const Model& model);
+
+}  // namespace attn::train

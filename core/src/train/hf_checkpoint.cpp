@@ -1,0 +1,111 @@
+// train/hf_checkpoint.cpp — a Llama model as config.json and model.safetensors (see hf_checkpoint.hpp).
+#include "attn/train/hf_checkpoint.hpp"
+
+#include <cstring>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "attn/errors.hpp"
+
+namespace attn::train {
+
+namespace {
+
+// One tensor of the file: its HF shape and values (row-major float32), already in HF's layout.
+struct HfTensor {
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+// A (1, D) gain as the 1-D tensor (D).
+HfTensor vector_of(const Matrix& m) {
+  return {{int64_t(m.size())}, std::vector<float>(m.data(), m.data() + m.size())};
+}
+
+// A matrix as stored: (rows, cols) as it is.
+HfTensor as_is(const Matrix& m) {
+  return {{int64_t(m.shape(0)), int64_t(m.shape(1))}, std::vector<float>(m.data(), m.data() + m.size())};
+}
+
+// The trainer's (in, out) matrix as nn.Linear's weight (out, in).
+HfTensor linear_weight(const Matrix& w) {
+  const int64_t in = int64_t(w.shape(0)), out = int64_t(w.shape(1));
+  HfTensor t{{out, in}, std::vector<float>(std::size_t(in * out))};
+  for (int64_t i = 0; i < in; ++i)
+    for (int64_t o = 0; o < out; ++o) t.values[std::size_t(o * in + i)] = w.data()[i * out + o];
+  return t;
+}
+
+std::vector<uint8_t> safetensors_file(const std::map<std::string, HfTensor>& tensors) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  header["__metadata__"] = {{"format", "pt"}};
+  std::size_t at = 0;
+  for (const auto& [name, t] : tensors) {  // std::map: sorted by name
+    const std::size_t bytes = 4 * t.values.size();
+    header[name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {at, at + bytes}}};
+    at += bytes;
+  }
+  std::string json = header.dump();
+  json.append((8 - json.size() % 8) % 8, ' ');  // the data starts 8-byte aligned
+  std::vector<uint8_t> out(8 + json.size() + at);
+  for (int i = 0; i < 8; ++i) out[std::size_t(i)] = uint8_t(uint64_t(json.size()) >> (8 * i));
+  std::memcpy(out.data() + 8, json.data(), json.size());
+  uint8_t* data = out.data() + 8 + json.size();
+  for (const auto& [name, t] : tensors) {  // little-endian hosts (x86, wasm)
+    std::memcpy(data, t.values.data(), 4 * t.values.size());
+    data += 4 * t.values.size();
+  }
+  return out;
+}
+
+}  // namespace
+
+HfCheckpoint export_hf_checkpoint(const Model& model) {
+  const ModelConfig& c = model.config();
+  if (c.block != Block::Llama) {
+    throw_range("model.block", "only block 'llama' models are saved as Hugging Face checkpoints (LlamaForCausalLM); "
+                               "this model has the GPT-style block");
+  }
+  const Shape& s = c.attn;
+  nlohmann::ordered_json config = {
+      {"architectures", {"LlamaForCausalLM"}},
+      {"model_type", "llama"},
+      {"hidden_size", s.d},
+      {"intermediate_size", c.ffn},
+      {"num_attention_heads", s.h},
+      {"num_key_value_heads", s.g},
+      {"head_dim", s.dh},
+      {"num_hidden_layers", c.n_layers},
+      {"rms_norm_eps", c.norm_eps},
+      {"rope_theta", s.rope_base},
+      {"rope_scaling", nullptr},
+      {"vocab_size", c.vocab},
+      {"max_position_embeddings", s.n},
+      {"tie_word_embeddings", c.tied},
+      {"hidden_act", "silu"},
+      {"attention_bias", false},
+      {"mlp_bias", false},
+      {"torch_dtype", "float32"},
+  };
+  std::map<std::string, HfTensor> t;
+  t["model.embed_tokens.weight"] = as_is(model.token_embedding());
+  for (int64_t l = 0; l < c.n_layers; ++l) {
+    const LlamaLayer& L = model.llama_layer(l);
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    t[p + "input_layernorm.weight"] = vector_of(L.attn_norm);
+    t[p + "self_attn.q_proj.weight"] = linear_weight(L.attn.wq);
+    t[p + "self_attn.k_proj.weight"] = linear_weight(L.attn.wk);
+    t[p + "self_attn.v_proj.weight"] = linear_weight(L.attn.wv);
+    t[p + "self_attn.o_proj.weight"] = linear_weight(L.attn.wo);
+    t[p + "post_attention_layernorm.weight"] = vector_of(L.mlp_norm);
+    t[p + "mlp.gate_proj.weight"] = linear_weight(L.mlp.w_gate);
+    t[p + "mlp.up_proj.weight"] = linear_weight(L.mlp.w_up);
+    t[p + "mlp.down_proj.weight"] = linear_weight(L.mlp.w_down);
+  }
+  t["model.norm.weight"] = vector_of(model.final_norm());
+  if (!c.tied) t["lm_head.weight"] = linear_weight(model.unembedding());
+  return {config.dump(2) + "\n", safetensors_file(t)};
+}
+
+}  // namespace attn::train
