@@ -114,6 +114,30 @@ test('a model too big to open and one the loader cannot read are refused before 
   await page.close();
 });
 
+test('a device that reports little memory refuses a model over half of it, before any weight byte', async () => {
+  hub.reset();
+  // navigator.deviceMemory in GiB: 0.0001 GiB is about 107 KB, and tiny-gpt2's weights are 116 KB
+  const page = await b.open(query(), { init: () => Object.defineProperty(Navigator.prototype, 'deviceMemory', { get: () => 0.0001 }) });
+  await viewReady(page, 'model');
+  await openById(page, 'test-org/cut-gpt2');
+  const r = await settled(page);
+  assert.match(r.error, /more than half of this device's 0\.0001 GiB of memory: nothing was downloaded/);
+  assert.deepEqual(hub.weightRequests(), []);
+  await page.close();
+});
+
+test('where the browser refuses storage, the model still opens and the page says it will download again', async () => {
+  hub.reset();
+  const page = await b.open(query(), { init: () => { Object.defineProperty(window, 'caches', { get: () => undefined }); } });
+  await viewReady(page, 'model');
+  await openById(page, 'test-org/tiny-qwen3');
+  const r = await settled(page);
+  assert.equal(r.opened, true, JSON.stringify(r));
+  assert.match(await root(page).locator('[data-role="not-kept"]').textContent(), /did not keep the files/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a download can be stopped, and a cut connection keeps nothing and can be retried', async () => {
   hub.reset();
   const page = await b.open(query());
