@@ -80,7 +80,8 @@ export function createLabMqaView(root, ctx) {
     }));
     const complete = VARIANTS.every((v) => m[v.id].complete) && b.size === VARIANTS.length;
     summary.textContent = complete ? summariseMqa(m, Object.fromEntries(b), stepsRun,
-      { N, bytes: fmt.binary, drop: lateDrop(runs.map((r) => r.val)) }, i18n) : '';
+      { N, bytes: fmt.binary, drop: lateDrop(runs.map((r) => r.val)), curves: Object.fromEntries(VARIANTS.map((v) => [v.id, runsOf(v.id).map((r) => r.val)])) },
+      i18n) : '';
   }
 
   async function run(api) {

@@ -53,8 +53,9 @@ export default addEnglish({
   'labHeads.help': 'more heads help from {from} to {to} heads',
   'labHeads.plateau': 'more heads make no measurable difference from {from} to {to} heads',
   'labHeads.hurt': 'more heads hurt from {from} to {to} heads',
-  'labHeads.verdict': { one: 'After {steps} steps, {count} seed per head count: {parts} (a difference counts beyond {k} standard errors). In numbers: {numbers}; each step up in heads: {diffs} nats.',
-    other: 'After {steps} steps, {count} seeds per head count: {parts} (a difference counts beyond {k} standard errors). In numbers: {numbers}; each step up in heads: {diffs} nats.' },
+  'labHeads.negligible': 'more heads make a measurable but negligible difference from {from} to {to} heads',
+  'labHeads.verdict': { one: 'After {steps} steps, {count} seed per head count: {parts} (a difference counts beyond {k} standard errors, and matters from {limit} nats). In numbers: {numbers}; each step up in heads: {diffs} nats.',
+    other: 'After {steps} steps, {count} seeds per head count: {parts} (a difference counts beyond {k} standard errors, and matters from {limit} nats). In numbers: {numbers}; each step up in heads: {diffs} nats.' },
   // ---- the bundled sweep and heads (labs/heads-zoo.js) ----
   'labHeads.zoo.note': 'Trained natively with these settings when the page was built: the table for five seeds per head count, and the one-head and two-head models\' maps.',
   'labHeads.zoo.show': 'Show the bundled results (5 seeds) and the trained heads',
