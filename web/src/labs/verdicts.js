@@ -3,6 +3,8 @@
 
 import { MEASURABLE_SE, NEGLIGIBLE_NATS, SETTLED_NATS, difference, digitsFor, meanCurve, meanSd, sizeOf, spreadFormat } from './spread.js';
 import { EN } from '../i18n/index.js';
+import { standsOut, uniformScores } from './role-baseline.js';
+import { INDUCTION_TASK } from './tasks.js';
 import '../i18n/catalogs/en/lab-heads.js';  // the English words of Lab 1's verdict
 import '../i18n/catalogs/en/lab-mqa.js';  // of Lab 2's
 import '../i18n/catalogs/en/lab-rank.js';  // of Lab 3's
@@ -167,7 +169,11 @@ export function summariseRank(done, stepsRun, { ropeDim, bytesPerElement }, i18n
 }
 
 // ---- Lab 4: induction heads -------------------------------------------------------------------------
-/** A head gets a role when one of its scores exceeds this. */
+/**
+ * A head gets a role when one of its scores exceeds this, and clearly beats a uniform head's score on
+ * the same sequences (labs/role-baseline.js: on Lab 4's 32 positions the bar is 0.32 for the previous
+ * token and 0.28 for induction, so this one decides there).
+ */
 export const CLEAR = 0.5;
 /** trainer.headScores()'s scores: [field, its column heading's key, its role's key]. */
 export const SCORES = [
@@ -177,15 +183,19 @@ export const SCORES = [
   ['diagonal', 'labInd.score.diagonal', 'labInd.role.diagonal'],
 ];
 
-/** The field of a head's clearest score above CLEAR ('previousToken', ...), '' when no score is clear. */
-export function roleKey(h) {
+/**
+ * The field of a head's clearest score above CLEAR that also clearly beats the uniform baseline on `n`
+ * positions ('previousToken', ...), '' when no score is clear.
+ */
+export function roleKey(h, n = INDUCTION_TASK.seqLen) {
+  const uniform = uniformScores(n);
   let best = '';
-  for (const [key] of SCORES) if (h[key] > CLEAR && (!best || h[key] > h[best])) best = key;
+  for (const [key] of SCORES) if (h[key] > CLEAR && standsOut(h[key], uniform[key]) && (!best || h[key] > h[best])) best = key;
   return best;
 }
 
-/** The role of a head from its scores, in the language of `i18n` ('' when no score is clear). */
-export function roleOf(h, i18n = EN) {
-  const key = roleKey(h);
+/** The role of a head from its scores on `n` positions, in the language of `i18n` ('' when no score is clear). */
+export function roleOf(h, i18n = EN, n = INDUCTION_TASK.seqLen) {
+  const key = roleKey(h, n);
   return key ? i18n.t(SCORES.find(([k]) => k === key)[2]) : '';
 }

@@ -12,6 +12,7 @@
 import { EN } from '../i18n/index.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 import { attentionSpecOf } from './trained-spec.js';
+import { clearRole, uniformScores } from '../labs/role-baseline.js';
 
 /** The zoo model drawn for a state (and a variant): the manifest's model id. */
 export function zooModelId(state, variant = state.variant) {
@@ -48,10 +49,14 @@ export const labelChar = (l) => (l === '␣' ? ' ' : l === '↵' ? '\n' : l);
 const ROLES = [['previousToken', 'zoo.role.previous'], ['diagonal', 'zoo.role.self'], ['firstToken', 'zoo.role.first'],
   ['induction', 'zoo.role.induction']];
 
-/** A head's label from its scores: the strongest score's name and value ("previous token 0.39"). */
-export function roleLabel(score, t) {
-  const [k, key] = ROLES.reduce((a, b) => (score[b[0]] > score[a[0]] ? b : a));
-  return t(key, { value: score[k].toFixed(2) });
+/**
+ * A head's label from its scores, measured on sequences of `n` characters: the name and value of its
+ * strongest score that clearly beats a uniform head's (labs/role-baseline.js: "previous token 0.39"),
+ * else that no role stands out.
+ */
+export function roleLabel(score, t, n) {
+  const k = clearRole(score, ROLES.map(([field]) => field), uniformScores(n));
+  return k ? t(ROLES.find(([field]) => field === k)[1], { value: score[k].toFixed(2) }) : t('zoo.role.none');
 }
 
 /** @param {{ client: { call(method: string, ...args: any[]): Promise<any> }, i18n?: object }} ctx */
@@ -119,7 +124,7 @@ export function zooSource(ctx) {
       const l = Math.min(Math.max(0, layer | 0), att.layers - 1);
       const size = att.heads * att.n * att.n;
       const seed = m.model.seeds.find((x) => x.seed === m.model.shippedSeed);
-      const roles = m.model.headScores.filter((h) => h.layer === l).map((h) => roleLabel(h, t));
+      const roles = m.model.headScores.filter((h) => h.layer === l).map((h) => roleLabel(h, t, m.seqLen));
       return { tokens: s.labels, shape: m.shape, layer: l, layers: att.layers, causal: true, roles,
         headScores: m.model.headScores, seqLen: m.seqLen,
         // for the compare view: one attention block's spec (its parameters), and that each variant's

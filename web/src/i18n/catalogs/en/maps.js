@@ -58,7 +58,7 @@ export default addEnglish({
   'maps.headTypes': 'Head types the lesson names, and where on this page to see a real one',
   // ---- a trained model's head scores (parts/head-scores.js) ----
   'scores.summary': { one: 'The head\'s measured scores', other: 'Every head\'s measured scores ({count} heads)' },
-  'scores.caption': 'Mean attention weight on one key per query, measured by the core on held-out text (previous token: the key just before; self: the query\'s own position; first token: position 0) and, for induction, on repeated random characters (the key after the earlier copy). A head spreading its weight evenly over {n} positions scores about {uniform} on the first three. Bold: the highest of each column.',
+  'scores.caption': 'Mean attention weight on one key per query, measured by the core on held-out text (previous token: the key just before; self: the query\'s own position; first token: position 0) and, for induction, on repeated random characters (the key after the earlier copy). A head spreading its weight evenly over {n} positions scores about {uniform} on the first three; a map\'s title names a role only where a score reaches {bar} (a quarter of the way from an even spread to all the weight; less for induction, whose queries are later). Bold: the highest of each column.',
   'scores.layer': 'layer',
   'scores.head': 'head',
   'scores.previous': 'previous token',
@@ -70,4 +70,5 @@ export default addEnglish({
   'zoo.role.self': 'self {value}',
   'zoo.role.first': 'first token {value}',
   'zoo.role.induction': 'induction {value}',
+  'zoo.role.none': 'no role stands out',
 });
