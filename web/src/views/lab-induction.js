@@ -51,7 +51,7 @@ export function createLabInductionView(root, ctx) {
     const [s, att] = await Promise.all([ctx.client.call('trainerHeadScores', key), ctx.client.call('trainerAttention', key, tokens)]);
     api.check();
     if (my !== drawn) return;
-    scores.setRows(s.map((h) => ({ dataset: { role: roleKey(h) }, cells: [h.layer + 1, h.head + 1,
+    scores.setRows(s.map((h) => ({ dataset: { role: roleKey(h) }, cells: [h.layer, h.head,
       ...SCORES.map(([k]) => ({ text: fmt.fixed(h[k], 2), className: h[k] > CLEAR ? 'lab-clear' : null })), roleOf(h, i18n) || '—'] })));
     scoresBox.hidden = false;
     maps.update(att, tokens, s);

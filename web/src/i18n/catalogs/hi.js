@@ -1093,7 +1093,7 @@ export default {
   'labHeads.zoo.one': 'एक हेड (d_head = {dHead})',
   'labHeads.zoo.two': 'दो हेड (हर एक का d_head = {dHead})',
   'labHeads.zoo.oneHead': 'एक हेड',
-  'labHeads.zoo.headOf': '2 में से हेड {h}',
+  'labHeads.zoo.headOf': 'हेड {h}',
   'labHeads.zoo.cell': '{title} · क्वेरी {i} “{q}” → key {j} “{k}”: {value}',
   'labHeads.zoo.role': 'पिछले टोकन पर {one}, उससे पहले वाले पर {two}',
   'labHeads.zoo.caption': 'एक उदाहरण पर ट्रेन किए गए हेड, [{tokens}] (पंक्तियाँ: क्वेरी, कॉलम: keys)। स्थिति i का जोड़ा बताने के लिए मॉडल को टोकन i − 1 और i − 2 चाहिए। अकेले हेड में एक ही softmax है: वह अपना वेट दोनों पर फैला देता है, और उसका आउटपुट दोनों का एक मिश्रण होता है; दो हेड में हर हेड एक स्थिति लेता है, और W_o उन्हें अलग रखता है।',

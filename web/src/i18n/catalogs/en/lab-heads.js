@@ -65,7 +65,7 @@ export default addEnglish({
   'labHeads.zoo.one': 'One head (d_head = {dHead})',
   'labHeads.zoo.two': 'Two heads (d_head = {dHead} each)',
   'labHeads.zoo.oneHead': 'one head',
-  'labHeads.zoo.headOf': 'head {h} of 2',
+  'labHeads.zoo.headOf': 'head {h}',
   'labHeads.zoo.cell': '{title} · query {i} “{q}” → key {j} “{k}”: {value}',
   'labHeads.zoo.role': '{one} on the token before, {two} on the one before it',
   'labHeads.zoo.caption': 'The trained heads on an example, [{tokens}] (rows: queries, columns: keys). To name the pair at position i, a model needs tokens i − 1 and i − 2. The single head has one softmax: it spreads its weight over both, and its output is one mix of the two; with two heads, each takes one position, and W_o keeps them apart.',
