@@ -282,6 +282,38 @@ test('a trained model can be inspected in the attention view, and back', async (
   await page.close();
 });
 
+test('one numbering: Lab 4 counts layers and heads from 0 as the attention view does, and its inspected maps keep their roles', async () => {
+  const page = await b.open('?labISteps=400');
+  const el = app(page);
+  const lab = el.locator('[data-slot="lab-induction"]');
+  await lab.locator('[data-act="start"]').click();
+  await status(page, 'lab-induction', ['done'], 180000);
+  const rows = await lab.locator('.lab-heads-scores tbody tr').evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+  assert.deepEqual(rows.map((r) => r.slice(0, 2)), [0, 1].flatMap((l) => [0, 1, 2, 3].map((h) => [String(l), String(h)])), 'layer and head from 0');
+  const roleOf = (l, h) => { const r = rows.find((x) => x[0] === String(l) && x[1] === String(h)).at(-1); return r === '—' ? '' : r; };
+  assert.ok(rows.some((r) => r.at(-1) !== '—'), 'after 400 steps some head has a role');
+  const labTitles = await lab.locator('.lab-maps .hm-title').allTextContents();
+  assert.deepEqual(labTitles, [0, 1].flatMap((l) => [0, 1, 2, 3].map((h) => `layer ${l} · head ${h}`)));
+  await lab.locator('[data-act="inspect"]').click();
+  const heat = el.locator('[data-slot="heatmap"]');
+  for (const layer of [0, 1]) {
+    if (layer === 1) {
+      const draws = Number(await heat.getAttribute('data-draws'));
+      await heat.locator('select[name="layer"]').selectOption('1');
+      await page.waitForFunction(([d]) => Number(document.querySelector('attention-playground').shadowRoot
+        .querySelector('[data-slot="heatmap"]').dataset.draws) > d, [draws]);
+    } else {
+      await page.waitForFunction(() => /trained model: induction model/.test(document.querySelector('attention-playground').shadowRoot
+        .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent));
+    }
+    const titles = await heat.locator('.kv-group .hm-title').allTextContents();
+    assert.deepEqual(titles, [0, 1, 2, 3].map((h) => (roleOf(layer, h) ? `head ${h} · ${roleOf(layer, h)}` : `head ${h}`)), `layer ${layer}`);
+  }
+  await shot(page, 'lab-induction-inspected');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a file that is not a model is refused and listed nowhere, neither in the lab nor in compare (regression: a ghost model)', async () => {
   const page = await b.open('?labISteps=20');
   const el = app(page);

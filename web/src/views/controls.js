@@ -1,9 +1,11 @@
 // controls.js — the form that edits the shared shape state. Every control has a label; invalid
-// combinations are explained next to the control the core's error names (error.field), in the
-// catalog's words with the core's own as the detail (never silently changed); an error about no field
-// of this form shows under it.
+// combinations are explained next to the control the learner can fix (parts/error-field.js: the one
+// just edited, or the one whose default would make the shape valid; the core's error.field otherwise),
+// in the catalog's words with the core's own as the detail (never silently changed); an error about no
+// field of this form shows under it, each of its sentences apart.
 import { VARIANT_IDS, coreDetail, el, field, variantLabel } from '../kit.js';
 import { SOURCES } from '../state.js';
+import { errorField } from '../parts/error-field.js';
 
 /** The most characters the sentence box takes (the views use the first 100 tokens of it). */
 export const MAX_TEXT = 4000;
@@ -42,6 +44,9 @@ export function createControlsView(root, ctx, { uid }) {
   const sayFull = (text) => { full.hidden = String(text).length < MAX_TEXT; };
   root.replaceChildren(form, general);
   const input = (f) => fields.get(f).input;
+  let current = null;  // the state the form shows
+  let edited = '';     // the field the learner changed last
+  let placing = 0;     // the latest showErrors (an older one's placement is dropped)
   let textTimer = 0;
   let pendingText = null; // typed but not yet applied (debounced): update() must not overwrite it
   const flushText = () => {
@@ -56,6 +61,7 @@ export function createControlsView(root, ctx, { uid }) {
   form.addEventListener('input', (e) => {
     const t = e.target;
     const f = t.name;
+    if (f !== 'text') edited = f;
     if (t.type === 'checkbox') return ctx.setState({ [f]: t.checked });
     if (t.type === 'number') {
       const problem = fields.get(f).numberProblem();
@@ -85,6 +91,7 @@ export function createControlsView(root, ctx, { uid }) {
      *   K/V heads a variant implies are shown from it (shape.nKvHeads), never derived here
      */
     update(state, shape = null) {
+      current = state;
       sayFull(state.text);
       for (const [f, kind] of FIELDS) {
         const i = input(f);
@@ -122,7 +129,12 @@ export function createControlsView(root, ctx, { uid }) {
       modelNote.replaceChildren(before, el('span', { dataset: { text: 'data' } }, model.name), after);
     },
     /** @param {Error[]} errors the core's current errors; each goes next to error.field when the form has it */
-    showErrors(errors) {
+    async showErrors(errors) {
+      const my = ++placing;
+      const state = current;
+      const valid = (spec) => ctx.client.call('resolveShape', spec).then(() => true, () => false);
+      const under = state ? await Promise.all(errors.map((e) => errorField(e, state, { valid, edited }))) : errors.map((e) => String(e.field ?? '').split('.')[0]);
+      if (my !== placing) return;
       // Each error in the catalog's words (by its field and kind), the core's message as the detail.
       const byField = new Map();
       const other = new Map();
@@ -132,13 +144,14 @@ export function createControlsView(root, ctx, { uid }) {
         list.set(detail, text);
         map.set(key, list);
       };
-      for (const e of errors) {
-        const f = String(e.field ?? '').split('.')[0];
-        if (fields.has(f)) add(byField, f, e);
+      errors.forEach((e, k) => {
+        if (fields.has(under[k])) add(byField, under[k], e);
         else add(other, '', e);
-      }
-      /** One sentence of the catalog (they are the same for one field and kind), then every detail. */
-      const parts = (list) => (list ? [[...new Set(list.values())].join(' '), [...list.keys()].join(' ')] : ['', '']);
+      });
+      /** Each message a sentence of its own: "… head sizes" and "this session needs …" never run together. */
+      const sentence = (s) => (/[.!?。।]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
+      /** One sentence of the catalog per field and kind, then every detail, each ending its sentence. */
+      const parts = (list) => (list ? [[...new Set(list.values())].map(sentence).join(' '), [...list.keys()].map(sentence).join(' ')] : ['', '']);
       for (const [f, fl] of fields) fl.setError(...parts(byField.get(f)));
       const [text, detail] = parts(other.get(''));
       general.hidden = !text;
