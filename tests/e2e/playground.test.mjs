@@ -90,6 +90,27 @@ test('from a link, an error goes under the field that breaks the shape; a derive
   await page.close();
 });
 
+test('"Copy embed code": an iframe and a small script that sizes it from the height embed.html posts, from that iframe only', async () => {
+  const page = await b.open();
+  await heatmapDrawn(page);
+  await app(page).locator('[data-action="copy-embed"]').click();
+  const code = await (await page.waitForFunction(() => document.querySelector('attention-playground').lastCopied)).jsonValue();
+  assert.match(code, /^<iframe id="attention-playground-[a-z0-9]+" src="[^"]*embed\.html\?[^"]*view=heatmap[^"]*"[^>]* height="520"><\/iframe>\n<script>/);
+  assert.match(code, /e\.source === f\.contentWindow/);
+  const host = await b.context.newPage();
+  await host.setContent(`<!doctype html><html><body style="margin:0">${code}</body></html>`);
+  await host.waitForFunction(() => document.querySelector('iframe')?.height !== '520', null, { timeout: 30000 });
+  const sized = Number(await host.locator('iframe').getAttribute('height'));
+  assert.ok(sized > 0 && sized !== 520, `sized to ${sized}`);
+  // a message from another window (the course page itself) does not resize it
+  await host.evaluate(() => window.postMessage({ type: 'attention-playground:height', height: 5 }, '*'));
+  await host.waitForTimeout(300);
+  assert.notEqual(Number(await host.locator('iframe').getAttribute('height')), 5);
+  await host.close();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a permalink restores the state exactly', async () => {
   const page = await b.open();
   await heatmapDrawn(page);

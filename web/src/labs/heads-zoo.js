@@ -32,7 +32,8 @@ export function createHeadsZoo(ctx) {
   const { plusMinus, signedDiff } = spreadFormat(fmt);
   const table = createLabTable({ label: t('labHeads.zoo.table'), caption: '', i18n, columns: [t('labHeads.col.heads'), 'd_head',
     twoLines(t('labHeads.col.loss'), t('labHeads.col.lossNote', { count: 5 })), twoLines(t('labHeads.col.diff'), t('labHeads.col.diffNote')),
-    t('labHeads.col.accuracy')] });
+    t('labHeads.col.accuracy')],
+    save: { name: () => 'lab-heads-bundled-results', meta: () => ({ lab: 'lab-heads', bundled: true, task: 'pairs', summary: summary.textContent }) } });
   const summary = el('p', 'lab-zoo-summary');
   const readout = createReadout(t('maps.hint'));
   const grid = el('div', 'lab-map-grid');

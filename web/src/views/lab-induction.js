@@ -32,7 +32,8 @@ export function createLabInductionView(root, ctx) {
   const lossBox = el('div', 'lab-chart-loss'), accBox = el('div', 'lab-chart-acc');
   const milestone = el('p', { className: 'lab-milestone', role: 'status', 'aria-live': 'polite' });
   const scores = createLabTable({ label: t('labInd.scores'), caption: t('labInd.scoresCaption'), i18n,
-    columns: [t('labInd.col.layer'), t('labInd.col.head'), ...SCORES.map(([, label]) => t(label)), t('labInd.col.role', { clear: CLEAR })] });
+    columns: [t('labInd.col.layer'), t('labInd.col.head'), ...SCORES.map(([, label]) => t(label)), t('labInd.col.role', { clear: CLEAR })],
+    save: { name: () => 'lab-induction-head-scores', meta: () => ({ lab: 'lab-induction', summary: milestone.textContent }) } });
   const scoresBox = el('div', { className: 'lab-heads-scores', hidden: true }, scores.element);
   const maps = createInductionMaps(i18n);
   const zooError = el('p', { className: 'error-text', role: 'alert', hidden: true });
