@@ -12,6 +12,7 @@ import { createLabRunner } from '../labs/runner.js';
 import { createLabTable } from '../labs/table.js';
 import { INDUCTION_MODEL as MODEL, INDUCTION_TASK as TASK, exampleSequence } from '../labs/tasks.js';
 import { CLEAR, SCORES, roleKey, roleOf } from '../labs/verdicts.js';
+import { uniformWeight } from '../labs/role-baseline.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
 import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
 import '../i18n/catalogs/en/lab-induction.js';  // and Lab 4's
@@ -31,7 +32,8 @@ export function createLabInductionView(root, ctx) {
   const controls = el('div', 'lab-controls');
   const lossBox = el('div', 'lab-chart-loss'), accBox = el('div', 'lab-chart-acc');
   const milestone = el('p', { className: 'lab-milestone', role: 'status', 'aria-live': 'polite' });
-  const scores = createLabTable({ label: t('labInd.scores'), caption: t('labInd.scoresCaption'), i18n,
+  const scores = createLabTable({ label: t('labInd.scores'), i18n,
+    caption: t('labInd.scoresCaption', { uniform: fmt.fixed(uniformWeight(1, TASK.seqLen), 2), n: TASK.seqLen, clear: fmt.fixed(CLEAR, 1) }),
     columns: [t('labInd.col.layer'), t('labInd.col.head'), ...SCORES.map(([, label]) => t(label)), t('labInd.col.role', { clear: CLEAR })],
     save: { name: () => 'lab-induction-head-scores', meta: () => ({ lab: 'lab-induction', summary: milestone.textContent }) } });
   const scoresBox = el('div', { className: 'lab-heads-scores', hidden: true }, scores.element);

@@ -1019,7 +1019,7 @@ export default {
   'labInd.reached': 'स्टेप {step} पर, अलग रखे डेटा पर सटीकता {accuracy} %; पहली बार {target} % स्टेप {reached} पर (हर {every} स्टेप पर मापी गई)।',
   'labInd.notYet': 'स्टेप {step} पर, अलग रखे डेटा पर सटीकता {accuracy} %; अभी {target} % नहीं।',
   'labInd.scores': 'हेड स्कोर',
-  'labInd.scoresCaption': 'हेड स्कोर (पैटर्न की key पर औसत अटेंशन; 1 = पूरा)',
+  'labInd.scoresCaption': 'हेड स्कोर (पैटर्न की key पर औसत अटेंशन; 1 = पूरा, और {n} स्थितियों पर वेट बराबर बाँटने वाले हेड के लिए लगभग {uniform})। भूमिका के लिए {clear} से ऊँचा स्कोर चाहिए, जो उससे साफ़ ऊपर भी हो।',
   'labInd.col.layer': 'लेयर',
   'labInd.col.head': 'हेड',
   'labInd.col.role': 'भूमिका (स्कोर > {clear})',
