@@ -58,14 +58,17 @@ test('an invalid combination is explained next to the control the learner edited
   assert.equal(await el.locator('[data-field="nHeads"] .field-error').isHidden(), true, 'not under nHeads, which was not edited');
   assert.equal(await el.locator('input[name="nKvHeads"]').getAttribute('aria-invalid'), '');
   assert.equal(await el.locator('input[name="nKvHeads"]').inputValue(), '3', 'the value is not silently changed');
-  // the learner then edits nHeads to 9: the same rule, now under nHeads
-  await el.locator('input[name="nHeads"]').fill('9');
+  await el.locator('input[name="nKvHeads"]').fill('4');
+  await err.waitFor({ state: 'hidden' });
+  // the learner then edits nHeads to 2: the core names nKvHeads ("must not exceed nHeads"), the
+  // message goes under nHeads, the field edited
+  await el.locator('input[name="nHeads"]').fill('2');
   const errH = el.locator('[data-field="nHeads"] .field-error');
   await errH.waitFor({ state: 'visible' });
-  assert.match(await errH.innerText(), /nHeads \(9\) must be divisible by nKvHeads \(3\)/);
-  await el.locator('input[name="nHeads"]').fill('6');
+  assert.match(await errH.innerText(), /nKvHeads \(4\) must not exceed nHeads \(2\)/);
+  assert.equal(await err.isHidden(), true);
+  await el.locator('input[name="nHeads"]').fill('8');
   await errH.waitFor({ state: 'hidden' });
-  await err.waitFor({ state: 'hidden' });
   await page.close();
 });
 
