@@ -49,7 +49,7 @@ export default addEnglish({
   'source.truncated': 'Your sentence has {count} tokens: only the first {max} are used ({left} left out).',
   // ---- the trained source (a zoo model, sources/zoo.js) ----
   'source.zoo': 'trained on Shakespeare (characters)',
-  'zoo.which': 'Model: {label}, seed {seed}, {bits} bits per character on held-out Shakespeare. Each head is labelled with its strongest measured score.',
+  'zoo.which': 'Model: {label}, seed {seed}, {bits} bits per character on held-out Shakespeare. Each head is labelled with its strongest measured score where that clearly beats a head spreading its weight evenly (the table of scores says how much), else with “no role stands out”.',
   'zoo.cut': 'Only the first 64 characters are used ({count} left out).',
   'zoo.unknown': 'Characters the Shakespeare corpus never uses are left out: {chars}',
   'zoo.noChars': 'none of the sentence\'s characters occur in the Shakespeare corpus the model was trained on',
