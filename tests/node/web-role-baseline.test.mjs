@@ -73,3 +73,11 @@ test('head types and the labs\' tasks: no more than the data show, in English an
   assert.match(EN.t('headTypes.copy.where'), /its default is two tokens back/);
   assert.match(hi.t('headTypes.copy.where'), /डिफ़ॉल्ट दो टोकन पीछे/);
 });
+
+test('the head-types box\'s figures are the bundled models\' own', () => {
+  const best = manifest.models.map((m) => Math.max(...m.headScores.filter((s) => s.layer === 0).map((s) => s.previousToken)));
+  const lo = Math.min(...best).toFixed(2), hi2 = Math.max(...best).toFixed(2);
+  assert.match(EN.t('headTypes.previous.where'), new RegExp(`${lo} to ${hi2} of its weight`));
+  assert.match(hi.t('headTypes.previous.where'), new RegExp(`${lo} से ${hi2} तक`));
+  assert.match(EN.t('headTypes.previous.where'), new RegExp(`gives ${rb.uniformScores(manifest.training.seqLen).previousToken.toFixed(2)}`));
+});
