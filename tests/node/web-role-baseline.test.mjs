@@ -10,7 +10,9 @@ import { REPO } from './helpers.mjs';
 
 const load = (p) => import(pathToFileURL(path.join(REPO, p)).href);
 const rb = await load('web/src/labs/role-baseline.js');
-const { roleLabel } = await load('web/src/sources/zoo.js');
+const { roleField } = await load('web/src/sources/zoo-roles.js');
+const zoo = await load('web/src/sources/zoo.js');
+const roleLabel = (s, t, n) => zoo.roleLabel(s, roleField(s, n), t);
 const { roleOf, roleKey } = await load('web/src/labs/verdicts.js');
 const { EN, loadI18n } = await load('web/src/i18n/index.js');
 await load('web/src/i18n/catalogs/en/head-types.js');

@@ -44,3 +44,30 @@ export async function errorField(error, state, { valid, edited = '' }) {
   }
   return candidates.find((f) => f !== 'variant' && (f !== named || !derivedFrom(named, state))) ?? named;
 }
+
+/** A message as a sentence of its own: "… head sizes" and "this session needs …" never run together. */
+const sentence = (s) => (/[.!?।]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
+
+/**
+ * The form's errors, each in the catalog's words (by its field and kind) with the core's message as the
+ * detail, grouped under the field to fix: for each field [text, detail], and [text, detail] of those no
+ * field of the form takes. One catalog sentence per field and kind, then every detail, each a sentence.
+ * @param {Error[]} errors
+ * @param {object | null} state  the state the form shows
+ * @param {{ client: object, edited: string, fields: string[], i18n: object }} o  client: the core worker's proxy
+ * @returns {Promise<{ byField: Map<string, [string, string]>, other: [string, string] }>}
+ */
+export async function placeErrors(errors, state, { client, edited, fields, i18n }) {
+  const valid = (spec) => client.call('resolveShape', spec).then(() => true, () => false);
+  const under = await Promise.all(errors.map((e) => (state ? errorField(e, state, { valid, edited }) : String(e.field ?? '').split('.')[0])));
+  const groups = new Map();  // field ('' for none) -> Map(detail -> text)
+  errors.forEach((e, k) => {
+    const key = fields.includes(under[k]) ? under[k] : '';
+    const { text, detail } = i18n.coreError(e);
+    if (!groups.has(key)) groups.set(key, new Map());
+    groups.get(key).set(detail, text);
+  });
+  const parts = (list) => (list ? [[...new Set(list.values())].map(sentence).join(' '), [...list.keys()].map(sentence).join(' ')] : ['', '']);
+  const byField = new Map([...groups].filter(([f]) => f).map(([f, list]) => [f, parts(list)]));
+  return { byField, other: parts(groups.get('')) };
+}

@@ -5,14 +5,17 @@
 // evenly would score, so that a small number is not read as a role.
 import { el } from '../kit.js';
 import { scrollRegion } from '../render/scroll-region.js';
-import { roleBar, uniformWeight } from '../labs/role-baseline.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
 
 const COLUMNS = [['previousToken', 'scores.previous'], ['diagonal', 'scores.self'], ['firstToken', 'scores.first'],
   ['induction', 'scores.induction']];
 
-/** The mean of 1/(i+1) over queries i = 1 … n-1: a uniform causal head's score on one fixed key per query (labs/role-baseline.js). */
-export const uniformScore = (n) => uniformWeight(1, n);
+/** The mean of 1/(i+1) over queries i = 1 … n-1: a uniform causal head's score on one fixed key per query. */
+export const uniformScore = (n) => {
+  let s = 0;
+  for (let i = 1; i < n; i++) s += 1 / (i + 1);
+  return s / (n - 1);
+};
 
 /**
  * @param {{ layer: number, head: number, previousToken: number, diagonal: number, firstToken: number, induction: number }[]} scores
@@ -24,7 +27,7 @@ export function headScoresTable(scores, { layer, seqLen, onLayer, i18n }) {
   const best = Object.fromEntries(COLUMNS.map(([k]) => [k, Math.max(...scores.map((s) => s[k]))]));
   const cell = (s, k) => el('td', null, s[k] === best[k] ? el('strong', null, s[k].toFixed(2)) : s[k].toFixed(2));
   const table = el('table', { className: 'head-scores', dataset: { role: 'head-scores' } },
-    el('caption', null, t('scores.caption', { uniform: uniformScore(seqLen).toFixed(2), bar: roleBar(uniformScore(seqLen)).toFixed(2), n: seqLen })),
+    el('caption', null, t('scores.caption', { uniform: uniformScore(seqLen).toFixed(2), n: seqLen })),
     el('thead', null, el('tr', null, el('th', { scope: 'col' }, t('scores.layer')), el('th', { scope: 'col' }, t('scores.head')),
       ...COLUMNS.map(([, key]) => el('th', { scope: 'col' }, t(key))))),
     el('tbody', null, ...scores.map((s) => el('tr', { className: s.layer === layer ? 'current' : '', dataset: { layer: String(s.layer), head: String(s.head) } },

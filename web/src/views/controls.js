@@ -1,11 +1,11 @@
 // controls.js — the form that edits the shared shape state. Every control has a label; invalid
-// combinations are explained next to the control the learner can fix (parts/error-field.js: the one
-// just edited, or the one whose default would make the shape valid; the core's error.field otherwise),
+// combinations are explained next to the control the learner can fix (parts/error-field.js, imported
+// with the first error: the one just edited, or the one whose default would make the shape valid; the
+// core's error.field otherwise),
 // in the catalog's words with the core's own as the detail (never silently changed); an error about no
 // field of this form shows under it, each of its sentences apart.
 import { VARIANT_IDS, coreDetail, el, field, variantLabel } from '../kit.js';
 import { SOURCES } from '../state.js';
-import { errorField } from '../parts/error-field.js';
 
 /** The most characters the sentence box takes (the views use the first 100 tokens of it). */
 export const MAX_TEXT = 4000;
@@ -128,32 +128,14 @@ export function createControlsView(root, ctx, { uid }) {
       const [before, after] = t(onlyModel ? 'form.modelOnly' : 'form.modelOthers', { name: '\u0000', facts }).split('\u0000');
       modelNote.replaceChildren(before, el('span', { dataset: { text: 'data' } }, model.name), after);
     },
-    /** @param {Error[]} errors the core's current errors; each goes next to error.field when the form has it */
+    /** @param {Error[]} errors the core's current errors; each goes next to the field to fix (parts/error-field.js) when the form has it */
     async showErrors(errors) {
       const my = ++placing;
-      const state = current;
-      const valid = (spec) => ctx.client.call('resolveShape', spec).then(() => true, () => false);
-      const under = state ? await Promise.all(errors.map((e) => errorField(e, state, { valid, edited }))) : errors.map((e) => String(e.field ?? '').split('.')[0]);
+      const placed = errors.length ? await (await import('../parts/error-field.js'))
+        .placeErrors(errors, current, { client: ctx.client, edited, fields: [...fields.keys()], i18n }) : { byField: new Map(), other: ['', ''] };
       if (my !== placing) return;
-      // Each error in the catalog's words (by its field and kind), the core's message as the detail.
-      const byField = new Map();
-      const other = new Map();
-      const add = (map, key, e) => {
-        const { text, detail } = i18n.coreError(e);
-        const list = map.get(key) ?? new Map();
-        list.set(detail, text);
-        map.set(key, list);
-      };
-      errors.forEach((e, k) => {
-        if (fields.has(under[k])) add(byField, under[k], e);
-        else add(other, '', e);
-      });
-      /** Each message a sentence of its own: "… head sizes" and "this session needs …" never run together. */
-      const sentence = (s) => (/[.!?。।]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
-      /** One sentence of the catalog per field and kind, then every detail, each ending its sentence. */
-      const parts = (list) => (list ? [[...new Set(list.values())].map(sentence).join(' '), [...list.keys()].map(sentence).join(' ')] : ['', '']);
-      for (const [f, fl] of fields) fl.setError(...parts(byField.get(f)));
-      const [text, detail] = parts(other.get(''));
+      for (const [f, fl] of fields) fl.setError(...(placed.byField.get(f) ?? ['', '']));
+      const [text, detail] = placed.other;
       general.hidden = !text;
       general.replaceChildren(...(text ? [text, ' ', coreDetail(detail, i18n)] : []));
     },

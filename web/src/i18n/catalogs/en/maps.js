@@ -49,16 +49,12 @@ export default addEnglish({
   'source.truncated': 'Your sentence has {count} tokens: only the first {max} are used ({left} left out).',
   // ---- the trained source (a zoo model, sources/zoo.js) ----
   'source.zoo': 'trained on Shakespeare (characters)',
-  'zoo.which': 'Model: {label}, seed {seed}, {bits} bits per character on held-out Shakespeare. Each head is labelled with its strongest measured score where that clearly beats a head spreading its weight evenly (the table of scores says how much), else with “no role stands out”.',
-  'zoo.cut': 'Only the first 64 characters are used ({count} left out).',
-  'zoo.unknown': 'Characters the Shakespeare corpus never uses are left out: {chars}',
-  'zoo.noChars': 'none of the sentence\'s characters occur in the Shakespeare corpus the model was trained on',
   'maps.seeTrained': 'See heads trained on Shakespeare',
   // the list of the lesson's head types under the maps (its words: catalogs/en/head-types.js, with parts/head-types.js)
   'maps.headTypes': 'Head types the lesson names, and where on this page to see a real one',
   // ---- a trained model's head scores (parts/head-scores.js) ----
   'scores.summary': { one: 'The head\'s measured scores', other: 'Every head\'s measured scores ({count} heads)' },
-  'scores.caption': 'Mean attention weight on one key per query, measured by the core on held-out text (previous token: the key just before; self: the query\'s own position; first token: position 0) and, for induction, on repeated random characters (the key after the earlier copy). A head spreading its weight evenly over {n} positions scores about {uniform} on the first three; a map\'s title names a role only where a score reaches {bar} (a quarter of the way from an even spread to all the weight; less for induction, whose queries are later). Bold: the highest of each column.',
+  'scores.caption': 'Mean attention weight on one key per query, measured by the core on held-out text (previous token: the key just before; self: the query\'s own position; first token: position 0) and, for induction, on repeated random characters (the key after the earlier copy). A head spreading its weight evenly over {n} positions scores about {uniform} on the first three. Bold: the highest of each column.',
   'scores.layer': 'layer',
   'scores.head': 'head',
   'scores.previous': 'previous token',
@@ -66,9 +62,4 @@ export default addEnglish({
   'scores.first': 'first token',
   'scores.induction': 'induction',
   'scores.showLayer': 'show layer {layer}',
-  'zoo.role.previous': 'previous token {value}',
-  'zoo.role.self': 'self {value}',
-  'zoo.role.first': 'first token {value}',
-  'zoo.role.induction': 'induction {value}',
-  'zoo.role.none': 'no role stands out',
 });
