@@ -875,7 +875,7 @@ export default {
   'labs.models.example': { one: '{count} टोकन आईडी, फिर वही दोबारा', other: '{count} टोकन आईडी, फिर वही दोबारा' },
   'labs.task.copy': 'copy टास्क',
   'labs.saveResults': 'नतीजे सहेजें',
-  'labs.saveResultsOf': '{text}: {what}, CSV या JSON फ़ाइल के रूप में',
+  'labs.saveResultsOf': '{text} ({what}): CSV या JSON फ़ाइल',
   'labs.task.induction': 'इंडक्शन टास्क',
   'labs.task.chars': 'कैरेक्टर टास्क',
   'labs.task.pairs': 'दो-टोकन-पीछे वाला टास्क',

@@ -36,7 +36,7 @@ export default addEnglish({
   'labs.task.copy': 'the copy task',
   // ---- Save results (labs/table.js) ----
   'labs.saveResults': 'Save results',
-  'labs.saveResultsOf': '{text}: {what}, as a CSV or JSON file',
+  'labs.saveResultsOf': '{text} ({what}): a CSV or JSON file',
   'labs.task.induction': 'the induction task',
   'labs.task.chars': 'the character task',
   'labs.task.pairs': 'the two-tokens-back task',
