@@ -110,6 +110,8 @@ test('lab-heads (two tokens back, the default): the same runs as the core in Nod
   assert.deepEqual(zoo.heads, sweep.heads);
   assert.deepEqual(zoo.losses[0], sweep.runs.filter((r) => r.heads === 1).map((r) => r.loss));
   assert.equal(zoo.verdicts[0], 'help', 'one head to two: more heads help');
+  assert.deepEqual(zoo.verdicts.slice(2), ['negligible', 'negligible'], '4 -> 16 heads: beyond the spread, far under 0.01 nats');
+  assert.doesNotMatch(await view.locator('.lab-zoo-summary').textContent(), /more heads hurt/);
   const rows = await view.locator('.lab-zoo .lab-table tbody tr').evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
   assert.equal(rows.length, 5);
   assert.match(rows[1][3], /^−0\.2\d+ ± 0\.\d+$/, `two heads against one: ${rows[1][3]}`);
@@ -153,6 +155,36 @@ test('lab-induction: the bundled model on a click, its heads scored by the core:
   await shot(page, 'lab-induction-zoo');
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+test('Save results: a lab\'s table as CSV and JSON, in the page\'s language (the bundled Lab 4 model)', async () => {
+  for (const lang of ['en', 'hi']) {
+    const page = await b.open(`embed.html?view=lab-induction&lang=${lang}`);
+    const view = app(page).locator('[data-slot="lab-induction"]');
+    await view.locator('button[data-act="zoo"]').click();
+    await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+      .querySelector('[data-slot="lab-induction"]')?.result?.zoo, null, { timeout: 20000 });
+    const save = view.locator('.lab-heads-scores [data-role="save-results"]');
+    assert.equal(await save.locator('summary').innerText(), lang === 'hi' ? 'नतीजे सहेजें' : 'Save results');
+    await save.locator('summary').click();
+    const [csvFile] = await Promise.all([page.waitForEvent('download'), save.locator('button[data-save-results="csv"]').click()]);
+    assert.equal(csvFile.suggestedFilename(), 'lab-induction-head-scores.csv');
+    const csv = fs.readFileSync(await csvFile.path(), 'utf8').replace(/^\ufeff/, '').trim().split(/\r\n/);
+    const shown = await view.locator('.lab-heads-scores tbody tr').evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+    assert.equal(csv.length, 1 + shown.length, 'a header row, then every row');
+    assert.deepEqual(csv.slice(1).map((l) => l.split(',')), shown, 'the rows as the page shows them');
+    if (lang === 'en') assert.match(csv[0], /^layer,head,/);
+    await save.locator('summary').click();
+    const [jsonFile] = await Promise.all([page.waitForEvent('download'), save.locator('button[data-save-results="json"]').click()]);
+    const json = JSON.parse(fs.readFileSync(await jsonFile.path(), 'utf8'));
+    assert.equal(json.lab, 'lab-induction');
+    assert.equal(json.rows.length, shown.length);
+    assert.equal(json.rows[0][json.columns[0]], '0', 'layers counted from 0, as shown');
+    assert.match(json.summary, /99\.8|99٫8/);
+    await shot(page, `lab-induction-save-${lang}`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
 });
 
 test('lab-heads on 1 and on 4 cores: the same losses, the models spread over 4 trainer workers', async () => {
@@ -278,6 +310,38 @@ test('a trained model can be inspected in the attention view, and back', async (
   await page.waitForFunction(() => !/trained model/.test(document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent));
   assert.equal(await heat.locator('canvas[data-head]').count(), 8, 'back to the 8-head GQA default');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('one numbering: Lab 4 counts layers and heads from 0 as the attention view does, and its inspected maps keep their roles', async () => {
+  const page = await b.open('?labISteps=400');
+  const el = app(page);
+  const lab = el.locator('[data-slot="lab-induction"]');
+  await lab.locator('[data-act="start"]').click();
+  await status(page, 'lab-induction', ['done'], 180000);
+  const rows = await lab.locator('.lab-heads-scores tbody tr').evaluateAll((trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+  assert.deepEqual(rows.map((r) => r.slice(0, 2)), [0, 1].flatMap((l) => [0, 1, 2, 3].map((h) => [String(l), String(h)])), 'layer and head from 0');
+  const roleOf = (l, h) => { const r = rows.find((x) => x[0] === String(l) && x[1] === String(h)).at(-1); return r === '—' ? '' : r; };
+  assert.ok(rows.some((r) => r.at(-1) !== '—'), 'after 400 steps some head has a role');
+  const labTitles = await lab.locator('.lab-maps .hm-title').allTextContents();
+  assert.deepEqual(labTitles, [0, 1].flatMap((l) => [0, 1, 2, 3].map((h) => `layer ${l} · head ${h}`)));
+  await lab.locator('[data-act="inspect"]').click();
+  const heat = el.locator('[data-slot="heatmap"]');
+  for (const layer of [0, 1]) {
+    if (layer === 1) {
+      const draws = Number(await heat.getAttribute('data-draws'));
+      await heat.locator('select[name="layer"]').selectOption('1');
+      await page.waitForFunction(([d]) => Number(document.querySelector('attention-playground').shadowRoot
+        .querySelector('[data-slot="heatmap"]').dataset.draws) > d, [draws]);
+    } else {
+      await page.waitForFunction(() => /trained model: induction model/.test(document.querySelector('attention-playground').shadowRoot
+        .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent));
+    }
+    const titles = await heat.locator('.kv-group .hm-title').allTextContents();
+    assert.deepEqual(titles, [0, 1, 2, 3].map((h) => (roleOf(layer, h) ? `head ${h} · ${roleOf(layer, h)}` : `head ${h}`)), `layer ${layer}`);
+  }
+  await shot(page, 'lab-induction-inspected');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

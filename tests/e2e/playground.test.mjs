@@ -45,20 +45,72 @@ test('changing the variant or nKvHeads redraws the maps and updates the chart', 
   await page.close();
 });
 
-test('an invalid combination is explained next to the control in the core\'s words', async () => {
+test('an invalid combination is explained next to the control the learner edited, in the core\'s words', async () => {
   const page = await b.open('?variant=gqa&nHeads=8&nKvHeads=2&v=2');  // GQA, 8 query heads, 2 K/V heads
   await heatmapDrawn(page);
   const el = app(page);
   await el.locator('input[name="nKvHeads"]').fill('3');
-  // The core names the field (error.field = 'nHeads' for "nHeads must be divisible by nKvHeads"):
-  // the message goes next to that field, placed from the structured field, not the message text.
-  const err = el.locator('[data-field="nHeads"] .field-error');
+  // The core names nHeads ("nHeads must be divisible by nKvHeads"); the learner edited nKvHeads, which
+  // is where the message goes (parts/error-field.js), placed from the structured field, not the text.
+  const err = el.locator('[data-field="nKvHeads"] .field-error');
   await err.waitFor({ state: 'visible' });
   assert.match(await err.innerText(), /nHeads \(8\) must be divisible by nKvHeads \(3\)/);
-  assert.equal(await el.locator('input[name="nHeads"]').getAttribute('aria-invalid'), '');
+  assert.equal(await el.locator('[data-field="nHeads"] .field-error').isHidden(), true, 'not under nHeads, which was not edited');
+  assert.equal(await el.locator('input[name="nKvHeads"]').getAttribute('aria-invalid'), '');
   assert.equal(await el.locator('input[name="nKvHeads"]').inputValue(), '3', 'the value is not silently changed');
-  await el.locator('input[name="nKvHeads"]').fill('2');
+  await el.locator('input[name="nKvHeads"]').fill('4');
   await err.waitFor({ state: 'hidden' });
+  // the learner then edits nHeads to 2: the core names nKvHeads ("must not exceed nHeads"), the
+  // message goes under nHeads, the field edited
+  await el.locator('input[name="nHeads"]').fill('2');
+  const errH = el.locator('[data-field="nHeads"] .field-error');
+  await errH.waitFor({ state: 'visible' });
+  assert.match(await errH.innerText(), /nKvHeads \(4\) must not exceed nHeads \(2\)/);
+  assert.equal(await err.isHidden(), true);
+  await el.locator('input[name="nHeads"]').fill('8');
+  await errH.waitFor({ state: 'hidden' });
+  await page.close();
+});
+
+test('from a link, an error goes under the field that breaks the shape; a derived dHead is never marked', async () => {
+  let page = await b.open('?v=2&variant=gqa&nHeads=8&nKvHeads=3');
+  let el = app(page);
+  const kvErr = el.locator('[data-field="nKvHeads"] .field-error');
+  await kvErr.waitFor({ state: 'visible' });
+  assert.match(await kvErr.innerText(), /nHeads \(8\) must be divisible by nKvHeads \(3\)/);
+  assert.equal(await el.locator('[data-field="nHeads"] .field-error').isHidden(), true);
+  await page.close();
+  page = await b.open('?v=2&dModel=131072&nHeads=1');
+  el = app(page);
+  const dErr = el.locator('[data-field="dModel"] .field-error');
+  await dErr.waitFor({ state: 'visible' });
+  assert.equal(await el.locator('input[name="dHead"]').inputValue(), '0');
+  assert.equal(await el.locator('[data-field="dHead"] .field-error').isHidden(), true, 'dHead 0 is dModel / nHeads: not the learner\'s to fix');
+  // every message the form shows ends its sentence: none runs into the next
+  const texts = await el.locator('.field-error:visible, .form-error:visible').allInnerTexts();
+  for (const text of texts) assert.doesNotMatch(text, /[a-z0-9)] (this|the|dHead|dModel|nHeads) \w+ (needs|must)/, text);
+  await shot(page, 'form-error-dmodel');
+  await page.close();
+});
+
+test('"Copy embed code": an iframe and a small script that sizes it from the height embed.html posts, from that iframe only', async () => {
+  const page = await b.open();
+  await heatmapDrawn(page);
+  await app(page).locator('[data-action="copy-embed"]').click();
+  const code = await (await page.waitForFunction(() => document.querySelector('attention-playground').lastCopied)).jsonValue();
+  assert.match(code, /^<iframe id="attention-playground-[a-z0-9]+" src="[^"]*embed\.html\?[^"]*view=heatmap[^"]*"[^>]* height="520"><\/iframe>\n<script>/);
+  assert.match(code, /e\.source === f\.contentWindow/);
+  const host = await b.context.newPage();
+  await host.setContent(`<!doctype html><html><body style="margin:0">${code}</body></html>`);
+  await host.waitForFunction(() => document.querySelector('iframe')?.height !== '520', null, { timeout: 30000 });
+  const sized = Number(await host.locator('iframe').getAttribute('height'));
+  assert.ok(sized > 0 && sized !== 520, `sized to ${sized}`);
+  // a message from another window (the course page itself) does not resize it
+  await host.evaluate(() => window.postMessage({ type: 'attention-playground:height', height: 5 }, '*'));
+  await host.waitForTimeout(300);
+  assert.notEqual(Number(await host.locator('iframe').getAttribute('height')), 5);
+  await host.close();
+  assert.deepEqual(page.errors, []);
   await page.close();
 });
 

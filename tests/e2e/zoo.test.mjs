@@ -70,6 +70,12 @@ test('source=trained: the zoo model of the variant, the core\'s weights, a layer
   const size = manifest.geometry.nHeads * N * N;
   const readout3 = await el.locator('[data-slot="heatmap"] [data-role="readout"]').innerText();
   assert.ok(readout3.includes(want.weights[3 * size + N].toFixed(3)), `layer 3 read-out "${readout3}"`);
+  // Layer 3's heads: a role only where a score clearly beats a uniform head's over 64 characters
+  // (labs/role-baseline.js: 0.295 for the previous token and self); GQA-2's layer 3 has none.
+  const titles3 = await el.locator('[data-slot="heatmap"] figure.hm .hm-title').allTextContents();
+  const scores3 = manifest.models.find((m) => m.id === 'gqa2').headScores.filter((h) => h.layer === 3);
+  assert.ok(scores3.every((h) => Math.max(h.previousToken, h.diagonal, h.firstToken) < 0.29));
+  assert.deepEqual(titles3, scores3.map((h) => `head ${h.head} → K/V ${Math.floor(h.head / 4)} · no role stands out`), titles3.join(' | '));
   assert.deepEqual(page.errors, []);
   await page.close();
 });

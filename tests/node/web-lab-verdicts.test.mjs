@@ -159,3 +159,47 @@ test('the verdicts in Hindi: the same decision from the same numbers, every word
   assert.equal(summariseMqa(runs, budget, 150, o).startsWith('After 150 steps'), true);
   assert.equal(summariseRank(done, 200, geometry).startsWith('The smallest r'), true);
 });
+
+test('size as well as spread: a clear difference under NEGLIGIBLE_NATS is negligible, the same threshold in every lab', async () => {
+  assert.equal(spread.NEGLIGIBLE_NATS, 0.01);
+  assert.equal(spread.sizeOf(spread.difference([1, 2, 3], [2, 3, 4])), 'none');
+  assert.equal(spread.sizeOf({ diff: 0.0007, se: 0.0002, measurable: true }), 'negligible');
+  assert.equal(spread.sizeOf({ diff: -0.02, se: 0.001, measurable: true }), 'real');
+  // Lab 1's bundled sweep (two tokens back, 300 steps, five seeds each): 4 -> 8 -> 16 heads differ by
+  // +0.0007 and +0.0014 nats beyond 2 standard errors, every model at 100 % accuracy: negligible, not "hurt".
+  const fs = await import('node:fs');
+  const lab = JSON.parse(fs.readFileSync(path.join(REPO, 'web/zoo/manifest.json'), 'utf8')).labs['lab-heads'];
+  const losses = lab.heads.map((h) => lab.runs.filter((r) => r.heads === h).map((r) => r.loss));
+  const { verdicts, sentence } = summariseHeads(lab.heads, losses, lab.steps, 0.001);
+  assert.deepEqual(verdicts, ['help', 'plateau', 'negligible', 'negligible']);
+  assert.doesNotMatch(sentence, /hurt/);
+  assert.match(sentence, /more heads make a measurable but negligible difference from 4 to 16 heads/);
+  assert.match(sentence, /matters from 0\.01 nats/);
+  const inHindi = summariseHeads(lab.heads, losses, lab.steps, 0.001, hi).sentence;
+  assert.match(inHindi, /4 से 16 हेड तक ज़्यादा हेड से मापने-योग्य पर नगण्य अंतर/);
+  assert.deepEqual(english(inHindi).filter((w) => w !== 'h'), [], inHindi);
+});
+
+test('summariseMqa: a negligible gap is called negligible, and a gap that still narrows over the last fifth says so', () => {
+  const budget = { mha: { params: 16384, atN: 262144 }, mqa: { params: 9216, atN: 32768 } };
+  const r = (m, g, q) => ({ mha: { losses: m, accuracies: [1, 1, 1] }, gqa: { losses: g, accuracies: [1, 1, 1] }, mqa: { losses: q, accuracies: [1, 1, 1] } });
+  // docs/lab.md's 300-step figures: MHA 0.00951 ± 0.00057, GQA 0.01617 ± 0.00063, MQA 0.03482 ± 0.00100
+  const runs = r([0.00900, 0.00951, 0.01002], [0.01554, 0.01617, 0.01680], [0.03382, 0.03482, 0.03582]);
+  // each seed's evaluations every 60 steps: the MQA gap 0.06 nats at step 240, 0.0253 at step 300
+  const curve = (at240, at300) => [[60, 3], [120, 1], [180, 0.5], [240, at240], [300, at300]];
+  const curves = { mha: runs.mha.losses.map((l) => curve(0.02, l)), gqa: runs.gqa.losses.map((l) => curve(0.03, l)),
+    mqa: runs.mqa.losses.map((l) => curve(0.08, l)) };
+  const text = summariseMqa(runs, budget, 300, { N: 2048, bytes: (n) => `${n} B`, drop: 0.001, curves });
+  assert.match(text, /MQA costs 0\.02531 nats of held-out loss/);
+  assert.match(text, /GQA's difference from MHA is measurable but negligible \(\+0\.00666 ± 0\.00047 nats: beyond 2 standard errors, but under 0\.01\)/);
+  assert.match(text, /The gap between MQA and MHA still narrows with training: 0\.06000 nats at step 240, 0\.02531 at step 300\./);
+  assert.doesNotMatch(text, /between GQA and MHA still narrows/, 'a negligible gap is not followed');
+  // without the curves (or when the gap did not narrow): no such sentence
+  assert.doesNotMatch(summariseMqa(runs, budget, 300, { N: 2048, bytes: (n) => `${n} B`, drop: 0.001 }), /narrows/);
+  const widening = { ...curves, mqa: runs.mqa.losses.map((l) => curve(0.03, l)) };
+  assert.doesNotMatch(summariseMqa(runs, budget, 300, { N: 2048, bytes: (n) => `${n} B`, drop: 0.001, curves: widening }), /narrows/);
+  const inHindi = summariseMqa(runs, budget, 300, { N: 2048, bytes: hi.fmt.binary, drop: 0.001, curves }, hi);
+  assert.match(inHindi, /GQA और MHA का अंतर मापने-योग्य है पर नगण्य/);
+  assert.match(inHindi, /MQA और MHA का अंतर ट्रेनिंग के साथ अब भी घट रहा है: स्टेप 240 पर 0\.06000 nats, स्टेप 300 पर 0\.02531/);
+  assert.deepEqual(english(inHindi), [], inHindi);
+});

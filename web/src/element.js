@@ -13,7 +13,7 @@ import renderCss from './styles/render.css?inline';
 import viewsCss from './styles/views.css?inline';
 import tablesCss from './styles/tables.css?inline';
 import { DEFAULTS, fromParams, shapeKeyOf, shapeSpec, toParams } from './state.js';
-import { buildName, el, escapeHtml } from './kit.js';
+import { buildName, el } from './kit.js';
 import { sharedClient } from './client.js';
 import { createControlsView } from './views/controls.js';
 import { REGISTRY, VIEW_IDS, viewById } from './registry.js';
@@ -460,7 +460,7 @@ export class AttentionPlayground extends HTMLElement {
     root.querySelector('[data-action="copy-embed"]')?.addEventListener('click', () => {
       const params = toParams({ ...this.state, view: 'heatmap' });
       const src = new URL(`embed.html?${params}`, location.href).href;
-      copy(`<iframe src="${src}" title="${escapeHtml(t('shell.title'))}" loading="lazy" style="width:100%;border:0" height="520"></iframe>`, t('shell.embedCode'));
+      import('./embed-code.js').then((m) => copy(m.embedCode(src, t('shell.title')), t('shell.embedCode')));  // iframe + its resizer
     });
   }
 }

@@ -32,7 +32,8 @@ export function createHeadsZoo(ctx) {
   const { plusMinus, signedDiff } = spreadFormat(fmt);
   const table = createLabTable({ label: t('labHeads.zoo.table'), caption: '', i18n, columns: [t('labHeads.col.heads'), 'd_head',
     twoLines(t('labHeads.col.loss'), t('labHeads.col.lossNote', { count: 5 })), twoLines(t('labHeads.col.diff'), t('labHeads.col.diffNote')),
-    t('labHeads.col.accuracy')] });
+    t('labHeads.col.accuracy')],
+    save: { name: () => 'lab-heads-bundled-results', meta: () => ({ lab: 'lab-heads', bundled: true, task: 'pairs', summary: summary.textContent }) } });
   const summary = el('p', 'lab-zoo-summary');
   const readout = createReadout(t('maps.hint'));
   const grid = el('div', 'lab-map-grid');
@@ -46,7 +47,7 @@ export function createHeadsZoo(ctx) {
     layerRow: (l, children) => el('div', 'lab-map-layer', el('p', 'lab-map-row-title',
       t(rows[l].heads === 1 ? 'labHeads.zoo.one' : 'labHeads.zoo.two', { dHead: dModel / rows[l].heads })), ...children),
     mapOptions: (l, h) => {
-      const title = rows[l].heads === 1 ? t('labHeads.zoo.oneHead') : t('labHeads.zoo.headOf', { h: h + 1 });
+      const title = rows[l].heads === 1 ? t('labHeads.zoo.oneHead') : t('labHeads.zoo.headOf', { h });
       return { title, colour: 'prob', masked: 'causal', readout, save: true, maxWidth: 200, i18n, dataset: { model: rows[l].id, head: String(h) },
         name: { view: 'lab-heads', what: rows[l].id, head: h }, legendLabel: t('maps.weight'),
         describe: ({ i, j }, v) => t('labHeads.zoo.cell', { title, i, q: labels[i], j, k: labels[j], value: j > i ? t('maps.masked') : fmt.fixed(v, 3) }) };

@@ -28,7 +28,7 @@ export function createInductionMaps(i18n) {
     groupsOf: () => [{ heads: Array.from({ length: heads }, (_, h) => h) }],
     layerRow: (l, children) => el('div', 'lab-map-layer', ...children),
     mapOptions: (l, h, roleOfMap) => {
-      const title = t('labInd.mapTitle', { layer: l + 1, head: h + 1 });
+      const title = t('labInd.mapTitle', { layer: l, head: h });
       return {
         title, colour: 'prob', masked: 'causal', readout, save: true, maxWidth: wide ? 160 : 128, i18n,
         dataset: { layer: String(l), head: String(h) }, name: { view: 'lab-induction', layer: l, head: h }, legendLabel: t('maps.weight'),

@@ -13,18 +13,19 @@ import '../i18n/catalogs/en/lab-rank.js';  // the English words it speaks
 const WORDS = { yes: 'labRank.yes', no: 'labRank.no', unsure: 'labRank.unsettled' };
 
 /**
- * @param {{ runName: (r) => string, ropeDim: number, seeds: number, i18n: object }} o  i18n: the element's words
+ * @param {{ runName: (r) => string, ropeDim: number, seeds: number, i18n: object, save?: object }} o  i18n: the element's words;
+ *   save: the table's "Save results" (labs/table.js)
  * @returns {{ table: HTMLElement, chart: HTMLElement, update(done: object[]): void, destroy(): void }}
  *   done: the evaluated models { variant: 'mha' | 'mla', rank, bytes, bits: number[] (one per seed) }, MHA first
  */
-export function createRankResults({ runName, ropeDim, seeds, i18n }) {
+export function createRankResults({ runName, ropeDim, seeds, i18n, save = null }) {
   const { t, fmt } = i18n;
   const { plusMinus, signedDiff } = spreadFormat(fmt);
   const yesNo = (r, v) => (r.variant === 'mha' || v == null ? '—' : t(typeof v === 'boolean' ? (v ? WORDS.yes : WORDS.no) : WORDS[v]));
   const table = createLabTable({ label: t('labRank.results'), dataset: { role: 'results' }, bodyDataset: { role: 'rows' }, hidden: true, i18n,
     columns: [t('labRank.col.model'), twoLines(t('labRank.col.cache'), t('labRank.col.cacheNote')), t('labRank.col.vsMha'),
       twoLines(t('labRank.col.bits'), t('labRank.col.bitsNote', { count: seeds })), twoLines(t('labRank.col.vsMha'), t('labRank.col.diffNote')),
-      t('labRank.col.small'), t('labRank.col.within')] });
+      t('labRank.col.small'), t('labRank.col.within')], save });
   const chartBox = el('div', { dataset: { role: 'scatter' }, role: 'img', 'aria-label': t('labRank.scatter') });
   let mha = null;
   // The series: MLA's ranks (a line with points), MHA (a point), MHA + 1 bit (dashed): styled by their place.

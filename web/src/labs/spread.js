@@ -32,6 +32,15 @@ export function meanCurve(curves) {
 export const MEASURABLE_SE = 2;
 
 /**
+ * A measurable difference in held-out loss smaller than this (nats per token) is "negligible": clear,
+ * but too small to matter. 0.01 nats is a factor e^0.01 = 1.010 in perplexity (1 %), and it is the
+ * amount a run counted as settled may still fall over its last fifth (SETTLED_NATS): a gap no larger
+ * than what a little more training moves is not a difference between designs. The same for every lab
+ * (Lab 3's bits per character: NEGLIGIBLE_NATS / ln 2 = 0.0144 bits).
+ */
+export const NEGLIGIBLE_NATS = 0.01;
+
+/**
  * other - base over seeds: the difference of the means, its standard error
  * (sqrt(sd_a² / n_a + sd_b² / n_b)), and whether it exceeds MEASURABLE_SE standard errors.
  * With one seed each there is no spread: never measurable.
@@ -41,6 +50,17 @@ export function difference(base, other) {
   const diff = b.mean - a.mean;
   const se = Math.sqrt(a.sd ** 2 / a.n + b.sd ** 2 / b.n);
   return { diff, se, measurable: a.n > 1 && b.n > 1 && Math.abs(diff) > MEASURABLE_SE * se };
+}
+
+/**
+ * What a difference (from `difference`) says, weighing its size as well as its spread: 'none' (within
+ * MEASURABLE_SE standard errors), 'negligible' (beyond them, but smaller than `limit`, NEGLIGIBLE_NATS
+ * in nats) or 'real'.
+ * @returns {'none' | 'negligible' | 'real'}
+ */
+export function sizeOf(d, limit = NEGLIGIBLE_NATS) {
+  if (!d.measurable) return 'none';
+  return Math.abs(d.diff) < limit ? 'negligible' : 'real';
 }
 
 /** Held-out loss falling by more than this (nats) over the last fifth of training: not settled. */

@@ -1,8 +1,10 @@
 // verdicts.js — the labs' computed sentences: what each lab concludes from its measured numbers, and
 // when it may conclude anything (pure: tests/node/web-lab-verdicts.test.mjs).
 
-import { MEASURABLE_SE, SETTLED_NATS, difference, digitsFor, meanSd, spreadFormat } from './spread.js';
+import { MEASURABLE_SE, NEGLIGIBLE_NATS, SETTLED_NATS, difference, digitsFor, meanCurve, meanSd, sizeOf, spreadFormat } from './spread.js';
 import { EN } from '../i18n/index.js';
+import { standsOut, uniformScores } from './role-baseline.js';
+import { INDUCTION_TASK } from './tasks.js';
 import '../i18n/catalogs/en/lab-heads.js';  // the English words of Lab 1's verdict
 import '../i18n/catalogs/en/lab-mqa.js';  // of Lab 2's
 import '../i18n/catalogs/en/lab-rank.js';  // of Lab 3's
@@ -16,7 +18,8 @@ export const HEADS_ENOUGH_STEPS = 200;
 /**
  * Verdict between consecutive head counts from their held-out losses over several seeds (lower is
  * better): "help" or "hurt" only when the difference of the means exceeds MEASURABLE_SE standard
- * errors, else "plateau" (no measurable difference). After fewer than HEADS_ENOUGH_STEPS steps, or while
+ * errors and NEGLIGIBLE_NATS, "negligible" when it exceeds the standard errors but not NEGLIGIBLE_NATS,
+ * else "plateau" (no measurable difference). After fewer than HEADS_ENOUGH_STEPS steps, or while
  * held-out loss still falls by more than SETTLED_NATS over the last fifth of the runs (`drop`), only the
  * numbers. In the language of `i18n` (its catalog's sentences, its numbers).
  * @param {number[]} heads  head counts, ascending
@@ -24,7 +27,7 @@ export const HEADS_ENOUGH_STEPS = 200;
  * @param {number} [steps]  steps per model
  * @param {number} [drop]  labs/spread.js lateDrop over every run (NaN: unknown, treated as settled)
  * @param {object} [i18n]  the element's words (ctx.i18n)
- * @returns {{ verdicts: ('help' | 'plateau' | 'hurt')[], sentence: string }}
+ * @returns {{ verdicts: ('help' | 'plateau' | 'negligible' | 'hurt')[], sentence: string }}
  */
 export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS, drop = NaN, i18n = EN) {
   const { t, fmt } = i18n;
@@ -36,7 +39,7 @@ export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS, drop =
     return { verdicts: [], sentence: t('labHeads.notSettled', { drop: fmt.fixed(drop, 3), steps, limit: SETTLED_NATS, numbers }) };
   }
   const diffs = heads.slice(1).map((_, i) => difference(losses[i], losses[i + 1]));
-  const verdicts = diffs.map((d) => (!d.measurable ? 'plateau' : d.diff < 0 ? 'help' : 'hurt'));
+  const verdicts = diffs.map((d) => ({ none: 'plateau', negligible: 'negligible', real: d.diff < 0 ? 'help' : 'hurt' })[sizeOf(d)]);
   const runs = [];
   verdicts.forEach((v, i) => {
     const last = runs[runs.length - 1];
@@ -45,7 +48,7 @@ export function summariseHeads(heads, losses, steps = HEADS_ENOUGH_STEPS, drop =
   });
   const parts = runs.map((r) => t(`labHeads.${r.v}`, { from: r.from, to: r.to })).join('; ');
   const steps2 = diffs.map((d, i) => `${heads[i]} → ${heads[i + 1]}: ${sd(d)}`).join(', ');
-  return { verdicts, sentence: t('labHeads.verdict', { parts, steps, count: seeds, k: MEASURABLE_SE, numbers, diffs: steps2 }) };
+  return { verdicts, sentence: t('labHeads.verdict', { parts, steps, count: seeds, k: MEASURABLE_SE, limit: NEGLIGIBLE_NATS, numbers, diffs: steps2 }) };
 }
 
 // ---- Lab 2: what does MQA cost? --------------------------------------------------------------------
@@ -56,15 +59,18 @@ export const MQA_ENOUGH_STEPS = 150;
  * The sentence after a run of every variant over several seeds: what MQA and GQA cost in held-out loss
  * against MHA (differences in nats with their standard errors, never ratios of losses), and what they
  * save. A verdict only when the runs are long enough and settled (held-out loss no longer falling), and a
- * difference counts only beyond twice its standard error. In the language of `i18n` (its catalog's
- * sentences, its numbers).
+ * difference counts only beyond twice its standard error; one below NEGLIGIBLE_NATS is called
+ * negligible. Where a variant's gap to MHA was larger at the last evaluation before the run's last
+ * fifth than at its end (`curves`), the sentence says so: the gap still narrows with training. In the
+ * language of `i18n` (its catalog's sentences, its numbers).
  * @param {{ mha, gqa, mqa }} r  each { losses: number[], accuracies: number[] } (one per seed)
  * @param {{ mha, mqa }} b  each { params, atN } (attention weights, KV bytes at N)
  * @param {number} stepsRun
- * @param {{ N: number, bytes: (n: number) => string, drop: number }} o  drop: labs/spread.js lateDrop
+ * @param {{ N: number, bytes: (n: number) => string, drop: number, curves?: { mha, gqa, mqa } }} o  drop: labs/spread.js
+ *   lateDrop; curves: per variant, each seed's held-out evaluations [[step, loss], ...]
  * @param {object} [i18n]  the element's words (ctx.i18n)
  */
-export function summariseMqa(r, { mha: bm, mqa: bq }, stepsRun, { N, bytes, drop }, i18n = EN) {
+export function summariseMqa(r, { mha: bm, mqa: bq }, stepsRun, { N, bytes, drop, curves }, i18n = EN) {
   const { t, fmt } = i18n;
   const { plusMinus: pm, signedDiff: sd } = spreadFormat(fmt);
   const seeds = r.mha.losses.length;
@@ -75,11 +81,37 @@ export function summariseMqa(r, { mha: bm, mqa: bq }, stepsRun, { N, bytes, drop
   if (drop > SETTLED_NATS) {
     return t('labMqa.notSettled', { drop: fmt.fixed(drop, 3), steps: stepsRun, limit: SETTLED_NATS, numbers });
   }
-  const word = (name, d) => (!d.measurable ? t('labMqa.same', { name, diff: sd(d), k: MEASURABLE_SE })
-    : d.diff > 0 ? t('labMqa.costs', { name, cost: fmt.fixed(d.diff, digitsFor(d.se)), diff: sd(d), k: MEASURABLE_SE })
-      : t('labMqa.below', { name, gain: fmt.fixed(-d.diff, digitsFor(d.se)), diff: sd(d), k: MEASURABLE_SE }));
-  return t('labMqa.verdict', { steps: stepsRun, count: seeds, mqa: word('MQA', dq), fewer: fmt.fixed((bm.params - bq.params) / bm.params * 100, 2),
+  const word = (name, d) => {
+    const size = sizeOf(d);
+    if (size === 'none') return t('labMqa.same', { name, diff: sd(d), k: MEASURABLE_SE });
+    if (size === 'negligible') return t('labMqa.negligible', { name, diff: sd(d), k: MEASURABLE_SE, limit: NEGLIGIBLE_NATS });
+    return d.diff > 0 ? t('labMqa.costs', { name, cost: fmt.fixed(d.diff, digitsFor(d.se)), diff: sd(d), k: MEASURABLE_SE })
+      : t('labMqa.below', { name, gain: fmt.fixed(-d.diff, digitsFor(d.se)), diff: sd(d), k: MEASURABLE_SE });
+  };
+  const verdict = t('labMqa.verdict', { steps: stepsRun, count: seeds, mqa: word('MQA', dq), fewer: fmt.fixed((bm.params - bq.params) / bm.params * 100, 2),
     ratio: Number((bm.atN / bq.atN).toFixed(2)), small: bytes(bq.atN), large: bytes(bm.atN), N: String(N), gqa: word('GQA', dg), numbers });
+  const trends = curves ? [['MQA', 'mqa', dq], ['GQA', 'gqa', dg]].map(([name, id, d]) => {
+    const before = gapBefore(curves.mha, curves[id], stepsRun);
+    return before && sizeOf(d) === 'real' && d.diff > 0 && before.gap > d.diff
+      ? t('labMqa.narrows', { name, before: fmt.fixed(before.gap, digitsFor(d.se)), step: before.step, now: fmt.fixed(d.diff, digitsFor(d.se)), steps: stepsRun })
+      : '';
+  }).filter(Boolean) : [];
+  return [verdict, ...trends].join(' ');
+}
+
+/**
+ * The gap of the seeds' mean held-out loss (other − base) at the last evaluation every seed reached at or
+ * before 80 % of the run (the start of its last fifth, as lateDrop), or null when there is none before the end.
+ * @param {[number, number][][]} base  each seed's evaluations
+ * @param {[number, number][][]} other
+ * @param {number} steps  the run's length
+ * @returns {{ step: number, gap: number } | null}
+ */
+export function gapBefore(base, other, steps) {
+  const a = meanCurve(base ?? []), b = meanCurve(other ?? []);
+  const at = a.filter(([s]) => s <= 0.8 * steps && s < steps && b.some(([x]) => x === s)).at(-1);
+  if (!at) return null;
+  return { step: at[0], gap: b.find(([x]) => x === at[0])[1] - at[1] };
 }
 
 // ---- Lab 3: how small can the MLA latent be? -------------------------------------------------------
@@ -137,7 +169,11 @@ export function summariseRank(done, stepsRun, { ropeDim, bytesPerElement }, i18n
 }
 
 // ---- Lab 4: induction heads -------------------------------------------------------------------------
-/** A head gets a role when one of its scores exceeds this. */
+/**
+ * A head gets a role when one of its scores exceeds this, and clearly beats a uniform head's score on
+ * the same sequences (labs/role-baseline.js: on Lab 4's 32 positions the bar is 0.32 for the previous
+ * token and 0.28 for induction, so this one decides there).
+ */
 export const CLEAR = 0.5;
 /** trainer.headScores()'s scores: [field, its column heading's key, its role's key]. */
 export const SCORES = [
@@ -147,15 +183,19 @@ export const SCORES = [
   ['diagonal', 'labInd.score.diagonal', 'labInd.role.diagonal'],
 ];
 
-/** The field of a head's clearest score above CLEAR ('previousToken', ...), '' when no score is clear. */
-export function roleKey(h) {
+/**
+ * The field of a head's clearest score above CLEAR that also clearly beats the uniform baseline on `n`
+ * positions ('previousToken', ...), '' when no score is clear.
+ */
+export function roleKey(h, n = INDUCTION_TASK.seqLen) {
+  const uniform = uniformScores(n);
   let best = '';
-  for (const [key] of SCORES) if (h[key] > CLEAR && (!best || h[key] > h[best])) best = key;
+  for (const [key] of SCORES) if (h[key] > CLEAR && standsOut(h[key], uniform[key]) && (!best || h[key] > h[best])) best = key;
   return best;
 }
 
-/** The role of a head from its scores, in the language of `i18n` ('' when no score is clear). */
-export function roleOf(h, i18n = EN) {
-  const key = roleKey(h);
+/** The role of a head from its scores on `n` positions, in the language of `i18n` ('' when no score is clear). */
+export function roleOf(h, i18n = EN, n = INDUCTION_TASK.seqLen) {
+  const key = roleKey(h, n);
   return key ? i18n.t(SCORES.find(([k]) => k === key)[2]) : '';
 }

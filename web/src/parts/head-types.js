@@ -14,11 +14,14 @@ export const INDUCTION_TARGET = { section: 'lab-induction' };
 const TRAINED = { section: 'heatmap', patch: { source: 'trained', layer: 0 } };
 const MODEL = { section: 'model' };
 
-/** In the lesson's order: [type, [[button, target], ...]]; `scores` opens the trained models' table of scores. */
+/**
+ * In the lesson's order: [type, [[button, target], ...]]; `scores` opens the trained models' table of scores.
+ * Lab 1's button picks its copy task (its default is two tokens back).
+ */
 export const HEAD_TYPES = [
   ['positional', [['model', MODEL], ['scores', { ...TRAINED, scores: true }]]],
   ['previous', [['trained', TRAINED]]],
-  ['copy', [['lab1', { section: 'lab-heads' }], ['lab2', { section: 'lab-mqa' }]]],
+  ['copy', [['lab1', { section: 'lab-heads', patch: { labHTask: 'copy' } }], ['lab2', { section: 'lab-mqa' }]]],
   ['entity', [['model', MODEL]]],
   ['induction', [['lab4', INDUCTION_TARGET]]],
 ];

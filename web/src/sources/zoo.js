@@ -3,7 +3,7 @@
 // picks the model (GQA: 4 or 2 KV heads by nKvHeads; MLA: latent 32 or 16 by latentRank); the
 // learner's sentence is read as characters (the corpus's own: others are left out, and the note says
 // so); the maps are the trainer's (trainer.attention, every layer); each head carries its strongest
-// score from the manifest (the core's head scores, measured when the zoo was trained). Nothing is
+// score from the manifest (the core's head scores, measured when the zoo was trained) where it clearly beats a uniform head's (sources/zoo-roles.js). Nothing is
 // fetched until a map is asked for. Drawn by the heatmap, compare, walkthrough and decode views
 // (element.js ZOO_VIEWS): the walkthrough's stages and the decoder's KV-cache session are the inference
 // core's own, run on one layer's input and weights (trainer.layer, docs/api.md "Training"): sources/zoo-layer.js,
@@ -11,6 +11,7 @@
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { EN } from '../i18n/index.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
+import '../i18n/catalogs/en/zoo.js';  // and the zoo source's own (its chunk's, not the first map's)
 import { attentionSpecOf } from './trained-spec.js';
 
 /** The zoo model drawn for a state (and a variant): the manifest's model id. */
@@ -44,15 +45,9 @@ export function charTokens(text, vocab, max) {
 export const charLabel = (c) => (c === ' ' ? '␣' : c === '\n' ? '↵' : c);
 export const labelChar = (l) => (l === '␣' ? ' ' : l === '↵' ? '\n' : l);
 
-/** The scores a head's label names, in the order ties go. */
-const ROLES = [['previousToken', 'zoo.role.previous'], ['diagonal', 'zoo.role.self'], ['firstToken', 'zoo.role.first'],
-  ['induction', 'zoo.role.induction']];
-
-/** A head's label from its scores: the strongest score's name and value ("previous token 0.39"). */
-export function roleLabel(score, t) {
-  const [k, key] = ROLES.reduce((a, b) => (score[b[0]] > score[a[0]] ? b : a));
-  return t(key, { value: score[k].toFixed(2) });
-}
+/** A head's label: the role's score and value ("previous token 0.39"), or that no role stands out (field ''). */
+const ROLE_WORDS = { previousToken: 'zoo.role.previous', diagonal: 'zoo.role.self', firstToken: 'zoo.role.first', induction: 'zoo.role.induction' };
+export const roleLabel = (score, field, t) => t(ROLE_WORDS[field] ?? 'zoo.role.none', { value: score[field]?.toFixed(2) });
 
 /** @param {{ client: { call(method: string, ...args: any[]): Promise<any> }, i18n?: object }} ctx */
 export function zooSource(ctx) {
@@ -119,7 +114,8 @@ export function zooSource(ctx) {
       const l = Math.min(Math.max(0, layer | 0), att.layers - 1);
       const size = att.heads * att.n * att.n;
       const seed = m.model.seeds.find((x) => x.seed === m.model.shippedSeed);
-      const roles = m.model.headScores.filter((h) => h.layer === l).map((h) => roleLabel(h, t));
+      const { roleField } = await import('./zoo-roles.js');  // which score names a head's role (its own chunk)
+      const roles = m.model.headScores.filter((h) => h.layer === l).map((h) => roleLabel(h, roleField(h, m.seqLen), t));
       return { tokens: s.labels, shape: m.shape, layer: l, layers: att.layers, causal: true, roles,
         headScores: m.model.headScores, seqLen: m.seqLen,
         // for the compare view: one attention block's spec (its parameters), and that each variant's

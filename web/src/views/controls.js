@@ -1,7 +1,9 @@
 // controls.js — the form that edits the shared shape state. Every control has a label; invalid
-// combinations are explained next to the control the core's error names (error.field), in the
-// catalog's words with the core's own as the detail (never silently changed); an error about no field
-// of this form shows under it.
+// combinations are explained next to the control the learner can fix (parts/error-field.js, imported
+// with the first error: the one just edited, or the one whose default would make the shape valid; the
+// core's error.field otherwise),
+// in the catalog's words with the core's own as the detail (never silently changed); an error about no
+// field of this form shows under it, each of its sentences apart.
 import { VARIANT_IDS, coreDetail, el, field, variantLabel } from '../kit.js';
 import { SOURCES } from '../state.js';
 
@@ -42,6 +44,9 @@ export function createControlsView(root, ctx, { uid }) {
   const sayFull = (text) => { full.hidden = String(text).length < MAX_TEXT; };
   root.replaceChildren(form, general);
   const input = (f) => fields.get(f).input;
+  let current = null;  // the state the form shows
+  let edited = '';     // the field the learner changed last
+  let placing = 0;     // the latest showErrors (an older one's placement is dropped)
   let textTimer = 0;
   let pendingText = null; // typed but not yet applied (debounced): update() must not overwrite it
   const flushText = () => {
@@ -56,6 +61,7 @@ export function createControlsView(root, ctx, { uid }) {
   form.addEventListener('input', (e) => {
     const t = e.target;
     const f = t.name;
+    if (f !== 'text') edited = f;
     if (t.type === 'checkbox') return ctx.setState({ [f]: t.checked });
     if (t.type === 'number') {
       const problem = fields.get(f).numberProblem();
@@ -85,6 +91,7 @@ export function createControlsView(root, ctx, { uid }) {
      *   K/V heads a variant implies are shown from it (shape.nKvHeads), never derived here
      */
     update(state, shape = null) {
+      current = state;
       sayFull(state.text);
       for (const [f, kind] of FIELDS) {
         const i = input(f);
@@ -121,26 +128,14 @@ export function createControlsView(root, ctx, { uid }) {
       const [before, after] = t(onlyModel ? 'form.modelOnly' : 'form.modelOthers', { name: '\u0000', facts }).split('\u0000');
       modelNote.replaceChildren(before, el('span', { dataset: { text: 'data' } }, model.name), after);
     },
-    /** @param {Error[]} errors the core's current errors; each goes next to error.field when the form has it */
-    showErrors(errors) {
-      // Each error in the catalog's words (by its field and kind), the core's message as the detail.
-      const byField = new Map();
-      const other = new Map();
-      const add = (map, key, e) => {
-        const { text, detail } = i18n.coreError(e);
-        const list = map.get(key) ?? new Map();
-        list.set(detail, text);
-        map.set(key, list);
-      };
-      for (const e of errors) {
-        const f = String(e.field ?? '').split('.')[0];
-        if (fields.has(f)) add(byField, f, e);
-        else add(other, '', e);
-      }
-      /** One sentence of the catalog (they are the same for one field and kind), then every detail. */
-      const parts = (list) => (list ? [[...new Set(list.values())].join(' '), [...list.keys()].join(' ')] : ['', '']);
-      for (const [f, fl] of fields) fl.setError(...parts(byField.get(f)));
-      const [text, detail] = parts(other.get(''));
+    /** @param {Error[]} errors the core's current errors; each goes next to the field to fix (parts/error-field.js) when the form has it */
+    async showErrors(errors) {
+      const my = ++placing;
+      const placed = errors.length ? await (await import('../parts/error-field.js'))
+        .placeErrors(errors, current, { client: ctx.client, edited, fields: [...fields.keys()], i18n }) : { byField: new Map(), other: ['', ''] };
+      if (my !== placing) return;
+      for (const [f, fl] of fields) fl.setError(...(placed.byField.get(f) ?? ['', '']));
+      const [text, detail] = placed.other;
       general.hidden = !text;
       general.replaceChildren(...(text ? [text, ' ', coreDetail(detail, i18n)] : []));
     },

@@ -43,7 +43,8 @@ export function createLabHeadsView(root, ctx) {
     columns: [t('labHeads.col.heads'), 'd_head', t('labHeads.col.steps'), twoLines(t('labHeads.col.train'), t('labHeads.col.trainNote')),
       twoLines(t('labHeads.col.fast', { fast: FAST }), t('labHeads.col.fastNote')),
       twoLines(t('labHeads.col.loss'), t('labHeads.col.lossNote', { count: SEEDS.length })),
-      twoLines(t('labHeads.col.diff'), t('labHeads.col.diffNote')), t('labHeads.col.accuracy')] });
+      twoLines(t('labHeads.col.diff'), t('labHeads.col.diffNote')), t('labHeads.col.accuracy')],
+    save: { name: () => `lab-heads-${taskId}-results`, meta: () => ({ lab: 'lab-heads', task: taskId, seeds: SEEDS, summary: summary.textContent }) } });
   const summary = el('p', 'lab-summary');
   const result = el('div', { className: 'lab-result', hidden: true }, table.element, summary);
   const what = el('p', 'lab-what');

@@ -12,6 +12,7 @@ import { createLabRunner } from '../labs/runner.js';
 import { createLabTable } from '../labs/table.js';
 import { INDUCTION_MODEL as MODEL, INDUCTION_TASK as TASK, exampleSequence } from '../labs/tasks.js';
 import { CLEAR, SCORES, roleKey, roleOf } from '../labs/verdicts.js';
+import { uniformWeight } from '../labs/role-baseline.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
 import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
 import '../i18n/catalogs/en/lab-induction.js';  // and Lab 4's
@@ -31,8 +32,10 @@ export function createLabInductionView(root, ctx) {
   const controls = el('div', 'lab-controls');
   const lossBox = el('div', 'lab-chart-loss'), accBox = el('div', 'lab-chart-acc');
   const milestone = el('p', { className: 'lab-milestone', role: 'status', 'aria-live': 'polite' });
-  const scores = createLabTable({ label: t('labInd.scores'), caption: t('labInd.scoresCaption'), i18n,
-    columns: [t('labInd.col.layer'), t('labInd.col.head'), ...SCORES.map(([, label]) => t(label)), t('labInd.col.role', { clear: CLEAR })] });
+  const scores = createLabTable({ label: t('labInd.scores'), i18n,
+    caption: t('labInd.scoresCaption', { uniform: fmt.fixed(uniformWeight(1, TASK.seqLen), 2), n: TASK.seqLen, clear: fmt.fixed(CLEAR, 1) }),
+    columns: [t('labInd.col.layer'), t('labInd.col.head'), ...SCORES.map(([, label]) => t(label)), t('labInd.col.role', { clear: CLEAR })],
+    save: { name: () => 'lab-induction-head-scores', meta: () => ({ lab: 'lab-induction', summary: milestone.textContent }) } });
   const scoresBox = el('div', { className: 'lab-heads-scores', hidden: true }, scores.element);
   const maps = createInductionMaps(i18n);
   const zooError = el('p', { className: 'error-text', role: 'alert', hidden: true });
@@ -51,7 +54,7 @@ export function createLabInductionView(root, ctx) {
     const [s, att] = await Promise.all([ctx.client.call('trainerHeadScores', key), ctx.client.call('trainerAttention', key, tokens)]);
     api.check();
     if (my !== drawn) return;
-    scores.setRows(s.map((h) => ({ dataset: { role: roleKey(h) }, cells: [h.layer + 1, h.head + 1,
+    scores.setRows(s.map((h) => ({ dataset: { role: roleKey(h) }, cells: [h.layer, h.head,
       ...SCORES.map(([k]) => ({ text: fmt.fixed(h[k], 2), className: h[k] > CLEAR ? 'lab-clear' : null })), roleOf(h, i18n) || '—'] })));
     scoresBox.hidden = false;
     maps.update(att, tokens, s);

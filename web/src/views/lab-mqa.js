@@ -43,7 +43,8 @@ export function createLabMqaView(root, ctx) {
   const table = createLabTable({ label: t('labMqa.results'), dataset: { role: 'results' }, bodyDataset: { role: 'result-rows' }, hidden: true, i18n,
     columns: [t('labMqa.col.variant'), t('labMqa.col.weights'), t('labMqa.col.bytesPerToken'), t('labMqa.col.bytesAtN', { N: String(N) }),
       twoLines(t('labMqa.col.loss'), t('labMqa.col.lossNote', { count: SEEDS.length })), twoLines(t('labMqa.col.vsMha'), t('labMqa.col.vsMhaNote')),
-      twoLines(t('labMqa.col.accuracy'), t('labMqa.col.accuracyNote'))] });
+      twoLines(t('labMqa.col.accuracy'), t('labMqa.col.accuracyNote'))],
+    save: { name: () => 'lab-mqa-results', meta: () => ({ lab: 'lab-mqa', steps: stepsRun, seeds: SEEDS, summary: summary.textContent }) } });
   const summary = el('p', { className: 'lab-summary', dataset: { role: 'summary' }, 'aria-live': 'polite' });
   root.replaceChildren(budget.element, controls, chartBox, table.element, summary);
   // each variant's mean over its seeds
@@ -80,7 +81,8 @@ export function createLabMqaView(root, ctx) {
     }));
     const complete = VARIANTS.every((v) => m[v.id].complete) && b.size === VARIANTS.length;
     summary.textContent = complete ? summariseMqa(m, Object.fromEntries(b), stepsRun,
-      { N, bytes: fmt.binary, drop: lateDrop(runs.map((r) => r.val)) }, i18n) : '';
+      { N, bytes: fmt.binary, drop: lateDrop(runs.map((r) => r.val)), curves: Object.fromEntries(VARIANTS.map((v) => [v.id, runsOf(v.id).map((r) => r.val)])) },
+      i18n) : '';
   }
 
   async function run(api) {

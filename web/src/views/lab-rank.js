@@ -44,7 +44,8 @@ export function createLabRankView(root, ctx) {
   let models = [], stepsRun = 0;
   const controls = el('div', { dataset: { role: 'controls' } });
   const curvesBox = el('div', { dataset: { role: 'chart' } });
-  const results = createRankResults({ runName, ropeDim: DR, seeds: SEEDS.length, i18n });
+  const results = createRankResults({ runName, ropeDim: DR, seeds: SEEDS.length, i18n,
+    save: { name: () => 'lab-rank-results', meta: () => ({ lab: 'lab-rank', steps: stepsRun, seeds: SEEDS, summary: summary.textContent }) } });
   const summary = el('p', { className: 'lab-summary', dataset: { role: 'summary' }, 'aria-live': 'polite' });
   root.replaceChildren(el('p', 'note', t('labRank.what', { D, H, dh: DH, kib: Math.round(CORPUS_BYTES / 1024), dr: DR, mhaBytes: 2 * H * DH * BPE,
     limit: 2 * H * DH / 8, count: SEEDS.length })), controls, curvesBox, results.table, results.chart, summary);

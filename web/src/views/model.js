@@ -60,7 +60,7 @@ export function createModelView(root, ctx) {
     let hi = 0;
     for (const w of data.attentions) hi = Math.max(hi, w);
     tools.replaceChildren(legend('prob', [0, hi || 1], t('mo.weight')));
-    overview.update(data, r.scores, readout, (layer) => ctx.setState({ layer }));
+    overview.update(data, r.scores, readout, (layer) => ctx.setState({ layer }), r.probe);
     const model = el('span', { lang: 'en', dataset: { text: 'model' } }, source.title);
     summary.replaceChildren(...messageNodes(t, 'mo.summary', { model }, { tokens: t('mo.nTokens', { count: data.tokens.length }),
       layers: t('mo.nLayers', { count: info.nLayers }), heads: t('mo.nHeads', { count: info.nHeads }) }));

@@ -34,7 +34,7 @@ export default addEnglish({
   'labInd.notYet': 'Held-out accuracy {accuracy} % at step {step}; not yet {target} %.',
   // ---- the heads' scores (labs/verdicts.js SCORES, roleOf) ----
   'labInd.scores': 'Head scores',
-  'labInd.scoresCaption': 'Head scores (mean attention on the pattern\'s key; 1 = all of it)',
+  'labInd.scoresCaption': 'Head scores (mean attention on the pattern\'s key; 1 = all of it, about {uniform} for a head spreading its weight evenly over {n} positions). A role needs a score above {clear} that also clearly beats that.',
   'labInd.col.layer': 'layer',
   'labInd.col.head': 'head',
   'labInd.col.role': 'role (score > {clear})',

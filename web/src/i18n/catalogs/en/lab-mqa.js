@@ -47,6 +47,8 @@ export default addEnglish({
   'labMqa.notSettled': 'Not settled yet: held-out loss still fell by {drop} nats over the last fifth of the {steps} steps (more than {limit}), so no variant is named better yet: train longer. So far, {numbers}.',
   'labMqa.same': '{name} shows no measurable difference from MHA ({diff} nats, within {k} standard errors)',
   'labMqa.costs': '{name} costs {cost} nats of held-out loss ({diff}, beyond {k} standard errors)',
+  'labMqa.negligible': '{name}\'s difference from MHA is measurable but negligible ({diff} nats: beyond {k} standard errors, but under {limit})',
+  'labMqa.narrows': 'The gap between {name} and MHA still narrows with training: {before} nats at step {step}, {now} at step {steps}. Train longer to see where it ends.',
   'labMqa.below': '{name}\'s held-out loss is {gain} nats below MHA\'s ({diff}, beyond {k} standard errors)',
   'labMqa.verdict': { one: 'After {steps} steps, {count} seed per variant: {mqa}, for {fewer} % fewer attention weights and a cache {ratio}× smaller ({small} instead of {large} at N = {N}); {gqa}. In numbers: {numbers}.',
     other: 'After {steps} steps, {count} seeds per variant: {mqa}, for {fewer} % fewer attention weights and a cache {ratio}× smaller ({small} instead of {large} at N = {N}); {gqa}. In numbers: {numbers}.' },

@@ -34,6 +34,9 @@ export default addEnglish({
   'labs.models.example': { one: '{count} token id, then the same again', other: '{count} token ids, then the same again' },
   // ---- tasks (labs/tasks.js) ----
   'labs.task.copy': 'the copy task',
+  // ---- Save results (labs/table.js) ----
+  'labs.saveResults': 'Save results',
+  'labs.saveResultsOf': '{text} ({what}): a CSV or JSON file',
   'labs.task.induction': 'the induction task',
   'labs.task.chars': 'the character task',
   'labs.task.pairs': 'the two-tokens-back task',

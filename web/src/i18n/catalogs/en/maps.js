@@ -49,10 +49,6 @@ export default addEnglish({
   'source.truncated': 'Your sentence has {count} tokens: only the first {max} are used ({left} left out).',
   // ---- the trained source (a zoo model, sources/zoo.js) ----
   'source.zoo': 'trained on Shakespeare (characters)',
-  'zoo.which': 'Model: {label}, seed {seed}, {bits} bits per character on held-out Shakespeare. Each head is labelled with its strongest measured score.',
-  'zoo.cut': 'Only the first 64 characters are used ({count} left out).',
-  'zoo.unknown': 'Characters the Shakespeare corpus never uses are left out: {chars}',
-  'zoo.noChars': 'none of the sentence\'s characters occur in the Shakespeare corpus the model was trained on',
   'maps.seeTrained': 'See heads trained on Shakespeare',
   // the list of the lesson's head types under the maps (its words: catalogs/en/head-types.js, with parts/head-types.js)
   'maps.headTypes': 'Head types the lesson names, and where on this page to see a real one',
@@ -66,8 +62,4 @@ export default addEnglish({
   'scores.first': 'first token',
   'scores.induction': 'induction',
   'scores.showLayer': 'show layer {layer}',
-  'zoo.role.previous': 'previous token {value}',
-  'zoo.role.self': 'self {value}',
-  'zoo.role.first': 'first token {value}',
-  'zoo.role.induction': 'induction {value}',
 });

@@ -44,7 +44,7 @@ export default {
   'view.configurator.title': 'Configurator: a new model\'s attention',
   'view.configurator.intro': 'From a parameter budget, a context length and a device: the variant, the head counts and the KV cache they cost.',
   'view.lab-heads.title': 'Lab 1 · Do more heads help? (heads sweep)',
-  'view.lab-heads.intro': 'One-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads, trained on the copy task in your browser.',
+  'view.lab-heads.intro': 'One-layer models at dModel 64 with 1, 2, 4, 8 and 16 heads, trained in your browser on a task where the head count matters (name the two tokens before each position) or on the lesson\'s copy task.',
   'view.lab-mqa.title': 'Lab 2 · What does MQA save, and what does it cost?',
   'view.lab-mqa.intro': 'MHA, GQA and MQA at the same dModel: parameters, KV cache at N = 2048, and trained quality on the same task.',
   'view.lab-rank.title': 'Lab 3 · How small can the MLA latent be?',
