@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { headRoles, meanScores, probeLength, probeOf, roleKey, roleProbe, roleScores } from '../../web/src/sources/head-roles.js';
+import { headRoles, meanScores, probeBaselines, probeLength, probeOf, roleKey, roleProbe, roleScores } from '../../web/src/sources/head-roles.js';
 import { pretrainedMethods, topNext } from '../../web/src/worker-pretrained.js';
 import { load } from './helpers.mjs';
 import { CASES, FIXTURES, config, weights } from './pretrained-kit.mjs';
@@ -62,6 +62,13 @@ test('scores of heads built to do one thing each, on the probe and on any senten
   assert.equal(s[3].induction, 0);
   assert.deepEqual(s.map((x) => roleKey(x)), ['previousToken', 'firstToken', 'induction', 'duplicateToken']);
   assert.equal(roleKey({ previousToken: 0.1, induction: 0.1, firstToken: 0.2, duplicateToken: 0 }), '', 'no score above 0.4: no role');
+  // with the probe (BOS + 2 · 8 tokens): a role only where the score clearly beats a uniform head's
+  const probe = { T: 8, offset: 1 };
+  const b = probeBaselines(probe);
+  assert.ok(Math.abs(b.previousToken - Array.from({ length: 16 }, (_, k) => 1 / (k + 2)).reduce((x, y) => x + y) / 16) < 1e-12);
+  assert.equal(roleKey({ previousToken: 0.3, firstToken: 0.2, induction: 0.1, duplicateToken: 0.1 }, probe), '', '0.3 is not clear of uniform (0.15) on 17 positions');
+  assert.equal(roleKey({ previousToken: 0.45, firstToken: 0.5, induction: 0.1, duplicateToken: 0.1 }, probe), 'firstToken');
+  assert.equal(roleKey({ previousToken: 0.45, firstToken: 0.2, induction: 0.1, duplicateToken: 0.1 }, probe), 'previousToken');
   // a sentence without a repeated token: no duplicate or induction score, and roleKey ignores them
   const own = roleScores([maps], [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]);
   assert.equal(own[0].previousToken, 1);

@@ -7,7 +7,6 @@ import { EN } from '../i18n/index.js';
 import { kvGroups, groupLabel, headShort } from '../render/geometry.js';
 import { createSmallMultiples } from '../render/small-multiples.js';
 import { roleKey } from '../sources/head-roles.js';
-import { standsOut, uniformScores } from '../labs/role-baseline.js';
 import { ROLE_NAME } from './model-readings.js';
 import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
@@ -61,12 +60,11 @@ export function createModelOverview(i18n = EN) {
         multiples.build(next.layers);
       }
       const H = next.shape.nHeads;
-      // a role only where its score clearly beats a uniform head's on the probe (labs/role-baseline.js)
-      const uniform = probe ? uniformScores(2 * probe.T, probe.T) : null;
+      // a role only where its score clearly beats a uniform head's on the probe (roleKey, labs/role-baseline.js)
       multiples.draw(next.attentions, next.tokens.length, next.tokens,
         multiples.maps.map((_, k) => {
-          const s = roles?.[k], key = s && s.layer * H + s.head === k ? roleKey(s) : '';
-          return key && (!uniform || standsOut(s[key], uniform[key])) ? t(ROLE_NAME[key]) : '';
+          const s = roles?.[k], key = s && s.layer * H + s.head === k ? roleKey(s, probe) : '';
+          return key ? t(ROLE_NAME[key]) : '';
         }));
     },
   };

@@ -10,6 +10,7 @@
 // without a repeated token has no duplicate or induction score (null).
 
 import { rng } from '../tokens.js';
+import { clearRole, uniformScores } from '../labs/role-baseline.js';
 
 /**
  * The probe's length T for a model (learned positions bound the probe's 2T + 1 positions). Short, as
@@ -92,12 +93,18 @@ export function meanScores(lists) {
   });
 }
 
+/** The uniform baselines of a probe's scores: BOS (offset) and 2T tokens, the second copy from T + offset. */
+export const probeBaselines = (probe) => uniformScores(2 * probe.T + (probe.offset || 0), probe.T + (probe.offset || 0));
+
 /**
- * The role a head's scores name: the key of its strongest score above `min` ('previousToken',
- * 'induction', 'firstToken', 'duplicateToken'; the model view words it), or ''.
+ * The role a head's scores name: the key of its strongest score ('previousToken', 'induction',
+ * 'firstToken', 'duplicateToken'; the model view words it), or ''. With the probe the scores were
+ * measured on, a score names a role only where it clearly beats a uniform head's on that probe
+ * (labs/role-baseline.js); without one, where it is at least `min`.
  */
-export function roleKey(s, min = 0.4) {
+export function roleKey(s, probe = null, min = 0.4) {
   const keys = ['previousToken', 'induction', 'firstToken', 'duplicateToken'].filter((k) => s[k] != null);
+  if (probe) return clearRole(s, keys, probeBaselines(probe));
   if (!keys.length) return '';
   const best = keys.reduce((a, b) => (s[b] > s[a] ? b : a));
   return s[best] >= min ? best : '';
