@@ -63,6 +63,8 @@ void check_call(const pt::PretrainedModel& m, int64_t n, int64_t past, bool atte
                                  attn::fmt(attn::kMaxWorkBytes / 1048576.0) + " MiB: pass fewer ids" +
                                  (attentions ? " or do not ask for attentions" : ""));
   }
+  pt::check_work_memory(bytes, "ids", std::string("running ") + attn::fmt(double(n)) + " tokens" +
+                                          (attentions ? " with attentions" : ""));
   attn::check_sync_time(m.call_cost(n, past, attentions, session), allow_long_work);
 }
 
@@ -105,6 +107,9 @@ class JsSession {
   // allocating the cache.
   JsSession(const std::shared_ptr<const pt::PretrainedModel>& model, double max_len) : model_(model) {
     pt::check_session_length(model->config(), max_len);
+    const pt::ModelConfig& c = model->config();
+    pt::check_work_memory(4.0 * max_len * double(c.cache_floats_per_token()) * double(c.n_layers), "maxLen",
+                          "a KV cache of maxLen (" + attn::fmt(max_len) + ") tokens");
     session_ = std::make_unique<pt::Session>(*model, int64_t(max_len));
   }
 
@@ -191,6 +196,7 @@ class JsModel {
                                      attn::fmt(std::ceil(bytes / 1048576.0)) + " MiB of working memory, above the cap of " +
                                      attn::fmt(attn::kMaxWorkBytes / 1048576.0) + " MiB: pass fewer ids");
       }
+      pt::check_work_memory(bytes, "ids", "the stages of " + attn::fmt(double(n)) + " tokens");
       check_call(*model_, n, 0, true, false, allow_long_work);
       const pt::StageRecord r = model_->layer_stages(v, l);
       val out = val::object();
@@ -250,6 +256,10 @@ class JsLoader {
  private:
   explicit JsLoader(std::unique_ptr<pt::CheckpointLoader> loader) : loader_(std::move(loader)) {}
   static std::unique_ptr<pt::CheckpointLoader> make(const std::string& config_text, const val& headers, const val& sizes) {
+    if (double(config_text.size()) > pt::kMaxConfigBytes) {
+      attn::throw_range("config", "config has " + attn::fmt(double(config_text.size())) + " bytes as JSON, more than the " +
+                                      attn::fmt(pt::kMaxConfigBytes) + " a config.json is read with");
+    }
     const nlohmann::json config = nlohmann::json::parse(config_text, nullptr, false);
     if (config.is_discarded()) attn::throw_type("config", "config must be a JSON object (the parsed config.json)");
     const auto n = std::size_t(headers["length"].as<double>());
@@ -292,6 +302,8 @@ val limits_js() {
   val o = val::object();
   o.set("maxCheckpointBytes", pt::kMaxCheckpointBytes);
   o.set("maxHeaderBytes", double(pt::kMaxHeaderBytes));
+  o.set("maxConfigBytes", pt::kMaxConfigBytes);
+  o.set("maxModuleBytes", pt::kMaxModuleBytes);
   return o;
 }
 

@@ -9,30 +9,77 @@
 
 import { Handle, call, fieldTypeError } from './attention-api.mjs';
 
+/** A RangeError about `field`. @param {string} field @param {string} message */
+function fieldRangeError(field, message) {
+  const err = /** @type {RangeError & { field?: string }} */ (new RangeError(message));
+  err.field = field;
+  return err;
+}
+
 const LOAD_OPTIONS = ['config', 'weights', 'onProgress', 'signal'];
+
+// Brand checks: true only for a real ArrayBuffer / Uint8Array / Blob (a Proxy of one, or an object
+// whose prototype was set to one, is none: `instanceof` alone would let them through).
+const bufferBytes = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')?.get;
+const typedTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)?.get;
+const blobSize = typeof Blob === 'function' ? Object.getOwnPropertyDescriptor(Blob.prototype, 'size')?.get : undefined;
+/** @param {unknown} w @param {Function | undefined} getter */
+const branded = (w, getter) => {
+  if (w === null || typeof w !== 'object' || !getter) return false;
+  try { getter.call(w); return true; } catch { return false; }
+};
+/** Is this ArrayBuffer detached (transferred or structuredClone'd away)? @param {ArrayBuffer} b */
+const detached = (b) => {
+  if (typeof (/** @type {any} */ (b)).detached === 'boolean') return (/** @type {any} */ (b)).detached;
+  if (b.byteLength !== 0) return false;
+  try { new Uint8Array(b); return false; } catch { return true; }
+};
 
 /**
  * One weights file as { field, size, read(begin, end) -> Promise<Uint8Array> }.
  * @param {unknown} w  @param {string} field
  */
 function fileSource(w, field) {
-  if (typeof Blob === 'function' && w instanceof Blob) {
-    return { field, size: w.size, read: async (/** @type {number} */ b, /** @type {number} */ e) => new Uint8Array(await w.slice(b, e).arrayBuffer()) };
+  if (branded(w, blobSize)) {
+    const blob = /** @type {Blob} */ (w);
+    return { field, size: blob.size, read: async (/** @type {number} */ b, /** @type {number} */ e) => new Uint8Array(await blob.slice(b, e).arrayBuffer()) };
   }
   /** @type {Uint8Array | null} */
   let bytes = null;
-  if (w instanceof ArrayBuffer) bytes = new Uint8Array(w);
-  else if (w instanceof Uint8Array) bytes = w;
-  if (!bytes) {
-    const got = w === null ? 'null' : ArrayBuffer.isView(w) ? `a ${w.constructor.name}` : typeof w;
-    throw fieldTypeError(field, `${field} must be a .safetensors file as a Uint8Array, an ArrayBuffer or a Blob, got ${got}`);
+  if (branded(w, bufferBytes)) {
+    if (detached(/** @type {ArrayBuffer} */ (w))) throw fieldTypeError(field, `${field} is a detached ArrayBuffer (it was transferred): pass the file's bytes again`);
+    bytes = new Uint8Array(/** @type {ArrayBuffer} */ (w));
+  } else if (typedTag && w !== null && typeof w === 'object' && typedTag.call(w) === 'Uint8Array') {
+    bytes = /** @type {Uint8Array} */ (w);
+    if (detached(bytes.buffer)) throw fieldTypeError(field, `${field} is a view of a detached ArrayBuffer (it was transferred): pass the file's bytes again`);
   }
-  if (bytes.buffer.byteLength === 0 && bytes.byteLength === 0 && bytes.byteOffset === 0) {
-    try { new Uint8Array(bytes.buffer); } catch { throw fieldTypeError(field, `${field} is a view of a detached ArrayBuffer`); }
+  if (!bytes) {
+    let got = w === null ? 'null' : typeof w;
+    if (typedTag && typeof w === 'object' && w !== null && typedTag.call(w)) got = `a ${typedTag.call(w)}`;
+    else if (typeof w === 'object' && w !== null) got = 'an object that is not one (a Proxy or a look-alike)';
+    throw fieldTypeError(field, `${field} must be a .safetensors file as a Uint8Array, an ArrayBuffer or a Blob, got ${got}`);
   }
   const held = bytes;
   return { field, size: held.byteLength, read: async (/** @type {number} */ b, /** @type {number} */ e) => held.subarray(b, e) };
 }
+
+// The event loop gets a turn (a task, not a microtask: a click on Stop, a timer, an AbortSignal fired
+// from either can land) between a load's steps, at least this often while tensors are copied. In
+// browsers and workers through a MessageChannel (a chain of setTimeout(0) is clamped to 4 ms a turn);
+// in Node through setTimeout, after the timers already due.
+const YIELD_EVERY_MS = 25;
+const nextTask = (() => {
+  const node = typeof process === 'object' && process !== null && Boolean(process.versions?.node);
+  if (node || typeof MessageChannel !== 'function') return () => new Promise((resolve) => setTimeout(resolve, 0));
+  const channel = new MessageChannel();
+  /** @type {(() => void)[]} */
+  const waiting = [];
+  channel.port1.onmessage = () => waiting.shift()?.();
+  return () => new Promise((resolve) => {
+    waiting.push(() => resolve(undefined));
+    channel.port2.postMessage(0);
+  });
+})();
 
 /**
  * The pretrained part of the API over the raw module P (its objects are Handles of attention-api.mjs:
@@ -148,24 +195,36 @@ export function makePretrained(P) {
     } catch (e) {
       throw fieldTypeError('config', `config could not be written as JSON (${e instanceof Error ? e.message : String(e)})`);
     }
+    const { maxConfigBytes } = P.pretrainedLimits();
+    // characters <= UTF-8 bytes: a text over the cap in characters is over it in bytes (the core checks bytes)
+    if (configText.length > maxConfigBytes) {
+      throw fieldRangeError('config', `config has ${configText.length} characters as JSON, more than the ${maxConfigBytes} bytes a config.json is read with`);
+    }
     if (weights === undefined) throw fieldTypeError('weights', 'weights is required: the .safetensors file(s) of the checkpoint');
     const list = Array.isArray(weights) ? weights : [weights];
     if (list.length === 0) throw fieldTypeError('weights', 'weights is an empty Array: pass the .safetensors file(s)');
     const files = list.map((w, i) => fileSource(w, Array.isArray(weights) && weights.length > 1 ? `weights[${i}]` : 'weights'));
     const headers = [];
     for (const f of files) {
+      await nextTask();
       signal?.throwIfAborted();
       const first = await f.read(0, Math.min(8, f.size));
       const length = call(P, () => P.headerLength(first, f.size, f.field));
       headers.push(await f.read(8, 8 + length));
     }
+    await nextTask();
     signal?.throwIfAborted();
     const loader = call(P, () => P.createPretrainedLoader(configText, headers, files.map((f) => f.size)));
     try {
       const count = loader.copyCount();
       const total = loader.bytes();
       let loaded = 0;
+      let turn = Date.now();
       for (let i = 0; i < count; i++) {
+        if (Date.now() - turn >= YIELD_EVERY_MS) {
+          await nextTask();
+          turn = Date.now();
+        }
         signal?.throwIfAborted();
         const c = loader.copy(i);
         const bytes = await files[c.file].read(c.begin, c.end);
@@ -173,6 +232,7 @@ export function makePretrained(P) {
         loaded += c.end - c.begin;
         onProgress?.({ loaded, total });
       }
+      await nextTask();
       signal?.throwIfAborted();
       return new Pretrained(call(P, () => loader.finish()));
     } finally {

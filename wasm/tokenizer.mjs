@@ -13,6 +13,48 @@ function typeError(field, message) {
   return err;
 }
 
+/** @param {string} field @param {string} message */
+function rangeError(field, message) {
+  const err = /** @type {RangeError & { field?: string }} */ (new RangeError(message));
+  err.field = field;
+  return err;
+}
+
+/** The largest token id a tokenizer may use: the library keeps its vocabulary as an array indexed by id. */
+export const MAX_TOKEN_ID = 2 ** 24 - 1;
+
+/** A token as messages quote it: at most 40 characters. @param {string} token */
+const shownToken = (token) => JSON.stringify(token.length > 40 ? `${token.slice(0, 40)}...` : token);
+
+/**
+ * Refuses absurd ids before the library sees them: it builds an array as long as the largest id, so one
+ * id of 2^31 would keep it busy for minutes. Every id must be an integer from 0 to MAX_TOKEN_ID and
+ * below twice the number of entries plus 1,024 (real vocabularies number their tokens densely).
+ * @param {Record<string, any>} json
+ */
+function checkIds(json) {
+  /** @type {[string, string, unknown][]} field, token, id */
+  const entries = [];
+  const vocab = json.model.vocab;
+  if (vocab !== null && typeof vocab === 'object' && !Array.isArray(vocab)) {
+    for (const [token, id] of Object.entries(vocab)) entries.push(['tokenizer.model.vocab', token, id]);
+  }
+  const added = Array.isArray(json.added_tokens) ? json.added_tokens : [];
+  for (let i = 0; i < added.length; i++) {
+    const a = added[i];
+    if (a === null || typeof a !== 'object') throw typeError(`tokenizer.added_tokens[${i}]`, `tokenizer.added_tokens[${i}] must be an object { id, content, ... }`);
+    entries.push([`tokenizer.added_tokens[${i}]`, String(a.content), a.id]);
+  }
+  const count = Math.max(entries.length, Array.isArray(vocab) ? vocab.length + added.length : 0);
+  const bound = Math.min(MAX_TOKEN_ID, 2 * count + 1023);
+  for (const [field, token, id] of entries) {
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > bound) {
+      throw rangeError(field, `${field}: token ${shownToken(token)} has id ${typeof id === 'number' ? id : JSON.stringify(id)?.slice(0, 40)}; ` +
+        `an id must be an integer from 0 to ${bound} (at most twice the ${count} entries plus 1,023, and at most ${MAX_TOKEN_ID})`);
+    }
+  }
+}
+
 /**
  * @param {unknown} value  the parsed JSON, or its text
  * @param {string} field
@@ -42,6 +84,7 @@ export function makeTokenizer(tokenizerJson, tokenizerConfig) {
   if (json.model === null || typeof json.model !== 'object') {
     throw typeError('tokenizer.model', 'tokenizer.model is missing: not a tokenizer.json of the Hugging Face tokenizers library');
   }
+  checkIds(json);
   const config = jsonObject(tokenizerConfig, 'config') ?? {};
   /** @type {Tokenizer} */
   let t;
@@ -50,8 +93,9 @@ export function makeTokenizer(tokenizerJson, tokenizerConfig) {
   } catch (e) {
     throw typeError('tokenizer', `tokenizer could not be read: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const vocab = t.get_vocab(true);
-  const vocabSize = Math.max(-1, ...vocab.values()) + 1;
+  // a loop, not Math.max(...ids): spreading 128,256 or more arguments overflows the call stack
+  let vocabSize = 0;
+  for (const id of t.get_vocab(true).values()) vocabSize = Math.max(vocabSize, id + 1);
   return Object.freeze({
     /** Ids one past the largest id of the vocabulary (added tokens included). */
     vocabSize,
@@ -74,8 +118,26 @@ export function makeTokenizer(tokenizerJson, tokenizerConfig) {
      * @param {{ skipSpecialTokens?: boolean }} [options]
      */
     decode(ids, options = {}) {
-      if (!(Array.isArray(ids) || ArrayBuffer.isView(ids))) throw typeError('ids', 'ids must be an Array or an Int32Array of token ids');
-      return t.decode(Array.from(/** @type {ArrayLike<number>} */ (ids)), { skip_special_tokens: options?.skipSpecialTokens ?? false });
+      if (!(Array.isArray(ids) || (ArrayBuffer.isView(ids) && !(ids instanceof DataView)))) {
+        throw typeError('ids', 'ids must be an Array or an Int32Array of token ids');
+      }
+      const skip = options?.skipSpecialTokens ?? false;
+      if (typeof skip !== 'boolean') throw typeError('skipSpecialTokens', 'skipSpecialTokens must be a boolean');
+      const list = Array.from(/** @type {ArrayLike<unknown>} */ (ids));
+      for (let i = 0; i < list.length; i++) {
+        const id = list[i];
+        if (typeof id !== 'number' && typeof id !== 'bigint') {
+          throw typeError('ids', `ids[${i}] must be a token id (a number), got ${id === null ? 'null' : typeof id}`);
+        }
+        const n = Number(id);
+        if (!Number.isInteger(n) || n < 0 || n >= vocabSize || t.id_to_token(n) === undefined) {
+          throw rangeError('ids', `ids[${i}] (${String(id)}) is not a token id of this tokenizer: ids run from 0 to ${vocabSize - 1}` +
+            (Number.isInteger(n) && n >= 0 && n < vocabSize ? ', and this one names no token' : ''));
+        }
+        list[i] = n;
+      }
+      if (list.length === 0) return '';
+      return t.decode(/** @type {number[]} */ (list), { skip_special_tokens: skip });
     },
     /** One token's text, or undefined for an id outside the vocabulary. @param {number} id */
     idToToken: (id) => t.id_to_token(id),

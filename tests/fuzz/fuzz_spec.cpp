@@ -175,8 +175,10 @@ int fuzz_model_file(std::vector<uint8_t> bytes, bool reseal) {
 }
 
 // A checkpoint: config text, NUL, safetensors bytes. Any attn::Error is fine; a loaded model runs a
-// few ids through forward and through a session (finite weights may still overflow float32 in the
-// activations: the binding refuses such results; the core must not crash).
+// few ids through forward, a layer's stages and a session. Finite weights may still overflow float32
+// in the activations: the core refuses such results (model_overflow.cpp), so a non-finite logit or
+// map that gets out is a bug. The seeds pretrained_hostile_* (make_checkpoint_corpus.mjs) start
+// from files the loader refuses: layouts that do not cover the data exactly once, overflows, configs.
 int fuzz_checkpoint(const uint8_t* data, size_t size) {
   const uint8_t* nul = static_cast<const uint8_t*>(std::memchr(data, 0, size));
   if (!nul) return 0;
@@ -203,13 +205,29 @@ int fuzz_checkpoint(const uint8_t* data, size_t size) {
   std::vector<int32_t> ids;
   for (int32_t i = 0; i < 4; ++i) ids.push_back(int32_t((i * 7) % c.vocab));
   if (c.n_positions > 0 && c.n_positions < 4) ids.resize(std::size_t(c.n_positions));
+  auto finite = [](const float* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) if (!std::isfinite(p[i])) return false;
+    return true;
+  };
   try {
-    if (model->forward(ids, true).logits.size() != ids.size() * std::size_t(c.vocab)) __builtin_trap();
+    const ModelOutput out = model->forward(ids, true);
+    if (out.logits.size() != ids.size() * std::size_t(c.vocab)) __builtin_trap();
+    if (!finite(out.logits.data(), out.logits.size())) __builtin_trap();
+    for (const auto& m : out.attentions) if (!finite(m.data(), m.size())) __builtin_trap();
+    const StageRecord r = model->layer_stages(ids, c.n_layers - 1);
+    if (!finite(r.output.data(), r.output.size())) __builtin_trap();
   } catch (const attn::Error&) {
     return 0;
   }
   Session s(*model, int64_t(ids.size()));
-  for (int32_t id : ids) s.append({id}, false);
+  try {
+    for (int32_t id : ids) {
+      const ModelOutput out = s.append({id}, false);
+      if (!finite(out.logits.data(), out.logits.size())) __builtin_trap();
+    }
+  } catch (const attn::Error&) {
+    return 0;
+  }
   return 0;
 }
 

@@ -104,7 +104,8 @@ TEST(PretrainedRefusals, TensorsMissingOfWrongShapeOrDtype) {
   const auto file = weight_files("qwen2")[0];
   const std::string q = "model.layers.0.self_attn.q_proj.weight";
   std::string message;
-  EXPECT_EQ(load_field(c, {edit_header(file, [&](json& h) { h.erase(q); })}, &message), "weights." + q);
+  // (renamed, not erased: a file must still cover its data exactly once)
+  EXPECT_EQ(load_field(c, {edit_header(file, [&](json& h) { h[q + "_renamed"] = h[q]; h.erase(q); })}, &message), "weights." + q);
   EXPECT_NE(message.find("missing"), std::string::npos) << message;
   EXPECT_EQ(load_field(c, {edit_header(file, [&](json& h) { h[q]["shape"] = {16, 64}; })}, &message), "weights." + q);
   EXPECT_NE(message.find("shape"), std::string::npos) << message;

@@ -4,6 +4,9 @@
 // progress and abort, and every refusal with its error.field (docs/api.md, "Pretrained checkpoints").
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { BUILDS, load, assertClose, bitIdentical } from './helpers.mjs';
 import { CASES, config, weights, expected, editHeader } from './pretrained-kit.mjs';
 
@@ -102,10 +105,11 @@ for (const build of BUILDS) {
         [{ config: { ...config('qwen2'), some_new_setting: 1 }, weights: file }, 'RangeError', 'config.some_new_setting'],
         [{ config: { ...config('qwen2'), num_key_value_heads: 3 }, weights: file }, 'RangeError', 'config.num_key_value_heads'],
         [{ config: { ...config('deepseek_v2'), first_k_dense_replace: 1 }, weights: weights('deepseek_v2') }, 'RangeError', 'config.first_k_dense_replace'],
-        [{ config: config('qwen2'), weights: editHeader(file, (h) => { delete h[q]; }) }, 'TypeError', `weights.${q}`],
+        // renamed, not deleted: a file must still cover its data exactly once
+        [{ config: config('qwen2'), weights: editHeader(file, (h) => { h[`${q}_renamed`] = h[q]; delete h[q]; }) }, 'TypeError', `weights.${q}`],
         [{ config: config('qwen2'), weights: editHeader(file, (h) => { h[q].shape = [16, 64]; }) }, 'RangeError', `weights.${q}`],
         [{ config: config('qwen2'), weights: editHeader(file, (h) => { h[q].dtype = 'I16'; }) }, 'TypeError', `weights.${q}`],
-        [{ config: config('qwen2'), weights: file.subarray(0, file.length - 100) }, 'RangeError', 'weights.model.layers.1.self_attn.v_proj.weight'],
+        [{ config: config('qwen2'), weights: file.subarray(0, file.length - 100) }, 'RangeError', 'weights.model.norm.weight'],  // the last tensor in the data
         [{ config: config('qwen2'), weights: file.subarray(0, 5) }, 'RangeError', 'weights'],
         [{ config: config('qwen2'), weights: [file, file] }, 'RangeError', 'weights.model.embed_tokens.weight'],
         [{ config: config('qwen2'), weights: new Float32Array(4) }, 'TypeError', 'weights'],
@@ -118,12 +122,13 @@ for (const build of BUILDS) {
         assert.equal(err.name, name, `${field}: ${err.message}`);
         assert.equal(err.field, field, err.message);
       }
-      // A checkpoint larger than memory allows: refused from its header, the heap unchanged (the 5 GB
-      // it declares are not there at all).
-      const big = { ...config('qwen2'), vocab_size: 1000000, hidden_size: 2560, intermediate_size: 2560,
+      // A checkpoint larger than memory allows: refused from its header, the heap unchanged (the 3.5 GB
+      // it declares are a sparse file on disk, read as a Blob: never read at all; below 4 GiB, as
+      // Node 20's fs.openAsBlob reports a file's size modulo 2^32).
+      const big = { ...config('qwen2'), vocab_size: 650000, hidden_size: 2560, intermediate_size: 2560,
         num_attention_heads: 4, num_key_value_heads: 1 };
       const D = 2560, KV = 640;  // qwen2's tensors at these sizes, by the ends of their names
-      const shapes = { 'embed_tokens.weight': [1000000, D], 'q_proj.weight': [D, D], 'q_proj.bias': [D], 'k_proj.weight': [KV, D],
+      const shapes = { 'embed_tokens.weight': [650000, D], 'q_proj.weight': [D, D], 'q_proj.bias': [D], 'k_proj.weight': [KV, D],
         'k_proj.bias': [KV], 'v_proj.weight': [KV, D], 'v_proj.bias': [KV], 'o_proj.weight': [D, D], 'proj.weight': [D, D],
         'layernorm.weight': [D], 'norm.weight': [D] };
       const huge = editHeader(file, (h) => {
@@ -136,8 +141,15 @@ for (const build of BUILDS) {
           offset += size;
         }
       });
+      const n = Number(new DataView(huge.buffer, huge.byteOffset, 8).getBigUint64(0, true));
+      const declared = Object.values(JSON.parse(new TextDecoder().decode(huge.subarray(8, 8 + n))))
+        .reduce((end, t) => Math.max(end, /** @type {any} */ (t).data_offsets?.[1] ?? 0), 0);
+      const sparse = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-huge-')), 'model.safetensors');
+      fs.writeFileSync(sparse, huge.subarray(0, 8 + n));
+      fs.truncateSync(sparse, 8 + n + declared);
       const before = attn.heapBytes();
-      const err = await rejection(() => attn.loadPretrained({ config: big, weights: huge }));
+      const err = await rejection(async () => attn.loadPretrained({ config: big, weights: await fs.openAsBlob(sparse) }));
+      fs.rmSync(path.dirname(sparse), { recursive: true });
       assert.equal(err.name, 'RangeError');
       assert.equal(err.field, 'weights', err.message);
       assert.match(err.message, /MiB/);

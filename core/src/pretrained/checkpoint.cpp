@@ -118,12 +118,15 @@ int64_t first_non_finite(const StoredTensor& t) {
 
 CheckpointLoader::CheckpointLoader(const nlohmann::json& config, const std::vector<SafetensorsIndex>& files)
     : config_(read_config(config)) {
-  // Every tensor of every file, by name (a name in two files is refused).
+  // Every tensor of every file, by name (a name in two files is refused, naming both).
+  auto file_field = [&](int i) { return files.size() == 1 ? std::string("weights") : "weights[" + std::to_string(i) + "]"; };
   std::map<std::string, const TensorEntry*> by_name;
   for (const auto& f : files) {
     for (const auto& e : f.tensors) {
-      if (!by_name.emplace(e.name, &e).second) {
-        throw_range("weights." + e.name, "weights." + e.name + " is in two of the files: pass each shard once");
+      const auto [it, added] = by_name.emplace(e.name, &e);
+      if (!added) {
+        throw_range("weights." + e.name, "weights." + e.name + " is in two of the files, " + file_field(it->second->file) +
+                                             " and " + file_field(e.file) + ": pass each shard once");
       }
     }
   }
@@ -166,6 +169,15 @@ CheckpointLoader::CheckpointLoader(const nlohmann::json& config, const std::vect
                                " MiB, more than the " + fmt(kMaxCheckpointBytes / 1048576.0) +
                                " MiB of weights the 4 GiB WebAssembly memory can hold beside its work");
   }
+  // The weights of the models (and loaders) still alive count too: a second checkpoint that would not
+  // fit beside them is refused here, from the headers alone.
+  const double held = held_weight_bytes();
+  if (held + bytes_ > kMaxCheckpointBytes) {
+    throw_range("weights", "the checkpoint's tensors take " + fmt(std::ceil(bytes_ / 1048576.0)) + " MiB, and the " +
+                               fmt(std::ceil(held / 1048576.0)) + " MiB of weights already loaded in this module (models not disposed) " +
+                               "leave room for " + fmt(std::floor(std::max(0.0, kMaxCheckpointBytes - held) / 1048576.0)) +
+                               " MiB of the " + fmt(kMaxCheckpointBytes / 1048576.0) + " MiB: dispose models you no longer use");
+  }
   for (const auto& f : found) {
     const int64_t size = files[std::size_t(f.entry->file)].file_size;
     if (f.entry->end > size) {
@@ -173,13 +185,16 @@ CheckpointLoader::CheckpointLoader(const nlohmann::json& config, const std::vect
                                            ", past the end of its file (" + fmt(double(size)) + " bytes): a truncated file");
     }
   }
-  // Nothing was allocated until here.
+  // Nothing was allocated until here. The weights count as held from now on (returned when the loader
+  // is dropped, or handed to the model by finish()).
+  reservation_.set(bytes_);
+  config_.tensor_prefix = prefix;
   for (const auto& f : found) {
     StoredTensor t;
     t.dtype = *f.entry->dtype;
     t.shape = f.entry->shape;
     t.size = f.entry->end - f.entry->begin;
-    t.bytes.reset(new uint8_t[std::size_t(std::max<int64_t>(t.size, 1))]);
+    t.bytes = allocate_weights(t.size, "weights." + f.name);
     copies_.push_back({f.name, f.entry->file, f.entry->begin, f.entry->end});
     keys_.push_back(f.need->name);
     tensors_.emplace(f.need->name, std::move(t));
@@ -199,7 +214,9 @@ std::unique_ptr<PretrainedModel> CheckpointLoader::finish() {
   }
   copies_.clear();
   keys_.clear();
-  return std::make_unique<PretrainedModel>(config_, std::move(tensors_));
+  auto model = std::make_unique<PretrainedModel>(config_, std::move(tensors_));
+  reservation_.set(0);  // the model holds them now
+  return model;
 }
 
 }  // namespace attn::pretrained

@@ -309,6 +309,10 @@ void read_llama_like(Reader& r, ModelConfig& m) {
       throw_range("config.layer_types", "config.layer_types: only 'full_attention' layers are computed for model_type '" +
                                             m.model_type + "'");
     }
+    if (t.size() != std::size_t(m.n_layers)) {
+      throw_range("config.layer_types", "config.layer_types lists " + fmt(double(t.size())) + " layers, but num_hidden_layers is " +
+                                            fmt(double(m.n_layers)) + ": one entry per layer");
+    }
   }
   m.rope = true;
   m.softmax_scale = float(1.0 / std::sqrt(double(m.head_dim)));
@@ -370,8 +374,8 @@ ModelConfig read_config(const json& c) {
   m.model_type = c["model_type"].get<std::string>();
   const auto a = archs.find(m.model_type);
   if (a == archs.end()) {
-    throw_range("config.model_type", "config.model_type ('" + m.model_type +
-                                         "') is not supported: 'gpt2', 'gpt_bigcode', 'llama', 'mistral', 'qwen2', "
+    throw_range("config.model_type", "config.model_type (" + attn::quoted(m.model_type) +
+                                         ") is not supported: 'gpt2', 'gpt_bigcode', 'llama', 'mistral', 'qwen2', "
                                          "'qwen3' and 'deepseek_v2' are");
   }
   m.arch = a->second;

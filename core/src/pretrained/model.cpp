@@ -83,6 +83,7 @@ PretrainedModel::PretrainedModel(ModelConfig config, TensorStore tensors)
     params_ += double(t.size / dtype_bytes(t.dtype));
     weight_bytes_ += double(t.size);
   }
+  held_.set(weight_bytes_);
 }
 
 double PretrainedModel::kv_bytes_per_token() const {
@@ -229,6 +230,7 @@ StageRecord PretrainedModel::layer_stages(const std::vector<int32_t>& ids, int64
   StageRecord rec;
   for (int64_t l = 0; l <= layer; ++l) {
     decoder_layer_sequence(config_, layers_[std::size_t(l)], x, nullptr, l == layer ? &rec : nullptr);
+    check_layer_output(x, l);
   }
   return rec;
 }
@@ -260,15 +262,17 @@ ModelOutput PretrainedModel::forward(const std::vector<int32_t>& ids, bool atten
   const int64_t n = int64_t(ids.size());
   ModelOutput r;
   Matrix x = embed(ids, 0);
-  for (const LayerWeights& w : layers_) {
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
     float* maps = nullptr;
     if (attentions) {
       r.attentions.push_back(Tensor3::from_shape({std::size_t(config_.n_heads), std::size_t(n), std::size_t(n)}));
       maps = r.attentions.back().data();
     }
-    decoder_layer_sequence(config_, w, x, maps);
+    decoder_layer_sequence(config_, layers_[l], x, maps);
+    check_layer_output(x, int64_t(l));
   }
   r.logits = logits(x);
+  check_logits(r.logits);
   return r;
 }
 

@@ -49,8 +49,10 @@ ModelOutput Session::append(const std::vector<int32_t>& ids, bool attentions) {
       maps = r.attentions.back().data();
     }
     decoder_layer(c, model_.layers()[l], x, length_, caches_[l], maps);
+    model_.check_layer_output(x, int64_t(l));  // refused: the cache keeps length_ (the rows written past it are unused)
   }
   r.logits = model_.logits(x);
+  model_.check_logits(r.logits);
   length_ = total;
   return r;
 }

@@ -3,7 +3,8 @@
 //   1. CheckpointLoader(config, indexes): reads the config, lists the tensors the architecture needs
 //      with their shapes (needed_tensors), finds each in the files (with or without the `transformer.`
 //      / `model.` prefix), checks dtype, shape and bounds, and the total size against
-//      kMaxCheckpointBytes, before allocating anything; then allocates each tensor's storage.
+//      kMaxCheckpointBytes (the weights of the models still alive included: weight_memory.hpp),
+//      before allocating anything; then allocates each tensor's storage.
 //   2. The caller copies each tensor's bytes (copies()[i]: a file and a byte range) to destination(i):
 //      tensor by tensor, so that a file never has to be held whole (the JS API reads Blobs by slices).
 //   3. finish(): every value finite, then the model (model.hpp).
@@ -21,12 +22,15 @@
 #include "attn/pretrained/config.hpp"
 #include "attn/pretrained/model.hpp"
 #include "attn/pretrained/safetensors.hpp"
+#include "attn/pretrained/weight_memory.hpp"
 
 namespace attn::pretrained {
 
 // The weights a model may hold: 3 GiB, so that a 1B-parameter BF16 checkpoint (about 2.5 GB) fits in
 // the 4 GiB of a wasm32 heap beside its working memory.
 constexpr double kMaxCheckpointBytes = 3.0 * 1024 * 1024 * 1024;
+// The longest config.json read (bytes of JSON), checked before it is parsed: real ones have a few KB.
+constexpr double kMaxConfigBytes = 1024 * 1024;
 
 struct TensorNeed {
   std::string name;             // without prefix
@@ -58,6 +62,7 @@ class CheckpointLoader {
   std::vector<std::string> keys_;  // copies_[i] fills tensors_[keys_[i]]
   TensorStore tensors_;
   double bytes_ = 0;
+  WeightReservation reservation_;  // the tensors allocated, until finish() hands them to the model
 };
 
 }  // namespace attn::pretrained

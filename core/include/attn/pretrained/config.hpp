@@ -24,6 +24,7 @@ enum class MlpKind { GeluTanh, SwiGLU };  // fc -> gelu (tanh form) -> proj  |  
 struct ModelConfig {
   Arch arch = Arch::Llama;
   std::string model_type;
+  std::string tensor_prefix;        // the files' prefix of the base model's tensors ("model.", "transformer.", "")
   int64_t n_layers = 0, d_model = 0, vocab = 0, intermediate = 0;
   int64_t n_heads = 0, n_kv_heads = 0, head_dim = 0;   // MLA: n_kv_heads = heads, head_dim = nope + rope
   int64_t n_positions = 0;          // learned position embeddings (gpt2, gpt_bigcode); 0 with RoPE

@@ -16,6 +16,7 @@
 #include "attn/cost.hpp"
 #include "attn/pretrained/config.hpp"
 #include "attn/pretrained/decoder_layer.hpp"
+#include "attn/pretrained/weight_memory.hpp"
 #include "attn/pretrained/weights16.hpp"
 #include "attn/tensor.hpp"
 
@@ -71,6 +72,10 @@ class PretrainedModel {
   Matrix embed(const std::vector<int32_t>& ids, int64_t pos0) const;   // (N, D)
   Matrix logits(const Matrix& x) const;                                 // final norm and head: (N, V)
   const std::vector<LayerWeights>& layers() const { return layers_; }
+  // Refuse a result that overflowed float32 although the weights are finite (model_overflow.cpp): a
+  // RangeError naming the layer and, as error.field, its tensor of the largest magnitude.
+  void check_layer_output(const Matrix& x, int64_t layer) const;  // x: (N, D) after `layer`
+  void check_logits(const Matrix& logits) const;                   // (N, V): names the LM head
 
  private:
   ModelConfig config_;
@@ -79,6 +84,9 @@ class PretrainedModel {
   WeightView embed_, positions_, head_;
   Norm final_norm_;
   double params_ = 0, weight_bytes_ = 0;
+  WeightReservation held_;  // weight_bytes_ counted in held_weight_bytes() while the model lives
+
+  void refuse_overflow_of(const std::string& what, const Matrix& result, const std::vector<std::string>& tensor_names) const;
 };
 
 }  // namespace attn::pretrained

@@ -17,7 +17,11 @@
 
 namespace attn::pretrained {
 
-constexpr int64_t kMaxHeaderBytes = 100000000;  // safetensors' own limit on the JSON header
+// The longest JSON header read (bytes), checked from the 8-byte length before the header is read:
+// about 10,000 tensor entries, several times what a dense checkpoint holds in one file (a 128-layer
+// model has about 2,000 tensors). The format allows 100,000,000; a header of 8 MiB (90,000 tensors)
+// took 10 s to parse in the wasm build on the shared machine, so a longer one is refused up front.
+constexpr int64_t kMaxHeaderBytes = 1024 * 1024;
 
 struct TensorEntry {
   std::string name;
@@ -37,10 +41,11 @@ struct SafetensorsIndex {
 // the file's size and kMaxHeaderBytes. `field` names the file in errors ("weights", "weights[1]").
 int64_t safetensors_header_length(const uint8_t* first, int64_t available, int64_t file_size, const std::string& field);
 
-// The header (its n bytes, after the 8-byte length) parsed and checked: a JSON object of tensors,
-// each with a dtype string, a shape of non-negative integers and offsets [begin, end) whose length is
-// the shape's element count times the dtype's size (for the dtypes safetensors defines). Offsets past
-// the end of the file are kept here and refused when a loader needs that tensor.
+// The header (its n bytes, after the 8-byte length) parsed and checked by the reader shared with the
+// trainer's model files (safetensors_header.hpp): strict JSON, each key once, each tensor a dtype that
+// safetensors defines, a shape and offsets [begin, end) of its size, the tensors covering the data
+// (file_size - 8 - n bytes) exactly once, contiguously. Errors name the tensor ("weights.<name>",
+// the file in the message) or, for the header as a whole, the file (`field`).
 SafetensorsIndex parse_safetensors_header(const std::string& header, int64_t file_size, int file,
                                           const std::string& field);
 

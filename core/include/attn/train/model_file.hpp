@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "attn/safetensors_header.hpp"
+
 namespace attn::train {
 
 // "__metadata__" fields that identify a trainer's file. Version 4: the CRC-32 covers the whole file;
@@ -45,25 +47,12 @@ class BytesSource : public ModelSource {
   std::size_t n_;
 };
 
-// One tensor of a safetensors header: dtype, shape (row-major, outermost first), byte range
-// [begin, end) relative to the first byte after the header.
-struct TensorEntry {
-  std::string dtype;
-  std::vector<uint64_t> shape;
-  uint64_t begin = 0, end = 0;
-};
+// A safetensors header, as the one reader shared with checkpoints reads it (safetensors_header.hpp).
+using TensorEntry = attn::SafetensorsEntry;
+using SafetensorsHeader = attn::SafetensorsHeader;
 
-struct SafetensorsHeader {
-  std::map<std::string, std::string> metadata;  // "__metadata__": string -> string
-  std::map<std::string, TensorEntry> tensors;
-};
-
-// Parses the JSON header of a safetensors file strictly (nlohmann-json's SAX reader, which checks
-// the syntax, UTF-8 and escapes): one object of tensor entries {"dtype": string, "shape": [uint...]
-// (at most 8), "data_offsets": [uint, uint]} (each key once, no others) and an optional
-// "__metadata__" object of string -> string; integers without sign, fraction or exponent, at most
-// 2^53; duplicate keys refused (a hash set per object: linear); trailing spaces allowed (padding).
-// Throws attn::Error (field "bytes") saying what is wrong and where.
+// read_safetensors_header (safetensors_header.hpp: strict JSON of the expected form, each key once),
+// its errors thrown as attn::Error (field "bytes") saying what is wrong and where.
 SafetensorsHeader parse_safetensors_header(const uint8_t* json, std::size_t n);
 
 // CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320): zlib's crc32. `crc` continues a previous one.
