@@ -6,7 +6,6 @@
 import { el } from '../kit.js';
 import { messageNodes } from '../i18n/nodes.js';
 import { HUB_MODELS } from '../sources/hub-models.js';
-import { deleteStored, listStored } from '../sources/model-store.js';
 import '../i18n/catalogs/en/hub.js';  // the English words it speaks
 
 /** @returns {{ element: HTMLElement, update(state): void, refresh(): Promise<void> }} */
@@ -39,7 +38,8 @@ export function createHubOpen(ctx) {
   let listing = 0;
   async function refresh() {
     const mine = ++listing;
-    const kept = await listStored();
+    const store = await import('../sources/model-store.js');  // the pretrained source's chunk has it too
+    const kept = await store.listStored();
     if (mine !== listing) return;
     keptList.replaceChildren(...(kept.length ? kept.map((k) => {
       const id = `${k.repo}${k.revision === 'main' ? '' : `@${k.revision}`}`;
@@ -48,7 +48,7 @@ export function createHubOpen(ctx) {
         el('button', { type: 'button', dataset: { action: 'hub-open-kept' },
           onclick: () => ctx.openModel({ url: `hf:${id}`, hub: k.hub === 'https://huggingface.co' ? '' : k.hub }) }, t('hub.openKept')), ' ',
         el('button', { type: 'button', dataset: { action: 'hub-delete' }, 'aria-label': t('hub.deleteLabel', { repo: id }),
-          onclick: async () => { await deleteStored(k.hub, k.repo, k.revision); refresh(); } }, t('hub.delete')));
+          onclick: async () => { await store.deleteStored(k.hub, k.repo, k.revision); refresh(); } }, t('hub.delete')));
     }) : [el('li', 'note', t('hub.keptNone'))]));
   }
   refresh();

@@ -11,7 +11,6 @@ import { checkpointFromFiles, checkpointFromUrl } from './model-files.js';
 import { isHubModel, parseHubModel } from './hub-id.js';
 import { checkpointFromHub } from './hub.js';
 import { tokenLabels } from './token-labels.js';
-import { PROBES, probeLength, probeOf, roleProbe } from './head-roles.js';
 import '../i18n/catalogs/en/sources.js';  // the English words it speaks
 import '../i18n/catalogs/en/hub.js';
 
@@ -102,25 +101,11 @@ export function pretrainedSource(ctx, opened) {
       const ids = await ctx.client.call('pretrainedWrites', opened.key, { start, count: Math.min(7, limit - 1) });
       return [...start, ...ids].join(' ');
     },
-    /**
-     * The head-roles probes (PROBES of them): BOS where the model uses one, then T distinct ordinary
-     * tokens, twice. With a tokenizer they are drawn from its vocabulary; without one, from what the model
-     * writes when it samples (temperature 1, seeded), so that no special or untrained byte token is among
-     * them. Resolves to { probes: id lists, T, offset }.
-     */
-    async probe(seed = 0) {
-      if (tokenizer) {
-        const probes = Array.from({ length: PROBES }, (_, k) => roleProbe(info, { seed: seed + k, bos, ordinary }));
-        return { probes: probes.map((p) => p.ids), T: probes[0].T, offset: probes[0].offset };
-      }
-      const T = probeLength(info);
-      const written = await ctx.client.call('pretrainedWrites', opened.key,
-        { start: [bos ?? 0], count: Math.min(4 * PROBES * T, Math.max(1, (info.maxPositions || 4096) - 1)), temperature: 1, seed });
-      const distinct = [...new Set(written.filter((id) => ordinary(id) && id !== bos))];
-      const probes = Array.from({ length: PROBES }, (_, k) => probeOf(distinct.slice(k * T, (k + 1) * T).length === T
-        ? distinct.slice(k * T, (k + 1) * T) : distinct.slice(0, T), { bos, seed }));
-      return { probes: probes.map((p) => p.ids), T: probes[0].T, offset: probes[0].offset };
-    },
+    /** The model's BOS id where it uses one (else null), and whether an id is an ordinary token: for the head-roles probes (parts/model-probe.js). */
+    bos,
+    ordinary,
+    /** What the model writes after `start` ids (the worker's pretrainedWrites: greedy, or sampled at `temperature` with `seed`). */
+    writes: (options) => ctx.client.call('pretrainedWrites', opened.key, options),
     key: (state) => `pretrained:${opened.key}:${state.layer ?? 0}:${state.text}`,
     tokens: (state) => encode(state.text).tokens,
     ids: (state) => encode(state.text).ids,

@@ -11,6 +11,7 @@ import { createModelOverview } from '../parts/model-overview.js';
 import { nextTokens, rolesTable } from '../parts/model-readings.js';
 import { createOpenModel } from '../parts/open-model.js';
 import { roleScores } from '../sources/head-roles.js';
+import { modelProbes } from '../parts/model-probe.js';
 import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
 export function createModelView(root, ctx) {
@@ -37,11 +38,11 @@ export function createModelView(root, ctx) {
     if (!ctx.modelJob() || ctx.modelJob().error) setViewState(root, ctx.modelJob()?.error ? 'error' : 'ready', root.result ?? { opened: false });
   });
 
-  /** The heads' scores on the model's probe (sources/pretrained.js probe: ordinary tokens, BOS first where the model uses one). */
+  /** The heads' scores on the model's probes (parts/model-probe.js: ordinary tokens, BOS first where the model uses one). */
   const rolesOf = (source) => {
     const k = source.opened.key;
     if (!roleCache.has(k)) {
-      const r = source.probe(0).then((probe) => ctx.client.call('pretrainedHeadRoles', k, { probes: probe.probes })
+      const r = modelProbes(source, 0).then((probe) => ctx.client.call('pretrainedHeadRoles', k, { probes: probe.probes })
         .then(({ scores }) => ({ probe, scores })));
       r.catch(() => roleCache.delete(k));
       roleCache.set(k, r);
