@@ -131,8 +131,8 @@ export class AttentionPlayground extends HTMLElement {
       single ? null : this.#header(sections),
       el(this.hasAttribute('sync-url') ? 'main' : 'div', null,
         showControls ? el('section', { className: 'panel controls-panel', 'aria-label': t('shell.controls'), dataset: { slot: 'controls' } }) : null,
-        ...sections.map(section)),
-      single ? el('p', 'foot', el('span', { dataset: { role: 'open-link' } }), el('span', { dataset: { role: 'build' } })) : null));
+        ...sections.map(section),
+        single ? el('p', 'foot', el('span', { dataset: { role: 'open-link' } }), el('span', { dataset: { role: 'build' } })) : null)));
     this.shadowRoot.querySelector('[data-action="lang"]')?.addEventListener('change', (e) => this.setLang(e.target.value));
     this.#updatePlaygroundLink();
 

@@ -60,14 +60,14 @@ export function cfgAnswer(r, s, targets, i18n) {
         el('span', null, `(${variantLong(r.variant, i18n)}): ${kvHeadsText(r, i18n)}`)),
       el('p', { className: 'cfg-justification', dataset: { role: 'justification' } }, ...say(m.justification)),
       fitLine(r, s, targets, i18n)),
-    m.warnings.length ? el('div', { className: 'cfg-warnings', role: 'note' }, el('h4', null, t('cfg.warnings')),
+    m.warnings.length ? el('div', { className: 'cfg-warnings', role: 'note' }, el('h3', null, t('cfg.warnings')),
       list(m.warnings, 'cfg-warning-list', t('cfg.warnings'), i18n)) : null,
     cfgTables(r, s, i18n),
     el('dl', 'cfg-build',
       el('dt', null, t('cfg.init')), el('dd', { dataset: { role: 'init' } }, ...say(m.init)),
       el('dt', null, t('cfg.bias')), el('dd', { dataset: { role: 'bias' } }, ...say(m.bias)),
       el('dt', null, t('cfg.check')), el('dd', { dataset: { role: 'check' } }, ...say(m.check))),
-    ...(m.reasons.length ? [el('h4', null, t('cfg.why')), list(m.reasons, 'cfg-reasons', t('cfg.reasons'), i18n)] : []),
+    ...(m.reasons.length ? [el('h3', null, t('cfg.why')), list(m.reasons, 'cfg-reasons', t('cfg.reasons'), i18n)] : []),
     r.rules?.length ? el('p', 'cfg-rules', el('span', 'note', t('cfg.rulesFired')), ...r.rules.map((x) => el('code', { className: 'cfg-chip', dataset: { text: 'code' } }, x))) : null,
   ].filter(Boolean);
 }
