@@ -82,10 +82,12 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
   };
   const xAxisMore = () => (xTicks ? {
     splits: () => data.xs.slice(),
+    filter: (u, splits) => splits,  // every split labelled (a log axis otherwise keeps only the powers of ten)
     values: (u, splits) => (drawn.ticks = splits.map((x) => xTickText(x))),
   } : logX ? {} : { incrs: STEP_INCRS });
   const xScale = () => ({ time: false, ...(logX ? { distr: 3 } : {}),
-    ...(xTicks && data.xs.length ? { range: () => {
+    ...(xTicks ? { range: (u, min, max) => {
+      if (!data.xs.length) return [min, max];
       const lo = Math.min(...data.xs), hi = Math.max(...data.xs);
       return (drawn.x = logX ? [lo / 1.3, hi * 1.3] : [lo - (hi - lo) * 0.08, hi + (hi - lo) * 0.08]);
     } } : {}) });

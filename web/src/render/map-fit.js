@@ -10,20 +10,21 @@ import mapFitCss from '../styles/map-fit.css?inline';
 import '../i18n/catalogs/en/map-fit.js';  // the English words it speaks
 
 /**
- * px across each map so that `heads` maps of n × n cells fit a `width` × `height` box, or 0 when maps
- * `usual` px across already do.
+ * px per cell (1 at least, fractions allowed) so that `heads` maps of n × n cells fit a `width` × `height`
+ * box, or 0 when maps `usual` px across already do.
  */
-export function fitWidth(width, height, n, heads, usual) {
-  const cell = (w) => Math.max(2, Math.min(28, Math.floor(w / n)));
-  const labels = (w) => (cell(w) >= 11 ? 64 : 0);  // token labels, where the cells are tall enough for them
-  const tall = (w) => {
-    const side = cell(w) * n + labels(w);
-    return Math.ceil(heads / Math.max(1, Math.floor(width / (side + 16)))) * (side + 40);
+export function fitCell(width, height, n, heads, usual) {
+  const usualCell = Math.max(4, Math.min(28, Math.floor(usual / n)));  // as render/heatmap.js sizes a map
+  // around each map: its group's frame and the gap (28 px across), its caption and its group's (90 px down);
+  // token labels where the cells are tall enough to show them
+  const tall = (c) => {
+    const side = c * n + (c >= 11 ? 64 : 0);
+    return Math.ceil(heads / Math.max(1, Math.floor(width / (side + 28)))) * (side + 90);
   };
-  if (tall(usual) <= height) return 0;
-  let w = usual;
-  while (w > 64 && tall(w) > height) w -= 8;
-  return w;
+  if (tall(usualCell) <= height) return 0;
+  let c = usualCell;
+  while (c > 1 && tall(c) > height) c = Math.max(1, c - 0.25);
+  return c;
 }
 
 /**
@@ -38,10 +39,11 @@ export function fitWidth(width, height, n, heads, usual) {
  * @returns {null | ((options: object, h: number) => object) & { update(row: number): void, open: number }}
  */
 export function fitMaps(root, after, n, heads, usual, matrixOf, i18n) {
-  const width = fitWidth(root.clientWidth || 600, (globalThis.innerHeight || 800) * 0.85, n, heads, usual);
+  const cell = fitCell(root.clientWidth || 600, (globalThis.innerHeight || 800) * 0.85, n, heads, usual);
   // a new layout: the note and the large map of the old one go
   for (const x of [after.previousElementSibling, after.nextElementSibling]) if (x?.dataset.fit) x.remove();
-  if (!width) return null;
+  after.classList.toggle('map-fit', Boolean(cell));
+  if (!cell) return null;
   const { t } = i18n;
   useStyles(root, 'map-fit', mapFitCss);
   const panel = el('section', { className: 'map-large', dataset: { fit: 'large' }, hidden: true, 'aria-label': t('mapFit.region') });
@@ -68,9 +70,9 @@ export function fitMaps(root, after, n, heads, usual, matrixOf, i18n) {
     large.focus();
   };
   /** A small map's options: its size, and click / Enter opening it large. */
-  const fit = (options, h) => ({ ...options, maxWidth: width, keys: 'mapFit.keys', onSelect: () => open(options, h) });
+  const fit = (options, h) => ({ ...options, cell, save: false, keys: 'mapFit.keys', onSelect: () => open(options, h) });
   fit.open = -1;
-  fit.width = width;
+  fit.cell = cell;
   /** New weights (or a selected row): the large map follows. */
   fit.update = (row) => {
     if (!large) return;

@@ -154,7 +154,7 @@ export function createHeatmapView(root, ctx) {
         }
         drawScores(data);
         return { heads: data.shape.nHeads, tokens: data.tokens.length, layer: data.layer, source: source.id, truncated: Boolean(cut),
-          smallMaps: last.fit?.width ?? 0 };
+          smallMaps: last.fit?.cell ?? 0 };
       }, (e) => {
         last = null;
         ctx.reportError('heatmap', e);
