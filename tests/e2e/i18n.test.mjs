@@ -35,8 +35,8 @@ const isShortName = (w) => /^(h|kv|L|K|V)\d+$/.test(w);
 const isSubscripted = (w) => /^\p{L}{1,2}\p{M}?_[\p{L}\p{N}]+$/u.test(w);
 const isSymbol = (w) => NOTATION.has(w) || /^[-+]?[\d.,%]+[KMB]?$/.test(w) || /^GQA-\d+$/.test(w) || isShortName(w) || isSubscripted(w)
   || /^-+$/.test(w);  // -- : a chart legend's empty value
-/** A word of notation: a symbol, symbols over a slash (D/H, 64/4, 1/6.4), a file name (twin.py, *.safetensors). */
-const isNotation = (w) => w.split('/').every(isSymbol) || /^[\w-]+\.(py|safetensors)$/.test(w);
+/** A word of notation: a symbol, symbols over a slash (D/H, 64/4, 1/6.4), the slash alone (fp16 / bf16), a file name (twin.py, *.safetensors). */
+const isNotation = (w) => w === '/' || w.split('/').every(isSymbol) || /^[\w-]+\.(py|safetensors)$/.test(w);
 
 let b;
 before(async () => {
