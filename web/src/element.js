@@ -130,6 +130,7 @@ export class AttentionPlayground extends HTMLElement {
     this.shadowRoot.replaceChildren(el('style', null, css), el('div', { className: `app ${single ? 'single' : 'full'}`, dataset: { view } },
       single ? null : this.#header(sections),
       el(this.hasAttribute('sync-url') ? 'main' : 'div', null,
+        single && this.hasAttribute('sync-url') ? el('h1', 'sr-live', t(`view.${view}.title`)) : null,  // an embed's page: what it shows, for a screen reader
         showControls ? el('section', { className: 'panel controls-panel', 'aria-label': t('shell.controls'), dataset: { slot: 'controls' } }) : null,
         ...sections.map(section),
         single ? el('p', 'foot', el('span', { dataset: { role: 'open-link' } }), el('span', { dataset: { role: 'build' } })) : null)));
