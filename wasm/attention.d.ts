@@ -836,12 +836,40 @@ export interface Recommendation {
   check: string;
   /** The variants priced, from the largest cache to the smallest. */
   alternatives: { variant: Variant; nKvHeads: number; latentRank?: number; ropeDim?: number; kvBytesTotal: number; fits: boolean | null }[];
+  /**
+   * The same sentences as messages, for a page that writes them in its own language: `justification`,
+   * `init`, `bias` and `check` are each one message, `reasons` and `warnings` one per sentence, in order.
+   */
+  messages: {
+    justification: Message; reasons: Message[]; warnings: Message[]; init: Message; bias: Message; check: Message;
+  };
 }
+
+/**
+ * A sentence of the core as an id (docs/configurator.md lists them with their English) and its values:
+ * a plain count is a number; other values say what they are, so that a language can write them.
+ */
+export interface Message {
+  id: string;
+  params: Record<string, MessageValue>;
+}
+export type MessageValue =
+  | number                       // a count: heads, layers, tokens
+  | { parameters: number }       // a parameter count (8e9)
+  | { bytes: number }            // bytes, written in binary units (GiB)
+  | { decimalBytes: number }     // bytes as devices are sold (GB = 1e9 B)
+  | { ratio: number }            // a factor (4 = "4x")
+  | { decimal: number }          // a number with decimals
+  | { text: string }             // the core's data, shown as it is (a citation, the ladder of variants)
+  | Message;                     // a part that is a message itself
 
 export interface DeploymentTarget {
   id: string;
+  /** Its name in English. */
   name: string;
   memoryBytes: number;
+  /** Its name as a message (`target-<id>`, with its memory), for a page in another language. */
+  message: Message;
 }
 
 /** Loads the core (memoised per build) and returns its API. */

@@ -53,33 +53,14 @@ constexpr double kShortContext = 8192;     // ... up to this context, MHA's cach
 constexpr double kHeadroom = 0.10;         // fits with less than 10 % of memory left: a warning
 constexpr int64_t kGqaGroups = 8;          // GQA's default K/V heads (Llama 2 70B, Llama 3, Mistral)
 
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (b >= 1024 && u < 5) { b /= 1024; ++u; }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
-  return buf;
-}
-std::string human_gb(double b) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.1f GB", b / 1e9);
-  return buf;
-}
-std::string human_count(double n) {
-  char buf[48];
-  if (n >= 1e9) std::snprintf(buf, sizeof buf, "%.1fB", n / 1e9);
-  else std::snprintf(buf, sizeof buf, "%.0fM", n / 1e6);
-  return buf;
-}
-std::string variant_label(Variant v, int64_t g, int64_t r, int64_t dr) {
+Message variant_label(Variant v, int64_t g, int64_t r, int64_t dr) {
   switch (v) {
-    case Variant::MHA: return "MHA";
-    case Variant::MQA: return "MQA";
-    case Variant::GQA: return "GQA with " + fmt(double(g)) + " KV heads";
-    case Variant::MLA: return "MLA (latent rank " + fmt(double(r)) + ", RoPE key " + fmt(double(dr)) + ")";
+    case Variant::MHA: return {"variant-mha", {}};
+    case Variant::MQA: return {"variant-mqa", {}};
+    case Variant::GQA: return {"variant-gqa", {arg_count("g", double(g))}};
+    case Variant::MLA: return {"variant-mla", {arg_count("r", double(r)), arg_count("dr", double(dr))}};
   }
-  return "?";
+  return {"variant-mha", {}};
 }
 
 // One rung of the variant ladder, priced at the query's context and batch.
@@ -128,9 +109,13 @@ const std::vector<RecommendStringField>& recommend_string_fields() {
 
 Recommendation recommend(const RecommendQuery& q) {
   Recommendation rec;
-  auto fire = [&](const char* id, const std::string& reason) {
+  auto fire = [&](const char* id, Message reason) {
     rec.rules.push_back(id);
-    rec.reasons.push_back(reason);
+    rec.messages.reasons.push_back(std::move(reason));
+  };
+  auto warn = [&](const char* id, Message warning) {
+    rec.rules.push_back(id);
+    rec.messages.warnings.push_back(std::move(warning));
   };
 
   // --- the request ------------------------------------------------------------------------------
@@ -180,10 +165,12 @@ Recommendation recommend(const RecommendQuery& q) {
     dh = best->d_head;
     layers = std::max<int64_t>(1, std::llround(double(best->n_layers) * budget / best->params));
     params = budget;
-    fire("size-table", "Size table: " + human_count(budget) + " parameters is nearest the " + human_count(best->params) +
-                           " anchor (" + best->source + "): dModel " + fmt(double(d)) + ", " + fmt(double(h)) +
-                           " heads of " + fmt(double(dh)) + ", " + fmt(double(best->n_layers)) + " layers" +
-                           (layers != best->n_layers ? ", scaled to " + fmt(double(layers)) + " layers for this budget" : "") + ".");
+    Message m{layers != best->n_layers ? "reason-size-table-scaled" : "reason-size-table",
+              {arg_params("budget", budget), arg_params("anchor", best->params), arg_text("source", best->source),
+               arg_count("dModel", double(d)), arg_count("heads", double(h)), arg_count("dHead", double(dh)),
+               arg_count("layers", double(best->n_layers))}};
+    if (layers != best->n_layers) m.args.push_back(arg_count("scaled", double(layers)));
+    fire("size-table", std::move(m));
   } else {
     if (!q.d_model || !q.n_layers) throw_type("paramBudget", "paramBudget is required, or both dModel and nLayers");
     d = integer_field("dModel", q.d_model, 1, 131072);
@@ -206,8 +193,8 @@ Recommendation recommend(const RecommendQuery& q) {
     mha.h = mha.g = d / dh;
     mha.dh = dh;
     params = model_params(mha, layers);
-    fire("direct-shape", "Shape given: dModel " + fmt(double(d)) + " and " + fmt(double(layers)) + " layers; d_head " +
-                             fmt(double(dh)) + " (64 up to dModel 1024, 128 from 2048) gives " + fmt(double(h)) + " heads.");
+    fire("direct-shape", {"reason-direct-shape", {arg_count("dModel", double(d)), arg_count("layers", double(layers)),
+                                                  arg_count("dHead", double(dh)), arg_count("heads", double(h))}});
   }
   rec.d_model = d;
   rec.n_heads = h;
@@ -233,7 +220,7 @@ Recommendation recommend(const RecommendQuery& q) {
     return kv_elements_per_token_per_layer(a.variant, h, a.g, dh, a.r, a.dr) >
            kv_elements_per_token_per_layer(b.variant, h, b.g, dh, b.r, b.dr);
   });
-  std::string ladder_text;  // e.g. "MHA > GQA-8 > GQA-4 > MLA > GQA-2 > MQA"
+  std::string ladder_text;  // notation, e.g. "MHA > GQA-8 > GQA-4 > MLA > GQA-2 > MQA"
   for (const Rung& r : ladder) ladder_text += (ladder_text.empty() ? "" : " > ") + short_name(r);
   auto rung_of = [&](Variant v) {
     for (const Rung& r : ladder) if (r.variant == v) return r;
@@ -249,48 +236,43 @@ Recommendation recommend(const RecommendQuery& q) {
     if (*forced == Variant::GQA && pick.variant != Variant::GQA) {
       throw_range("variant", "variant ('gqa') needs a K/V head count that divides nHeads (" + fmt(double(h)) + "): none of 8, 4, 2 does");
     }
-    fire("forced-variant", "Variant " + variant_label(pick.variant, pick.g, pick.r, pick.dr) + " was asked for; the configurator prices it.");
+    fire("forced-variant", {"reason-forced-variant", {arg_message("variant", variant_label(pick.variant, pick.g, pick.r, pick.dr))}});
   } else if (priority == "quality") {
     pick = mha;
-    fire("quality-mha", "Priority quality: MHA, every query head with its own keys and values (DeepSeek-V2 Table 8: MHA leads GQA-8 and MQA on BBH and MMLU at 7B).");
+    fire("quality-mha", {"reason-quality-mha", {}});
   } else if (priority == "memory") {
     if (mla_allowed) {
       pick = mla;
-      fire("memory-mla", "Priority memory: MLA caches a latent of rank " + fmt(double(mla.r)) + " plus a RoPE key of " +
-                             fmt(double(mla.dr)) + " per token, like DeepSeek-V2/V3.");
+      fire("memory-mla", {"reason-memory-mla", {arg_count("r", double(mla.r)), arg_count("dr", double(mla.dr))}});
     } else {
       pick = rung_of(Variant::MQA);
-      fire("memory-mqa", "Priority memory: MQA, one K/V head (MLA is left out under 1B parameters).");
+      fire("memory-mqa", {"reason-memory-mqa", {}});
     }
   } else if (params < kSmallModel && seq <= kShortContext) {
     pick = mha;
-    fire("balanced-small-mha", "Balanced, small model (" + human_count(params) + ") at a short context (" + fmt(seq) +
-                                   " tokens): MHA's cache is cheap, so keep every head's own keys and values.");
+    fire("balanced-small-mha", {"reason-balanced-small-mha", {arg_params("params", params), arg_count("seqLen", seq)}});
   } else {
     pick = gqa;
-    fire("balanced-gqa", "Balanced: GQA with " + fmt(double(gqa.g)) + " KV heads, the Llama 2 70B / Llama 3 / Mistral choice; " +
-                             "GQA-8 scores within 0.1 of MHA at 1/" + fmt(double(h / std::max<int64_t>(gqa.g, 1))) +
-                             " of its cache (Ainslie et al. 2023, Table 1: 47.1 vs 47.2).");
+    fire("balanced-gqa", {"reason-balanced-gqa", {arg_count("g", double(gqa.g)),
+                                                  arg_count("fraction", double(h / std::max<int64_t>(gqa.g, 1)))}});
   }
 
   // Refusal: MHA with more than 16 heads beyond 32K context, unless priced and GQA/MLA offered.
   if (pick.variant == Variant::MHA && h > kMhaMaxHeadsLong && seq > kLongContext) {
-    const std::string priced = "MHA with " + fmt(double(h)) + " heads at " + fmt(seq) + " tokens needs " +
-                               human_bytes(c.kv_total(mha)) + " of KV cache; GQA-" + fmt(double(gqa.g)) + " needs " +
-                               human_bytes(c.kv_total(gqa)) + (mla_allowed ? ", MLA " + human_bytes(c.kv_total(mla)) : "");
+    Message priced{mla_allowed ? "priced-mla" : "priced",
+                   {arg_count("heads", double(h)), arg_count("seqLen", seq), arg_bytes("mha", c.kv_total(mha)),
+                    arg_count("g", double(gqa.g)), arg_bytes("gqa", c.kv_total(gqa))}};
+    if (mla_allowed) priced.args.push_back(arg_bytes("mla", c.kv_total(mla)));
     if (forced) {
-      rec.rules.push_back("refuse-mha-long-context");
-      rec.warnings.push_back("Refused by the lesson unless priced: " + priced + ".");
+      warn("refuse-mha-long-context", {"warning-refuse-mha-long-context", {arg_message("priced", priced)}});
     } else {
       pick = gqa;
-      fire("refuse-mha-long-context", "MHA with more than 16 heads beyond 32K tokens is refused: " + priced + "; GQA instead.");
+      fire("refuse-mha-long-context", {"reason-refuse-mha-long-context", {arg_message("priced", priced)}});
     }
   }
   // Refusal: MLA under 1B parameters unless the point is to benchmark it.
   if (pick.variant == Variant::MLA && params < kMlaMinParams && !q.benchmark) {
-    rec.rules.push_back("refuse-mla-small");
-    rec.warnings.push_back("MLA under 1B parameters is refused unless you are benchmarking it: at " + human_count(params) +
-                           " the latent's extra projections cost more than the cache saves (set benchmark to silence this).");
+    warn("refuse-mla-small", {"warning-refuse-mla-small", {arg_params("params", params)}});
   }
 
   // Fit: walk down the ladder until weights + cache fit the target (a forced variant is only priced).
@@ -303,10 +285,11 @@ Recommendation recommend(const RecommendQuery& q) {
       if (c.fits(*it)) { pick = *it; break; }
     }
     if (pick.variant != before.variant || pick.g != before.g) {
-      fire("fit-ladder", variant_label(before.variant, before.g, before.r, before.dr) + " does not fit " + human_gb(*rec.memory_bytes) +
-                             " (weights " + human_gb(rec.weight_bytes) + " + cache " + human_gb(c.kv_total(before)) + "); " +
-                             variant_label(pick.variant, pick.g, pick.r, pick.dr) + " is the first of " + ladder_text +
-                             " (largest cache first) that does.");
+      fire("fit-ladder", {"reason-fit-ladder", {arg_message("before", variant_label(before.variant, before.g, before.r, before.dr)),
+                                                arg_gb("memory", *rec.memory_bytes), arg_gb("weights", rec.weight_bytes),
+                                                arg_gb("cache", c.kv_total(before)),
+                                                arg_message("pick", variant_label(pick.variant, pick.g, pick.r, pick.dr)),
+                                                arg_text("ladder", ladder_text)}});
     }
   }
 
@@ -320,53 +303,52 @@ Recommendation recommend(const RecommendQuery& q) {
   rec.kv_bytes_total = c.kv_total(pick);
   for (const Rung& r : ladder) rec.alternatives.push_back({r.variant, r.variant == Variant::MLA ? 0 : r.g, r.r, r.dr, c.kv_total(r), c.fits(r)});
 
-  const std::string name = variant_label(pick.variant, pick.g, pick.r, pick.dr);
+  const Message name = variant_label(pick.variant, pick.g, pick.r, pick.dr);
   const double vs_mha = c.kv_total(mha) / std::max(rec.kv_bytes_total, 1.0);
-  std::string sentence = name + ": at " + fmt(seq) + " tokens" + (batch > 1 ? " x " + fmt(batch) + " sequences" : "") +
-                         " its KV cache is " + human_bytes(rec.kv_bytes_total);
-  if (pick.variant != Variant::MHA) {
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.3g", vs_mha);
-    sentence += " against " + human_bytes(c.kv_total(mha)) + " for MHA (" + ratio + "x smaller)";
-  } else {
-    sentence += ", " + human_bytes(rec.kv_bytes_per_token) + " per token";
-  }
+  Message context = batch > 1 ? Message{"context-batch", {arg_count("seqLen", seq), arg_count("batch", batch)}}
+                              : Message{"context-tokens", {arg_count("seqLen", seq)}};
+  Message comparison = pick.variant != Variant::MHA
+                           ? Message{"vs-mha", {arg_ratio("ratio", vs_mha), arg_bytes("mha", c.kv_total(mha))}}
+                           : Message{"per-token", {arg_bytes("perToken", rec.kv_bytes_per_token)}};
+  Message sentence{"", {arg_message("variant", name), arg_message("context", context), arg_bytes("cache", rec.kv_bytes_total),
+                        arg_message("comparison", comparison)}};
   if (rec.memory_bytes) {
     const double used = rec.weight_bytes + rec.kv_bytes_total;
     rec.fits = used <= *rec.memory_bytes;
     rec.margin_bytes = *rec.memory_bytes - used;
-    sentence += *rec.fits ? ", and weights + cache fit " + human_gb(*rec.memory_bytes) + " with " + human_gb(*rec.margin_bytes) + " to spare."
-                          : ", and weights + cache (" + human_gb(used) + ") do not fit " + human_gb(*rec.memory_bytes) + ".";
+    sentence.id = *rec.fits ? "justification-fits" : "justification-fits-not";
+    sentence.args.push_back(arg_gb("memory", *rec.memory_bytes));
+    sentence.args.push_back(*rec.fits ? arg_gb("margin", *rec.margin_bytes) : arg_gb("used", used));
     if (rec.weight_bytes > *rec.memory_bytes) {
-      rec.rules.push_back("weights-exceed-memory");
-      rec.warnings.push_back("The weights alone (" + human_gb(rec.weight_bytes) + " at " + fmt(wbpp) +
-                             " bytes per parameter) exceed the target's " + human_gb(*rec.memory_bytes) +
-                             ": no attention variant can fix that; quantize the weights, shard them, or pick a bigger device.");
+      warn("weights-exceed-memory", {"warning-weights-exceed-memory", {arg_gb("weights", rec.weight_bytes),
+                                     arg_decimal("bytesPerParam", wbpp), arg_gb("memory", *rec.memory_bytes)}});
     } else if (!*rec.fits) {
-      rec.rules.push_back("does-not-fit");
-      rec.warnings.push_back("Even " + name + " does not fit: shorten the context or the batch, quantize the cache (bytesPerElement), or pick a bigger device.");
+      warn("does-not-fit", {"warning-does-not-fit", {arg_message("variant", name)}});
     } else if (*rec.margin_bytes < kHeadroom * *rec.memory_bytes) {
-      rec.rules.push_back("little-headroom");
-      rec.warnings.push_back("Fits with less than 10 % of memory to spare (" + human_gb(*rec.margin_bytes) +
-                             "): activations and the runtime need room too.");
+      warn("little-headroom", {"warning-little-headroom", {arg_gb("margin", *rec.margin_bytes)}});
     }
   } else {
-    sentence += "; no deployment target was given, so nothing is checked against memory.";
+    sentence.id = "justification-no-target";
   }
-  rec.justification = sentence;
-  if (sentence.back() != '.') rec.justification += ".";
+  rec.messages.justification = std::move(sentence);
 
-  char std_o[32];
-  std::snprintf(std_o, sizeof std_o, "%.4f", 0.02 / std::sqrt(2.0 * double(layers)));
-  rec.init = "Initialise W_q, W_k, W_v and W_o from N(0, 0.02^2), and scale W_o by 1/sqrt(2 * nLayers) (std " +
-             std::string(std_o) + " here) so the residual stream does not grow with depth (GPT-2).";
-  rec.bias = "No biases on Q, K, V or O, as in Llama, Mistral and DeepSeek (Qwen 2 keeps a Q/K/V bias; it is optional).";
+  rec.messages.init = {"init", {arg_decimal("std", 0.02 / std::sqrt(2.0 * double(layers)))}};
+  rec.messages.bias = {"bias", {}};
   const int64_t h_small = std::min<int64_t>(h, 8);
   const int64_t g_small = pick.variant == Variant::MQA ? 1 : pick.variant == Variant::GQA ? std::max<int64_t>(1, h_small * pick.g / h) : h_small;
-  rec.check = "Induction check: a 2-layer attention-only model with this geometry scaled down (dModel 64, " + fmt(double(h_small)) +
-              " heads" + (pick.variant == Variant::GQA || pick.variant == Variant::MQA ? ", " + fmt(double(g_small)) + " KV heads" : "") +
-              (pick.variant == Variant::MLA ? ", latent rank 16, RoPE key 4" : "") +
-              "), trained on sequences with repeated random segments, should predict B after A in 'A B ... A' with at least 95 % accuracy (Olsson et al. 2022).";
+  if (pick.variant == Variant::GQA || pick.variant == Variant::MQA) {
+    rec.messages.check = {"check-kv", {arg_count("heads", double(h_small)), arg_count("kvHeads", double(g_small))}};
+  } else {
+    rec.messages.check = {pick.variant == Variant::MLA ? "check-mla" : "check", {arg_count("heads", double(h_small))}};
+  }
+
+  // The English of every message: the API's sentences.
+  rec.justification = english(rec.messages.justification);
+  for (const Message& m : rec.messages.reasons) rec.reasons.push_back(english(m));
+  for (const Message& m : rec.messages.warnings) rec.warnings.push_back(english(m));
+  rec.init = english(rec.messages.init);
+  rec.bias = english(rec.messages.bias);
+  rec.check = english(rec.messages.check);
   return rec;
 }
 

@@ -35,8 +35,8 @@ const isShortName = (w) => /^(h|kv|L|K|V)\d+$/.test(w);
 const isSubscripted = (w) => /^\p{L}{1,2}\p{M}?_[\p{L}\p{N}]+$/u.test(w);
 const isSymbol = (w) => NOTATION.has(w) || /^[-+]?[\d.,%]+[KMB]?$/.test(w) || /^GQA-\d+$/.test(w) || isShortName(w) || isSubscripted(w)
   || /^-+$/.test(w);  // -- : a chart legend's empty value
-/** A word of notation: a symbol, symbols over a slash (D/H, 64/4, 1/6.4), a file name (twin.py, *.safetensors). */
-const isNotation = (w) => w.split('/').every(isSymbol) || /^[\w-]+\.(py|safetensors)$/.test(w);
+/** A word of notation: a symbol, symbols over a slash (D/H, 64/4, 1/6.4), the slash alone (fp16 / bf16), a file name (twin.py, *.safetensors). */
+const isNotation = (w) => w === '/' || w.split('/').every(isSymbol) || /^[\w-]+\.(py|safetensors)$/.test(w);
 
 let b;
 before(async () => {
@@ -90,8 +90,9 @@ const countWords = (locale) => new Set([1e3, 1e5, 1e6, 1e7, 1e9, 1e11, 1e12, 1e1
   new Intl.NumberFormat(locale, { notation: 'compact', compactDisplay: 'long' }).format(n * 1.5))).filter((w) => !/^[\d.,]+$/.test(w)));
 
 /**
- * The data words the views show as they are: the core's (model names and ids, deployment targets, an
- * opened checkpoint's name, type and the tokens of its vocabulary, which its decoding appends) and the
+ * The data words the views show as they are: the core's (model names and ids, an opened checkpoint's
+ * name, type and the tokens of its vocabulary, which its decoding appends; not the deployment targets'
+ * names, which the page writes in its language from the core's messages) and the
  * learner's sentence, whose tokens label the maps (in a map's accessible name too).
  */
 async function dataWords(page) {
@@ -99,13 +100,12 @@ async function dataWords(page) {
     const element = document.querySelector('attention-playground');
     const { ctx } = element;
     const root = element.shadowRoot;
-    const targets = await ctx.client.call('deploymentTargets');
     const model = ctx.model();
     const vocabulary = model ? Array.from({ length: Math.min(model.opened.info.vocabSize, 5000) }, (_, id) => model.label(id)) : [];
     const opened = model ? [model.opened.name, model.opened.info.modelType, ...vocabulary] : [];
     // the sentence as each view's source splits it (words, a trained model's characters, a checkpoint's pieces)
     const tokens = [...root.querySelectorAll('[data-slot]')].flatMap((v) => ctx.sourceFor(v.dataset.slot, element.state).tokens?.(element.state) ?? []);
-    return [...ctx.presets.flatMap((p) => [p.name, p.id, p.source ?? '']), ...targets.map((t) => t.name), element.state.text, ...opened, ...tokens]
+    return [...ctx.presets.flatMap((p) => [p.name, p.id, p.source ?? '']), element.state.text, ...opened, ...tokens]
       .join(' ');
   });
   return new Set(words(data));
@@ -276,6 +276,59 @@ for (const lang of LANG_IDS) {
     if (lang !== 'en') await shot(page, `i18n-compare-trained-${lang}`);
     assert.deepEqual(page.errors, []);
     await page.close();
+  });
+}
+
+/**
+ * The configurator's requests that make the core say each of its sentences: every rule, warning, fit
+ * and the three induction checks (core/src/configurator.cpp).
+ */
+const CFG_CASES = [
+  '',                                                                      // balanced GQA, fits a 24 GB GPU
+  'cfgBudget=125000000&cfgSeqLen=2048',                                    // balanced, small: MHA; the size table scaled
+  'cfgPriority=quality&cfgSeqLen=65536',                                   // quality MHA refused beyond 32K: GQA
+  'cfgVariant=mha&cfgSeqLen=65536',                                        // forced: priced, warned
+  'cfgVariant=mla&cfgBudget=350000000',                                    // MLA under 1B: warned; its check
+  'cfgPriority=memory&cfgBudget=350000000&cfgTarget=none',                 // memory: MQA; no target
+  'cfgPriority=memory&cfgTarget=gpu-80gb',                                 // memory: MLA
+  'cfgTarget=phone',                                                       // the weights alone exceed the memory
+  'cfgDModel=4096&cfgLayers=32&cfgSeqLen=131072&cfgBatch=8',               // a shape given; nothing fits
+  'cfgSeqLen=131072',                                                      // down the ladder to the first that fits
+  'cfgSeqLen=49152',                                                       // fits with little headroom
+];
+
+for (const lang of LANG_IDS) {
+  test(`${lang}: the configurator's sentences (the core's messages) and the devices' names come from the ${lang} catalog`, async () => {
+    const frags = fragments(lang);
+    const counted = countWords(LANGS[lang].locale);
+    const said = new Set();
+    for (const query of CFG_CASES) {
+      const page = await b.open(`embed.html?view=configurator&lang=${lang}&${query}`);
+      await viewReady(page, 'configurator', 1, 0, 30000);
+      const { recommendation: r } = await viewResult(page, 'configurator');
+      assert.ok(r, `${query}: a recommendation`);
+      for (const rule of r.rules) said.add(rule);
+      const slot = app(page).locator('[data-slot="configurator"]');
+      // Nothing of the answer is the core's English (data-text="core" is for an error's detail only).
+      assert.equal(await slot.locator('[data-role="answer"] [data-text="core"]').count(), 0, `${query}: the core's English shown`);
+      if (lang !== 'en') {
+        const shown = await slot.evaluate((e) => e.textContent);
+        const english = [r.justification, ...r.reasons, ...r.warnings, r.init, r.bias, r.check];
+        assert.deepEqual(english.filter((x) => shown.includes(x.slice(0, 40))), [], `${query}: an English sentence of the core`);
+      }
+      const data = await dataWords(page);
+      const bad = (await shownTexts(page, [])).filter((x) => x.where.startsWith('configurator'))
+        .map((x) => ({ ...x, left: leftover(x.text, frags, data, counted) })).filter((x) => x.left.length)
+        .map((x) => `${x.where}: "${x.text}" -> ${x.left.join(' ')}`);
+      assert.deepEqual(bad, [], `${lang} ${query}`);
+      if (lang !== 'en' && query === '') await shot(page, `i18n-configurator-${lang}`);
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+    for (const rule of ['size-table', 'direct-shape', 'forced-variant', 'quality-mha', 'memory-mla', 'memory-mqa', 'balanced-small-mha',
+      'balanced-gqa', 'refuse-mha-long-context', 'refuse-mla-small', 'fit-ladder', 'weights-exceed-memory', 'does-not-fit', 'little-headroom']) {
+      assert.ok(said.has(rule), `the cases reach ${rule}`);
+    }
   });
 }
 

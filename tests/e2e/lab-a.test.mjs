@@ -132,6 +132,27 @@ test('lab-heads (two tokens back, the default): the same runs as the core in Nod
   const roles = await view.locator('.lab-zoo .lab-map-role').allInnerTexts();
   assert.equal(roles.length, 3);
   assert.ok(Number(/^([\d.]+) on the token before/.exec(roles[1])[1]) > 0.9, `the two-head model's first head: ${roles[1]}`);
+  // The maps' token labels: readable type (12 px at least), one per cell, none overlapping another.
+  const labels = await view.locator('.lab-zoo .hm-grid').evaluateAll((grids) => grids.map((g) => [...g.querySelectorAll('.hm-rows span, .hm-cols span')]
+    .map((s) => {
+      const range = document.createRange();
+      range.selectNodeContents(s);
+      const r = range.getBoundingClientRect();
+      return { cols: Boolean(s.closest('.hm-cols')), size: parseFloat(getComputedStyle(s).fontSize), left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    })));
+  assert.equal(labels.length, 3);
+  for (const map of labels) {
+    assert.equal(map.length, 2 * PAIRS_EXAMPLE.length, 'every token labelled on both axes');
+    assert.ok(map.every((x) => x.size >= 12), `label sizes ${[...new Set(map.map((x) => x.size))]} px`);
+    for (const axis of [true, false]) {
+      const xs = map.filter((x) => x.cols === axis);
+      for (let k = 1; k < xs.length; k++) {
+        const [a, c] = [xs[k - 1], xs[k]];
+        const apart = axis ? c.left >= a.right - 0.5 : c.top >= a.bottom - 0.5;
+        assert.ok(apart, `${axis ? 'column' : 'row'} labels ${k - 1} and ${k} overlap`);
+      }
+    }
+  }
   await shot(page, 'lab-heads-zoo');
   assert.deepEqual(page.errors, []);
   await page.close();

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
-import { DIST, REPO, app, labStatus, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { DIST, REPO, SHOTS, app, labStatus, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 
 // The page's worker loads the FMA build where Chromium has relaxed SIMD (it does); the reference pass
 // runs the same build here, so the tensors can be compared bit for bit. Node 20 needs the flag for it.
@@ -103,6 +103,18 @@ test('walkthrough: arrow keys walk the steps, the step is in the URL, cells say 
   await viewReady(page, 'walkthrough', d + 1);
   assert.equal(await slot.getAttribute('data-step'), 'concat');
   assert.match(page.url(), /step=concat/);
+  // "one band of columns each": the concatenation's head bands are drawn (a line in the text colour
+  // between bands, visible on the white of a signed map) and named.
+  const H = (await viewResult(page, 'walkthrough')).shape.nHeads;
+  const concat = slot.locator('[data-tensor="concat"]');
+  const lines = await concat.locator('.hm-bands span').evaluateAll((spans) => spans.map((s) => {
+    const cs = getComputedStyle(s);
+    return { colour: cs.backgroundColor, width: s.getBoundingClientRect().width, bg: getComputedStyle(s.closest('.app')).backgroundColor };
+  }));
+  assert.equal(lines.length, H - 1, 'a boundary between each two heads');
+  assert.ok(lines.every((x) => x.width >= 1 && x.colour !== x.bg && x.colour !== 'rgb(255, 255, 255)'), JSON.stringify(lines[0]));
+  assert.deepEqual(await concat.locator('[data-role="band-names"] span').allInnerTexts(), Array.from({ length: H }, (_, h) => `h${h}`));
+  await concat.screenshot({ path: path.join(SHOTS, 'lesson-concat-bands.png') });
   await page.keyboard.press('ArrowLeft');
   await viewReady(page, 'walkthrough', d + 2);
   assert.match(page.url(), /step=weighted/);

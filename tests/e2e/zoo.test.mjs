@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST, REPO, SHOTS, app, startBrowser, startStandalone, viewReady, viewResult } from './browser.mjs';
+import { DIST, REPO, SHOTS, app, shot, startBrowser, startStandalone, viewReady, viewResult } from './browser.mjs';
 
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { charVocab, charTokens } = await import(pathToFileURL(path.join(REPO, 'web/src/sources/zoo.js')).href);
 const { zooRows } = await import(pathToFileURL(path.join(REPO, 'web/src/sources/zoo-stats.js')).href);
-const { verdictText } = await import(pathToFileURL(path.join(REPO, 'web/src/parts/compare-zoo.js')).href);
+const { verdictText, zooLabel: zooLabelOf } = await import(pathToFileURL(path.join(REPO, 'web/src/parts/compare-zoo.js')).href);
 const manifest = JSON.parse(fs.readFileSync(path.join(REPO, 'web/zoo/manifest.json'), 'utf8'));
 const corpus = fs.readFileSync(path.join(REPO, manifest.corpus.file), 'utf8');
 
@@ -121,6 +121,15 @@ test('compare: the zoo\'s table, fetched when opened, its words following the nu
   const got = await box.locator('tr[data-model] [data-role="verdict"]').allInnerTexts();
   assert.deepEqual(got, rows.map((r) => verdictText(r.vsMha)));
   assert.ok(rows.slice(1).every((r) => got[rows.indexOf(r)].includes(r.vsMha.measurable ? 'worse' : 'no measurable')));
+  // The scatter of bits/char against cache bytes: its x axis spans the data (not a decade beyond it), a
+  // tick at each model's cache size, and each point labelled with its model.
+  await box.locator('.lab-chart').scrollIntoViewIfNeeded();
+  const drawn = await box.locator('.lab-chart').evaluate((e) => e.drawn());
+  const xs = [...new Set(rows.map((r) => r.kvBytesPerToken))].sort((a, c) => a - c);
+  assert.ok(drawn.x[0] >= xs[0] / 1.5 && drawn.x[1] <= xs.at(-1) * 1.5, `x domain ${drawn.x} for data ${xs}`);
+  assert.deepEqual(drawn.ticks, xs.map((x) => `${x.toLocaleString('en-US')} B`), 'a tick at each cache size');
+  assert.deepEqual([...drawn.pointLabels].sort(), rows.map((r) => zooLabelOf(r)).sort(), 'every point labelled with its model');
+  await shot(page, 'zoo-scatter');
   // Click 2 of 3: the MQA row's "Show its maps" puts the trained MQA in the attention-maps view.
   const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
   await box.locator('tr[data-model="mqa"] button[data-action="zoo-maps"]').click();
@@ -243,4 +252,72 @@ test('standalone.html draws a zoo model from file:// with no request', async () 
   } finally {
     await standalone.close();
   }
+});
+
+test('a trained model\'s eight heads are small maps on one screen (desktop and phone); a click or Enter opens one large', async () => {
+  const text = 'to be, or not to be, that is the question: whether tis nobler in the mind';
+  for (const [width, height] of [[1280, 900], [390, 844]]) {
+    const page = await b.open(`embed.html?view=heatmap&v=2&source=trained&text=${encodeURIComponent(text)}`, { viewport: { width, height } });
+    await viewReady(page, 'heatmap', 1, 0, 30000);
+    const el = app(page);
+    const result = await viewResult(page, 'heatmap');
+    assert.ok(result.smallMaps > 0, `${width}px: small maps (${JSON.stringify(result)})`);
+    const boxes = await el.locator('[data-slot="heatmap"] canvas[data-head]').evaluateAll((cs) => cs.map((c) => c.getBoundingClientRect())
+      .map((r) => ({ top: r.top, bottom: r.bottom })));
+    assert.equal(boxes.length, manifest.geometry.nHeads);
+    const span = Math.max(...boxes.map((r) => r.bottom)) - Math.min(...boxes.map((r) => r.top));
+    assert.ok(span <= height, `${width}px: every head within one screen (${Math.round(span)} px of ${height})`);
+    await shot(page, `zoo-heatmap-small-${width}`);
+    // Click the third map: it opens large, rows selectable there; Close returns.
+    const large = el.locator('[data-slot="heatmap"] [data-fit="large"]');
+    assert.equal(await large.isHidden(), true);
+    await el.locator('[data-slot="heatmap"] canvas[data-head="2"]').click();
+    await large.waitFor({ state: 'visible' });
+    assert.equal(await large.locator('canvas[data-large="2"]').count(), 1);
+    const bigWidth = await large.locator('canvas').evaluate((c) => c.getBoundingClientRect().width);
+    const smallWidth = await el.locator('[data-slot="heatmap"] canvas[data-head="2"]').evaluate((c) => c.getBoundingClientRect().width);
+    assert.ok(bigWidth > 1.5 * smallWidth, `large ${bigWidth} px against small ${smallWidth} px`);
+    if (width > 700) await shot(page, 'zoo-heatmap-large');
+    await large.locator('button[data-action="close-large"]').click();
+    await large.waitFor({ state: 'hidden' });
+    // By keyboard: Enter on a small map opens it; Escape closes it and gives the focus back.
+    await el.locator('[data-slot="heatmap"] canvas[data-head="5"]').focus();
+    await page.keyboard.press('Enter');
+    await large.waitFor({ state: 'visible' });
+    assert.equal(await large.locator('canvas[data-large="5"]').count(), 1);
+    assert.equal(await page.evaluate(() => document.querySelector('attention-playground').shadowRoot.activeElement?.dataset.large), '5');
+    await page.keyboard.press('Escape');
+    await large.waitFor({ state: 'hidden' });
+    assert.equal(await page.evaluate(() => document.querySelector('attention-playground').shadowRoot.activeElement?.dataset.head), '5');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+  // The lesson's example keeps its usual maps.
+  const page = await b.open('embed.html?view=heatmap&v=2');
+  await viewReady(page, 'heatmap');
+  assert.equal((await viewResult(page, 'heatmap')).smallMaps, 0);
+  await page.close();
+});
+
+test('decode: the newest token\'s strips have their keys under them, none overlapping another', async () => {
+  const text = 'to be, or not to be, that is the question';
+  const page = await b.open(`embed.html?view=decode&v=2&source=trained&text=${encodeURIComponent(text)}`);
+  await viewReady(page, 'decode', 1, 0, 30000);
+  const dec = app(page).locator('[data-slot="decode"]');
+  await dec.locator('button[data-action="all"]').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="decode"]')?.result?.length > 30, null, { timeout: 30000 });
+  await viewReady(page, 'decode', 1, 0, 30000);
+  const { length } = await viewResult(page, 'decode');
+  const keys = dec.locator('[data-role="keys"] span');
+  assert.equal(await keys.count(), length, 'one place per cached token');
+  const shown = await keys.evaluateAll((spans) => spans.filter((s) => s.textContent.trim()).map((s) => {
+    const r = s.getBoundingClientRect();
+    return { text: s.textContent, left: r.left, right: r.right };
+  }));
+  assert.ok(shown.length >= Math.min(length, 16), `labels shown: ${shown.length} of ${length}`);
+  for (let k = 1; k < shown.length; k++) assert.ok(shown[k].left >= shown[k - 1].right - 0.5, `labels ${k - 1} and ${k} overlap`);
+  await dec.screenshot({ path: path.join(SHOTS, 'zoo-decode-keys.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

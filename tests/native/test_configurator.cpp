@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <vector>
 
 #include "attn/configurator.hpp"
 #include "attn/errors.hpp"
@@ -205,4 +207,29 @@ TEST(Configurator, TablesAreOrderedAndConsistent) {
     EXPECT_GE(r.d_head, 32);
   }
   EXPECT_EQ(deployment_targets().size(), 4u);
+}
+
+// Every sentence comes with its message: the English is english() of it, so that a page writing the
+// message in another language says the same thing. A message the table cannot write is a logic error.
+TEST(Configurator, EverySentenceIsTheEnglishOfItsMessage) {
+  std::vector<RecommendQuery> queries = {query(8e9, 8192), query(125e6, 2048), query(8e9, 65536, "quality"), query(350e6, 4096, "memory"),
+                                         query(8e9, 131072)};
+  queries[0].target = std::string("gpu-24gb");
+  queries[4].target = std::string("gpu-24gb");
+  for (const RecommendQuery& q : queries) {
+    const Recommendation r = recommend(q);
+    EXPECT_EQ(r.justification, english(r.messages.justification));
+    ASSERT_EQ(r.reasons.size(), r.messages.reasons.size());
+    for (std::size_t i = 0; i < r.reasons.size(); ++i) EXPECT_EQ(r.reasons[i], english(r.messages.reasons[i]));
+    ASSERT_EQ(r.warnings.size(), r.messages.warnings.size());
+    for (std::size_t i = 0; i < r.warnings.size(); ++i) EXPECT_EQ(r.warnings[i], english(r.messages.warnings[i]));
+    EXPECT_EQ(r.init, english(r.messages.init));
+    EXPECT_EQ(r.check, english(r.messages.check));
+  }
+  const Recommendation r = recommend(queries[0]);
+  EXPECT_EQ(r.messages.justification.id, "justification-fits");
+  EXPECT_EQ(r.justification, "GQA with 8 KV heads: at 8192 tokens its KV cache is 1.0 GiB against 4.0 GiB for MHA (4x smaller), "
+                             "and weights + cache fit 24.0 GB with 6.9 GB to spare.");
+  EXPECT_THROW(english(Message{"no-such-sentence", {}}), std::logic_error);
+  EXPECT_THROW(english(Message{"variant-gqa", {}}), std::logic_error);  // its {g} has no value
 }

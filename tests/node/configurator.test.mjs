@@ -4,6 +4,32 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
 import { BUILDS, load } from './helpers.mjs';
+import { CATALOGS } from './i18n-kit.mjs';
+import { LANG_IDS, createI18n, loadI18n } from '../../web/src/i18n/index.js';
+import { messageText } from '../../web/src/parts/cfg-messages.js';
+
+/** Requests that make the core say each of its sentences (every rule, warning, fit and check). */
+const SENTENCE_CASES = [
+  { paramBudget: 8e9, seqLen: 8192, target: 'gpu-24gb' },
+  { paramBudget: 125e6, seqLen: 2048, batch: 4 },
+  { paramBudget: 8e9, seqLen: 65536, priority: 'quality' },
+  { paramBudget: 8e9, seqLen: 65536, variant: 'mha' },
+  { paramBudget: 3e9, seqLen: 65536, variant: 'mha' },
+  { paramBudget: 350e6, seqLen: 4096, variant: 'mla' },
+  { paramBudget: 350e6, seqLen: 4096, priority: 'memory' },
+  { paramBudget: 8e9, seqLen: 8192, priority: 'memory', target: 'gpu-80gb' },
+  { paramBudget: 8e9, seqLen: 8192, target: 'phone' },
+  { dModel: 4096, nLayers: 32, seqLen: 131072, batch: 8, target: 'gpu-24gb' },
+  { paramBudget: 8e9, seqLen: 131072, target: 'gpu-24gb' },
+  { paramBudget: 8e9, seqLen: 49152, target: 'gpu-24gb' },
+];
+/** Every message id in a message and its parts, with the names of its values. */
+function idsOf(m, out = new Map()) {
+  out.set(m.id, Object.keys(m.params).sort());
+  for (const v of Object.values(m.params)) if (v && typeof v === 'object' && 'id' in v) idsOf(v, out);
+  return out;
+}
+const placeholders = (text) => [...new Set(text.match(/\{\w+\}/g) ?? [])].map((p) => p.slice(1, -1)).sort();
 
 for (const build of BUILDS) {
   describe(`recommend (${build.name})`, () => {
@@ -48,6 +74,41 @@ for (const build of BUILDS) {
 
     test('deployment targets', () => {
       assert.deepEqual(attn.deploymentTargets().map((t) => t.id), ['phone', 'laptop-16gb', 'gpu-24gb', 'gpu-80gb']);
+    });
+
+    test('every sentence comes with its message; every catalog writes each message id with exactly its values', async () => {
+      const ids = new Map();
+      for (const q of SENTENCE_CASES) {
+        const r = attn.recommend(q);
+        const m = r.messages;
+        assert.equal(m.reasons.length, r.reasons.length, JSON.stringify(q));
+        assert.equal(m.warnings.length, r.warnings.length, JSON.stringify(q));
+        for (const x of [m.justification, ...m.reasons, ...m.warnings, m.init, m.bias, m.check]) idsOf(x, ids);
+        // The page's English of each message says what the core's English says, in the page's formats.
+        const en = createI18n('en');
+        assert.match(messageText(m.justification, en), /KV cache is /);
+        assert.equal(messageText(m.bias, en), r.bias);
+      }
+      for (const t of attn.deploymentTargets()) idsOf(t.message, ids);
+      assert.ok(ids.size >= 35, `message ids seen: ${[...ids.keys()].join(' ')}`);
+      for (const lang of LANG_IDS) {
+        for (const [id, names] of ids) {
+          const text = CATALOGS[lang][`cfg.msg.${id}`];
+          assert.equal(typeof text, 'string', `${lang}: no sentence for cfg.msg.${id}`);
+          assert.deepEqual(placeholders(text), names, `${lang} cfg.msg.${id}: its values`);
+        }
+      }
+      // Values say what they are: bytes, parameters, a citation.
+      const r = attn.recommend({ paramBudget: 8e9, seqLen: 8192, target: 'gpu-24gb' });
+      assert.deepEqual(r.messages.justification.params.cache, { bytes: r.kvBytesTotal });
+      assert.deepEqual(r.messages.reasons[0].params.budget, { parameters: 8e9 });
+      assert.deepEqual(r.messages.reasons[0].params.source, { text: 'Llama 3 8B, Mistral 7B' });
+      assert.deepEqual(attn.deploymentTargets()[2].message, { id: 'target-gpu-24gb', params: { memory: { decimalBytes: 24e9 } } });
+      // In Hindi, nothing of the core's English is left.
+      const hi = await loadI18n('hi');
+      for (const x of [r.messages.justification, ...r.messages.reasons, r.messages.init, r.messages.check]) {
+        assert.doesNotMatch(messageText(x, hi), /\b(at|its|is|the|heads|layers|parameters|tokens)\b/, x.id);
+      }
     });
 
     test('bad requests name the field; the module keeps working', () => {

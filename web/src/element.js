@@ -123,14 +123,17 @@ export class AttentionPlayground extends HTMLElement {
 
     const { t } = i18n;
     const section = (id) => el('section', { className: 'panel', dataset: { section: id }, 'aria-labelledby': `${this.uid}-${id}`, id: `${this.uid}-section-${id}` },
-      single ? null : el('h2', { id: `${this.uid}-${id}`, tabindex: '-1' }, t(`view.${id}.title`)),
+      el('h2', { id: `${this.uid}-${id}`, tabindex: '-1', className: single ? 'sr-live' : null }, t(`view.${id}.title`)),
       single || !i18n.has(`view.${id}.intro`) ? null : el('p', 'intro', t(`view.${id}.intro`)),
       el('div', { className: 'view', dataset: { slot: id } }));
+    // The page's main landmark where the element owns the page (sync-url); in a course page, the page's own.
     this.shadowRoot.replaceChildren(el('style', null, css), el('div', { className: `app ${single ? 'single' : 'full'}`, dataset: { view } },
       single ? null : this.#header(sections),
-      showControls ? el('section', { className: 'panel controls-panel', 'aria-label': t('shell.controls'), dataset: { slot: 'controls' } }) : null,
-      ...sections.map(section),
-      single ? el('p', 'foot', el('span', { dataset: { role: 'open-link' } }), el('span', { dataset: { role: 'build' } })) : null));
+      el(this.hasAttribute('sync-url') ? 'main' : 'div', null,
+        single && this.hasAttribute('sync-url') ? el('h1', 'sr-live', t('shell.title')) : null,  // an embed's page: its headings for a screen reader
+        showControls ? el('section', { className: 'panel controls-panel', 'aria-label': t('shell.controls'), dataset: { slot: 'controls' } }) : null,
+        ...sections.map(section),
+        single ? el('p', 'foot', el('span', { dataset: { role: 'open-link' } }), el('span', { dataset: { role: 'build' } })) : null)));
     this.shadowRoot.querySelector('[data-action="lang"]')?.addEventListener('change', (e) => this.setLang(e.target.value));
     this.#updatePlaygroundLink();
 

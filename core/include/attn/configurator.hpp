@@ -7,9 +7,11 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
+#include "attn/message.hpp"
 #include "attn/spec.hpp"
 
 namespace attn {
@@ -40,7 +42,23 @@ struct Recommendation {
   std::vector<std::string> reasons, warnings, rules;
   std::string init, bias, check;
   std::vector<Alternative> alternatives;  // the ladder of variants it priced
+  // The same sentences as messages (message.hpp), for a page to write in its own language: the
+  // English above is english() of each.
+  struct Messages {
+    Message justification, init, bias, check;
+    std::vector<Message> reasons, warnings;
+  } messages;
 };
+
+// The core's English of a configurator message (configurator_words.cpp); throws std::logic_error for
+// an id it has no template for or a {name} the message has no value for.
+std::string english(const Message& m);
+// The English templates, by message id: what every catalog of a page must have a sentence for.
+const std::vector<std::pair<const char*, const char*>>& configurator_templates();
+// How the core writes sizes in its English: 1.0 GiB (binary), 16.0 GB (decimal), 125M / 8.0B parameters.
+std::string human_bytes(double b);
+std::string human_gb(double b);
+std::string human_count(double n);
 
 Recommendation recommend(const RecommendQuery& q);
 
@@ -60,7 +78,7 @@ constexpr const char* kRecommendFlag = "benchmark";
 
 // The result's fields by their JS names, in the API's order: out(name, value) for each, value a
 // double, a std::string, a bool, a std::optional<double> or std::optional<bool> (null when empty),
-// a std::vector<std::string>, or the alternatives (visit_alternative for each). latentRank and
+// a std::vector<std::string>, the alternatives (visit_alternative for each), or the messages. latentRank and
 // ropeDim only for MLA. The binding turns the values into JS values and knows no field.
 template <class Out>
 void visit_recommendation(const Recommendation& r, Out&& out) {
@@ -90,6 +108,7 @@ void visit_recommendation(const Recommendation& r, Out&& out) {
   out("bias", r.bias);
   out("check", r.check);
   out("alternatives", r.alternatives);
+  out("messages", r.messages);
 }
 // One alternative; `fits` is null when the request named no memory.
 template <class Out>
@@ -134,6 +153,7 @@ void visit_target(const DeploymentTarget& t, Out&& out) {
   out("id", std::string(t.id));
   out("name", std::string(t.name));
   out("memoryBytes", t.memory_bytes);
+  out("message", Message{"target-" + std::string(t.id), {arg_gb("memory", t.memory_bytes)}});
 }
 
 }  // namespace attn

@@ -12,6 +12,9 @@ import { summariseHeads } from './verdicts.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks: the maps' (main bundle)
 import '../i18n/catalogs/en/lab-heads.js';  // and Lab 1's
 
+/** px across a map: 16 cells of 18 px, so that its token labels are 12 px type, one per cell (never overlapping). */
+export const MAP_WIDTH = 288;
+
 /** An example for the maps: 16 tokens of the alphabet, fixed. */
 export const PAIRS_EXAMPLE = [3, 1, 4, 1, 5, 7, 2, 6, 5, 3, 5, 0, 7, 2, 6, 4];
 
@@ -48,7 +51,7 @@ export function createHeadsZoo(ctx) {
       t(rows[l].heads === 1 ? 'labHeads.zoo.one' : 'labHeads.zoo.two', { dHead: dModel / rows[l].heads })), ...children),
     mapOptions: (l, h) => {
       const title = rows[l].heads === 1 ? t('labHeads.zoo.oneHead') : t('labHeads.zoo.headOf', { h });
-      return { title, colour: 'prob', masked: 'causal', readout, save: true, maxWidth: 200, i18n, dataset: { model: rows[l].id, head: String(h) },
+      return { title, colour: 'prob', masked: 'causal', readout, save: true, maxWidth: MAP_WIDTH, i18n, dataset: { model: rows[l].id, head: String(h) },
         name: { view: 'lab-heads', what: rows[l].id, head: h }, legendLabel: t('maps.weight'),
         describe: ({ i, j }, v) => t('labHeads.zoo.cell', { title, i, q: labels[i], j, k: labels[j], value: j > i ? t('maps.masked') : fmt.fixed(v, 3) }) };
     },

@@ -5,6 +5,7 @@
 // after a short pause, everything else at once. A core error goes next to the field it names.
 import { DTYPES, dtypeLabel } from '../state.js';
 import { VARIANT_IDS, el, field, variantLabel } from '../kit.js';
+import { messageText } from './cfg-messages.js';
 import '../i18n/catalogs/en/kv.js';  // the English words it speaks
 import '../i18n/catalogs/en/cfg.js';  // the English words it speaks
 
@@ -108,8 +109,8 @@ export function createCfgForm(id, setState, recommended, i18n) {
   /** The targets' options (kept while they do not change: re-filling them would lose the selection). */
   function syncTargets(s, targets) {
     const known = ['custom', 'none', ...targets.map((t) => t.id)];
-    // The core's targets by their names (its data), then the catalog's two.
-    const options = [...targets.map((x) => [x.id, /\d\s*GB/.test(x.name) ? x.name : `${x.name} (${i18n.fmt.decimal(x.memoryBytes)})`]),
+    // The core's targets by their names (its messages, in the page's words), then the catalog's two.
+    const options = [...targets.map((x) => [x.id, messageText(x.message, i18n)]),
       ...(known.includes(s.cfgTarget) ? [] : [[s.cfgTarget, s.cfgTarget]]),  // an unknown id from a URL: the core explains
       ['custom', t('cfg.targetCustom')], ['none', t('cfg.targetNone')]];
     const key = JSON.stringify(options);

@@ -71,7 +71,7 @@ function against(res, ref, i18n) {
   const diffs = mapDiffs(res.maps.weights, ref.maps.weights, H, N, res.maps.causal);
   const same = diffs.map((d, h) => (d < 1e-6 ? `h${h}` : null)).filter(Boolean);
   const facts = [...fact(t('cmp.fact.cache'), t('cmp.cacheFloats', { cache, mine: c, theirs: c0 })), ...fact(t('cmp.fact.params'), params)];
-  const heading = el('h4', null, t('cmp.against', { variant: v0 }));
+  const heading = el('h3', null, t('cmp.against', { variant: v0 }));
   // Separately trained models (the zoo's): no shared weights, so neither outputs nor heads compare one to one.
   if (res.maps.independent || ref.maps.independent) {
     return el('div', 'cmp-diff', heading, el('dl', 'cmp-facts', ...facts, ...fact(t('cmp.fact.weights'), t('cmp.notDifferenced'))));

@@ -56,7 +56,7 @@ export function createZooBox(ctx) {
       el('caption', null, t('cmp.zoo.caption', { layers: g.nLayers, dModel: g.dModel, heads: g.nHeads, steps: tr.steps, batch: tr.batchSize,
         seeds: tr.seeds.join(', ') })),
       el('thead', null, el('tr', null, ...[t('cmp.zoo.col.variant'), t('cmp.zoo.col.kvHeads'), t('cmp.zoo.col.params'), t('cmp.zoo.col.cache'),
-        t('cmp.zoo.col.at4k'), t('cmp.zoo.col.bits'), t('cmp.zoo.col.vsMha'), ''].map((h) => el('th', { scope: 'col' }, h)))),
+        t('cmp.zoo.col.at4k'), t('cmp.zoo.col.bits'), t('cmp.zoo.col.vsMha'), t('cmp.zoo.col.maps')].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', null, ...rows.map((r) => el('tr', { dataset: { model: r.id } },
         el('th', { scope: 'row' }, zooLabel(r, i18n)),
         el('td', null, r.kvHeads ? String(r.kvHeads) : t('cmp.zoo.latent', { r: r.latentRank })),
@@ -72,8 +72,9 @@ export function createZooBox(ctx) {
       t('cmp.zoo.scale')].join(' '));
     const chartBox = el('div');
     body.replaceChildren(scrollRegion(t('cmp.zoo.region'), table, '', i18n), words, chartBox);
+    // A scatter: ticks at the models' cache sizes, the domain just beyond them, each point labelled with its model.
     const chart = createLineChart(chartBox, { yLabel: t('cmp.zoo.yLabel'), xLabel: t('cmp.zoo.xLabel'), logX: true,
-      height: 240, styleOf: (label, i) => ({ colour: i, points: 'only' }) });
+      height: 280, styleOf: (label, i) => ({ colour: i, points: 'only' }), xTicks: true, xTickText: (x) => `${int(x)} B`, labelPoints: true });
     const xs = [...new Set(rows.map((r) => r.kvBytesPerToken))].sort((a, b) => a - b);
     chart.setData(rows.map((r) => zooLabel(r, i18n)), xs, rows.map((r) => xs.map((x) => (x === r.kvBytesPerToken ? r.bits.mean : null))));
     details.dataset.state = 'ready';

@@ -52,7 +52,7 @@ export function createDecodeBandwidth(root, ctx) {
   const chartBox = el('div', { className: 'dec-bandwidth-chart', hidden: true });
   const table = el('div', { className: 'dec-bandwidth-table', hidden: true });
   const box = el('section', { className: 'dec-bandwidth', dataset: { state: 'idle' } },
-    el('h4', 'dec-title', t('bw.title')),
+    el('h3', 'dec-title', t('bw.title')),
     el('p', null, t('bw.why')),
     el('div', 'dec-controls', button, stop), status, chartBox, table);
   root.append(box);

@@ -1,7 +1,7 @@
 // decode-cache.js — the decode view's pictures: the KV cache as a strip of one block per cached token
 // (its segments: K and V per K/V head, or MLA's latent c and RoPE key kr, heights ∝ floats per token,
 // MHA's height as a dashed line), and the newest token's attention weights over the cache, one strip per
-// head (render/heatmap.js). Sizes come from the core's shape (render/geometry.js says them).
+// head (render/heatmap.js), the keys' tokens under them. Sizes come from the core's shape (render/geometry.js says them).
 import { el } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { cacheSegments, headLabel } from '../render/geometry.js';
@@ -42,7 +42,7 @@ export function cacheStrip(shape, baseline, cached, i18n = EN) {
 }
 
 /**
- * The newest token's weights over the cache: one strip per head, token labels above when they fit.
+ * The newest token's weights over the cache: one strip per head, the keys' tokens under them.
  * @param {{ weights: Float32Array, k: number, length: number }} newest  the last append's (H, k, length)
  * @param {object} [i18n]  the element's language (ctx.i18n; default English)
  */
@@ -55,9 +55,19 @@ export function newestWeights(shape, newest, cached, readout, i18n = EN) {
     for (let j = 1; j < L; j++) if (newest.weights[offset + j] > newest.weights[offset + best]) best = j;
     const map = createHeatmap({ title: label, colour: 'prob', cell: 'fill', readout, className: 'hm-strip dec-wmap', i18n,
       describe: ({ j }, v) => i18n.t('dec.cell', { head: label, last, token: cached[j], j, value: v.toFixed(3), best: cached[best] }) });
-    map.update({ data: newest.weights, offset, rows: 1, cols: L, range: [0, 1], colLabels: h === 0 && L <= 24 ? cached : undefined });
+    map.update({ data: newest.weights, offset, rows: 1, cols: L, range: [0, 1] });
     return map;
   });
   groupMaps(strips);
-  return el('div', { className: 'dec-weights', style: `--tokens: ${L}` }, ...strips.map((m) => m.element));
+  return el('div', { className: 'dec-weights', style: `--tokens: ${L}` }, ...strips.map((m) => m.element), keyLabels(cached));
+}
+
+/**
+ * The keys under the strips, one per cached token, aligned with the strips' cells: every one up to 32
+ * tokens, then every second (fourth, ...) one and always the newest, so that none overlaps another.
+ */
+export function keyLabels(cached) {
+  const L = cached.length, every = Math.ceil(L / 32);
+  return el('div', { className: 'dec-keys', 'aria-hidden': 'true', dataset: { text: 'input', role: 'keys' } },
+    ...cached.map((tok, j) => el('span', null, j % every === 0 || j === L - 1 ? tok : '')));
 }

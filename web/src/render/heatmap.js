@@ -73,6 +73,7 @@ export function createReadout(hint = '') {
  *   dataset?: Record<string, string>,   data attributes of the canvas (e.g. { head: '2' })
  *   caption?: boolean,             false: no caption (a figure around the map has one)
  *   i18n?: object,                 the element's language (ctx.i18n; default English)
+ *   keys?: string,                 the catalog key of what its keys do (for its accessible name)
  * }} o
  */
 export function createHeatmap(o) {
@@ -196,7 +197,7 @@ export function createHeatmap(o) {
     }));
     const labels = m.rowLabels ? ` (${m.rowLabels.slice(0, 3).join(', ')}${m.rows > 3 ? ', …' : ''})` : '';
     canvas.setAttribute('aria-label', `${i18n.t('maps.canvas', { title: o.title, rows: m.rows, cols: m.cols, labels })} ` +
-      i18n.t(o.onSelect ? 'maps.canvasKeysSelect' : 'maps.canvasKeys'));
+      i18n.t(o.keys ?? (o.onSelect ? 'maps.canvasKeysSelect' : 'maps.canvasKeys')));
   }
 
   function draw() {

@@ -20,14 +20,17 @@ const xText = (u, v) => (v == null ? '—' : uPlot.fmtNum(v));
  * per run. styleOf(label, i) -> { colour: index into the palette, dash?: [on, off], points?: 'also' | 'only' }
  * lets series share a colour (a model's training and validation curves) or show as points;
  * yRange fixes the y axis (e.g. [0, 100] for percent); marker() -> { x, text } | null draws a dashed
- * vertical line at x with its text (e.g. "cache < 1/8 of MHA").
+ * vertical line at x with its text (e.g. "cache < 1/8 of MHA"). For a scatter of measured points:
+ * xTicks puts the x axis's ticks at the data's x values (written by xTickText), its domain a little
+ * beyond them (a factor 1.3 on a log axis), and labelPoints writes each point's series label beside it.
  * @param {HTMLElement} root
  * @param {{ yLabel: string, xLabel?: string, height?: number, logX?: boolean, logY?: boolean,
  *           yRange?: [number, number], styleOf?: (label: string, i: number) => { colour: number, dash?: number[], points?: 'also' | 'only' },
- *           marker?: () => ({ x: number, text: string } | null) }} o
+ *           marker?: () => ({ x: number, text: string } | null), xTicks?: boolean, xTickText?: (x: number) => string,
+ *           labelPoints?: boolean }} o
  */
 export function createLineChart(root, { yLabel, xLabel = 'optimiser step', height = 260, logX = false, logY = false, yRange = null,
-  styleOf = null, marker = null }) {
+  styleOf = null, marker = null, xTicks = false, xTickText = String, labelPoints = false }) {
   const box = el('div', 'lab-chart');
   root.append(el('style', null, uplotCss), box);
   let plot = null, labels = [], data = { labels: [], xs: [], ys: [] };
@@ -55,6 +58,39 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
     c.fillText(m.text, x - 4, u.bbox.top + u.bbox.height - 6 * devicePixelRatio);
     c.restore();
   };
+  /** What the scatter drew: its x domain, its tick labels, the labels written beside the points (tests). */
+  const drawn = { x: [NaN, NaN], ticks: [], pointLabels: [] };
+  const drawPointLabels = (t) => (u) => {
+    const c = u.ctx;
+    drawn.pointLabels = [];
+    c.save();
+    c.fillStyle = t.fg;
+    c.font = `${12 * devicePixelRatio}px sans-serif`;
+    c.textBaseline = 'middle';
+    u.series.forEach((s, i) => {
+      if (i === 0 || !s.show) return;
+      u.data[i].forEach((y, k) => {
+        if (y == null) return;
+        const x = u.valToPos(u.data[0][k], 'x', true), yPos = u.valToPos(y, 'y', true);
+        const right = x < u.bbox.left + u.bbox.width * 0.7;  // near the right edge: the label on the left
+        c.textAlign = right ? 'left' : 'right';
+        c.fillText(s.label, x + (right ? 9 : -9) * devicePixelRatio, yPos);
+        drawn.pointLabels.push(s.label);
+      });
+    });
+    c.restore();
+  };
+  const xAxisMore = () => (xTicks ? {
+    splits: () => data.xs.slice(),
+    filter: (u, splits) => splits,  // every split labelled (a log axis otherwise keeps only the powers of ten)
+    values: (u, splits) => (drawn.ticks = splits.map((x) => xTickText(x))),
+  } : logX ? {} : { incrs: STEP_INCRS });
+  const xScale = () => ({ time: false, ...(logX ? { distr: 3 } : {}),
+    ...(xTicks ? { range: (u, min, max) => {
+      if (!data.xs.length) return [min, max];
+      const lo = Math.min(...data.xs), hi = Math.max(...data.xs);
+      return (drawn.x = logX ? [lo / 1.3, hi * 1.3] : [lo - (hi - lo) * 0.08, hi + (hi - lo) * 0.08]);
+    } } : {}) });
   const build = (seriesLabels) => {
     plot?.destroy();
     const t = theme();
@@ -63,10 +99,10 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
     plot = new uPlot({
       width: Math.max(280, box.clientWidth || root.clientWidth || 600),
       height,
-      scales: { x: { time: false, ...(logX ? { distr: 3 } : {}) }, y: logY ? { distr: 3 } : yRange ? { range: () => yRange } : {} },
-      axes: [axis(xLabel, logX ? {} : { incrs: STEP_INCRS }), axis(yLabel)],
+      scales: { x: xScale(), y: logY ? { distr: 3 } : yRange ? { range: () => yRange } : {} },
+      axes: [axis(xLabel, xAxisMore()), axis(yLabel)],
       series: [{ label: xLabel, value: xText }, ...seriesLabels.map(series(t))],
-      hooks: marker ? { draw: [drawMarker(t)] } : {},
+      hooks: { draw: [...(marker ? [drawMarker(t)] : []), ...(labelPoints ? [drawPointLabels(t)] : [])] },
     }, [[]].concat(seriesLabels.map(() => [])), box);
   };
   const resize = new ResizeObserver(() => plot?.setSize({ width: Math.max(280, box.clientWidth), height }));
@@ -75,6 +111,7 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
   const scheme = matchMedia('(prefers-color-scheme: dark)');
   const retheme = () => { if (plot) { build(labels); plot.setData([data.xs, ...data.ys]); } };
   scheme.addEventListener('change', retheme);
+  box.drawn = () => ({ ...drawn });  // for tests: what the axis and the points say
   return {
     /** @param {string[]} seriesLabels @param {number[]} xs @param {(number|null)[][]} ys one array per series */
     setData(seriesLabels, xs, ys) {
@@ -84,6 +121,8 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
     },
     /** What the chart shows now (tests and the views' results). */
     data: () => data,
+    /** What it drew: the x domain, the x tick labels, the point labels (with xTicks / labelPoints). */
+    drawn: () => ({ ...drawn }),
     destroy() {
       resize.disconnect();
       scheme.removeEventListener('change', retheme);

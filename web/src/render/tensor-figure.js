@@ -1,7 +1,8 @@
 // tensor-figure.js — one tensor of the walkthrough: a matrix (rows, cols) or a stack of heads
 // (heads, rows, cols), each drawn by the one heatmap (render/heatmap.js) on one shared scale:
 // blue–white–red around 0 for signed values, viridis for probabilities. Rows are tokens; square
-// per-head maps (scores, weights) have tokens on both axes.
+// per-head maps (scores, weights) have tokens on both axes. A matrix of heads side by side (Q, K, V, the
+// concatenation) has its column bands drawn and named (h0, h1, ...).
 import { el } from '../kit.js';
 import { legend, rangeOf } from './colour.js';
 import { saveControl } from './save-control.js';
@@ -36,6 +37,15 @@ export function tensorFigure(spec, tensor, { tokens, readout, describe, name, i1
     return map;
   });
   groupMaps(maps);
+  // Column bands (heads side by side: Q, K, V, the concatenation): a name over each band, its edges drawn by the map.
+  const bands = !stacked && spec.bands && spec.bands < cols ? Math.ceil(cols / spec.bands) : 0;
+  if (bands) {
+    const names = el('div', { className: 'tf-bands', 'aria-hidden': 'true', dataset: { role: 'band-names' } },
+      ...Array.from({ length: bands }, (_, b) => el('span', null, `h${b}`)));
+    names.style.setProperty('--bands', bands);
+    maps[0].element.querySelector('.hm-plot').prepend(names);
+    maps[0].element.classList.add('tf-banded');
+  }
   const figureName = () => fileName({ ...name, head: stacked ? 'all' : undefined });
   return el('figure', { className: `tf tf-${spec.kind}`, dataset: { tensor: spec.key } },
     el('figcaption', null, el('strong', null, spec.label), ` (${tensor.shape.join(' × ')}) `, legend(spec.colour, range),

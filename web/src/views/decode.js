@@ -48,12 +48,12 @@ export function createDecodeView(root, ctx) {
   const tokensList = el('ol', 'dec-tokens');
   const facts = el('dl', 'dec-facts');
   const strip = el('div', 'dec-strip-box');
-  const weightsTitle = el('h4', 'dec-title', t('dec.newest'));
+  const weightsTitle = el('h3', 'dec-title', t('dec.newest'));
   const weights = el('div');
   const readout = createReadout(t('dec.hint'));
   const live = el('p', { className: 'sr-live', role: 'status' });
   root.replaceChildren(intro, el('div', 'dec-controls', stepBtn, allBtn, predictBtn, resetBtn, form), full, error,
-    el('h4', 'dec-title', t('dec.tokensTitle')), tokensList, facts, el('h4', 'dec-title', t('dec.stripTitle')), strip,
+    el('h3', 'dec-title', t('dec.tokensTitle')), tokensList, facts, el('h3', 'dec-title', t('dec.stripTitle')), strip,
     weightsTitle, weights, readout, live);
   const bandwidth = createDecodeBandwidth(root, ctx);  // runs when asked, never on the first map's path
 

@@ -18,7 +18,7 @@ import { shapeKeyOf } from '../state.js';
 import { BYTES, currentRow, dHeadRule, loadRows, modelRow } from '../parts/heads-rows.js';
 import '../i18n/catalogs/en/heads.js';  // the English words it speaks
 
-const COLUMNS = ['heads.col.model', 'd_model', 'n_heads', 'd_head', 'heads.col.kvHeads', 'heads.col.layers', 'heads.col.cache', ''];
+const COLUMNS = ['heads.col.model', 'd_model', 'n_heads', 'd_head', 'heads.col.kvHeads', 'heads.col.layers', 'heads.col.cache', 'heads.col.load'];
 
 let uid = 0;
 

@@ -31,7 +31,8 @@ export function createHeatmapView(root, ctx) {
   };
   const types = headTypesBox(ctx, root, openScoresFor);  // the lesson's head types, where the page shows a real one
   root.replaceChildren(summary, tools, readout, heads, selected, scoresBox, types);
-  let last = null;    // { key, source, data: { tokens, shape, weights, layer, layers, ... }, range, maps, layout }
+  let last = null;    // { key, source, data: { tokens, shape, weights, layer, layers, ... }, range, maps, layout, matrix, fit }
+  let fitMaps = null;  // render/map-fit.js, once a source with long inputs asked for it
 
   const name = (h) => ({ view: 'attention', variant: last.data.shape.variant, layer: last.data.layer, head: h });
 
@@ -46,27 +47,33 @@ export function createHeatmapView(root, ctx) {
     if (layout !== last.layout) {
       last.layout = layout;
       last.maps = [];
+      const usual = root.clientWidth > 700 ? 420 : Math.max(160, root.clientWidth - 90);
+      // Long inputs (a trained or opened model): small maps that fit one screen, each opening large (render/map-fit.js).
+      last.fit = fitMaps?.(root, heads, N, shape.nHeads, usual, (h) => ({ ...last.matrix, offset: h * N * N }), i18n);
       heads.replaceChildren(...kvGroups(shape).map((group) => el('figure', 'kv-group',
         el('figcaption', null, groupLabel(shape, group, i18n)),
         el('div', 'kv-group-heads', ...group.heads.map((h) => {
-          const map = createHeatmap({
+          const options = {
             title: title(h), colour: 'prob', masked: data.causal ? 'causal' : null, readout, save: true, i18n,
-            maxWidth: root.clientWidth > 700 ? 420 : Math.max(160, root.clientWidth - 90), dataset: { head: String(h) },
+            maxWidth: usual, dataset: { head: String(h) },
             name: name(h), legendLabel: t('maps.weight'),
             describe: ({ i, j }, v) => t('maps.cell', { head: headLabel(shape, h, i18n), q: tokens[i], i, k: tokens[j], j,
               value: data.causal && j > i ? t('maps.masked') : v.toFixed(3) }),
             onSelect: (row) => ctx.setState({ sel: row == null ? '' : String(row) }),
-          });
+          };
+          const map = createHeatmap(last.fit ? last.fit(options, h) : options);
           last.maps[h] = map;
           return map.element;
         })))));
       groupMaps(last.maps);
     }
     const sel = state.sel === '' ? -1 : Number(state.sel);
+    last.matrix = { data: weights, rows: N, cols: N, rowLabels: tokens, colLabels: tokens, range: last.range };
     last.maps.forEach((map, h) => {
-      map.update({ data: weights, offset: h * N * N, rows: N, cols: N, rowLabels: tokens, colLabels: tokens, range: last.range });
+      map.update({ ...last.matrix, offset: h * N * N });
       map.select(sel);
     });
+    last.fit?.update(sel);
     tools.replaceChildren(...layerPicker(data), legend('prob', last.range, t('maps.weight')),
       saveControl(() => last.maps.map((m) => m.figure()), () => fileName({ ...name(null), head: 'all' }),
         { text: t('maps.saveAll'), label: t('maps.weight'), i18n }));
@@ -128,12 +135,14 @@ export function createHeatmapView(root, ctx) {
         return undefined;
       }
       const t0 = performance.now();
-      return latest.run(() => source.maps(state, { layer: state.layer }), (data) => {
+      return latest.run(() => Promise.all([source.maps(state, { layer: state.layer }),
+        source.id !== 'seeded' && import('../render/map-fit.js')]), ([data, fitting]) => {
         ctx.reportError('heatmap', null);
         let hi = 0;
         for (const w of data.weights) hi = Math.max(hi, w);
         const kept = last?.source === source ? last : null;  // the same maps, when the new data has their layout
-        last = { key, source, data, range: [0, hi || 1], layout: kept?.layout ?? '', maps: kept?.maps ?? [] };
+        last = { key, source, data, range: [0, hi || 1], layout: kept?.layout ?? '', maps: kept?.maps ?? [], fit: kept?.fit };
+        fitMaps ??= fitting?.fitMaps;
         drawMaps(state);
         summary.replaceChildren(describe(data, source, performance.now() - t0), ...source.extras?.(data, ctx) ?? []);
         const cut = source.note(state);
@@ -144,7 +153,8 @@ export function createHeatmapView(root, ctx) {
             t('maps.seeTrained')));
         }
         drawScores(data);
-        return { heads: data.shape.nHeads, tokens: data.tokens.length, layer: data.layer, source: source.id, truncated: Boolean(cut) };
+        return { heads: data.shape.nHeads, tokens: data.tokens.length, layer: data.layer, source: source.id, truncated: Boolean(cut),
+          smallMaps: last.fit?.cell ?? 0 };
       }, (e) => {
         last = null;
         ctx.reportError('heatmap', e);

@@ -9,11 +9,13 @@ import { createKvControls } from '../parts/kv-controls.js';
 import { createKvPlot } from '../parts/kv-plot.js';
 import { captionText, measureSeries, valuesTable } from '../parts/kv-series.js';
 import { scrollRegion } from '../render/scroll-region.js';
+import { messageText } from '../parts/cfg-messages.js';
 import '../i18n/catalogs/en/kv.js';  // the English words it speaks
 
 const DATA_FIELDS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'nLayers', 'dtype', 'batch', 'presets', 'kvVariants'];
-/** The core's deployment targets as horizontal lines (GB = 1e9 bytes): { bytes, label, short }. */
-const memoryLinesOf = (targets) => targets.map((t) => ({ bytes: t.memoryBytes, label: t.name, short: `${t.memoryBytes / 1e9} GB` }));
+/** The core's deployment targets as horizontal lines (GB = 1e9 bytes): { bytes, label (in the page's words), short }. */
+const memoryLinesOf = (targets, i18n) => targets.map((t) => ({ bytes: t.memoryBytes, label: messageText(t.message, i18n),
+  short: i18n.fmt.decimal(t.memoryBytes) }));
 
 let uid = 0;
 
@@ -80,7 +82,7 @@ export function createKvChartView(root, ctx) {
       if (key !== dataKey) {
         dataKey = key;
         latest.run(async () => {
-          if (!memoryLines.length) memoryLines = memoryLinesOf(await ctx.client.call('deploymentTargets'));
+          if (!memoryLines.length) memoryLines = memoryLinesOf(await ctx.client.call('deploymentTargets'), i18n);
           return measureSeries(ctx.client, s, ctx.presets ?? [], opened, i18n);
         }, (d) => { data = d; return refresh(); });
       } else if (restyle && data) {

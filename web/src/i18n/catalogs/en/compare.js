@@ -72,6 +72,7 @@ export default addEnglish({
   'cmp.zoo.col.at4k': 'at 4K tokens',
   'cmp.zoo.col.bits': 'bits/char (mean ± sd)',
   'cmp.zoo.col.vsMha': 'vs MHA (± standard error)',
+  'cmp.zoo.col.maps': 'Maps',
   'cmp.zoo.gqa': { one: 'GQA, {count} KV head', other: 'GQA, {count} KV heads' },
   'cmp.zoo.mla': 'MLA, latent {r}',
   'cmp.zoo.latent': 'latent r = {r}',

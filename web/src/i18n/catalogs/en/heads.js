@@ -8,6 +8,7 @@ export default addEnglish({
   'heads.col.kvHeads': 'KV heads',
   'heads.col.layers': 'layers',
   'heads.col.cache': 'KV cache / token',
+  'heads.col.load': 'In the maps',
   'heads.what': 'KV cache per token: all layers, one sequence, at fp16 / bf16 ({bytes} bytes per number).',
   'heads.intro': 'd_model = n_heads × d_head except where a model sets its own d_head (PaLM). Lesson rows take the KV heads the configurator picks for them at 8K tokens.',
   'heads.rules.usual': 'd_head nearly always lands on 64 or 128.',
