@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "gradient_check.hpp"
+#include "trainer_errors.hpp"
 #include "helpers.hpp"
 
 #include <chrono>
@@ -482,16 +483,7 @@ TrainerSpec lab_spec(const std::string& task, const std::string& variant) {
 }  // namespace
 
 TEST(Trainer, RejectsBadSpecsNamingTheField) {
-  // part: in the message; field: error.field, the path of the field (model fields under "model.")
-  auto expect_error = [](TrainerSpec s, const std::string& part, const std::string& field) {
-    try {
-      Trainer t(s);
-      ADD_FAILURE() << "no error, expected one mentioning " << part;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-      EXPECT_EQ(e.field(), field) << e.what();
-    }
-  };
+  const auto expect_error = expect_spec_error;  // trainer_errors.hpp
   TrainerSpec s = lab_spec("copy", "mha");
   { auto t = s; t.task = "sort"; expect_error(t, "task ('sort')", "task"); }
   { auto t = s; t.task.reset(); expect_error(t, "task is required", "task"); }

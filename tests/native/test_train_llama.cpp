@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "gradient_check.hpp"
+#include "trainer_errors.hpp"
 #include "llama_fixtures.hpp"
 
 #include <algorithm>
@@ -211,15 +212,7 @@ TrainerSpec llama_spec(const std::string& variant) {
 }  // namespace
 
 TEST(TrainerLlama, RefusesWhatTheBlockFixesNamingTheField) {
-  auto expect_error = [](TrainerSpec s, const std::string& part, const std::string& field) {
-    try {
-      Trainer t(s);
-      ADD_FAILURE() << "no error, expected one mentioning " << part;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-      EXPECT_EQ(e.field(), field) << e.what();
-    }
-  };
+  const auto expect_error = expect_spec_error;  // trainer_errors.hpp
   const TrainerSpec s = llama_spec("gqa");
   { auto t = s; t.block = "mamba"; expect_error(t, "block ('mamba')", "model.block"); }
   { auto t = s; t.model.variant = "mla"; t.model.n_kv_heads.reset(); t.model.latent_rank = 8; expect_error(t, "variant ('mla')", "model.variant"); }

@@ -7,17 +7,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILDS, load } from './helpers.mjs';
-import { config, weights } from './pretrained-kit.mjs';
+import { config, weights, rejection } from './pretrained-kit.mjs';
 
-/** The error `fn` rejects or throws with (fails when it resolves). */
-async function rejection(fn) {
-  try {
-    await fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a rejection');
-}
 
 /** @param {Uint8Array} bytes */
 function parts(bytes) {

@@ -1,6 +1,7 @@
 // pretrained-kit.mjs: the fixtures of tests/fixtures/pretrained/ for the Node tests (not a test file):
 // each checkpoint's config and weight files, its expected outputs (read here with a reader of its
 // own, not the core's), and a way to rebuild a file with its header edited.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO } from './helpers.mjs';
@@ -73,4 +74,14 @@ export function expectedStages(name) {
     else tensors[key] = { shape: t.shape, data: new Float32Array(slice.buffer) };
   }
   return { layer, tensors };
+}
+
+/** The error `fn` rejects or throws with (fails when it resolves). */
+export async function rejection(fn) {
+  try {
+    await fn();
+  } catch (e) {
+    return e;
+  }
+  return assert.fail('expected a rejection');
 }

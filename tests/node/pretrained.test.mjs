@@ -8,19 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BUILDS, load, assertClose, bitIdentical } from './helpers.mjs';
-import { CASES, config, weights, expected, editHeader } from './pretrained-kit.mjs';
+import { CASES, config, weights, expected, editHeader, rejection } from './pretrained-kit.mjs';
 
 const TOL = 1e-4;  // against the float64 reference over the files' exact (widened) weights, F32 and 16-bit alike
 
-/** The error `fn` rejects with (fails when it resolves). */
-async function rejection(fn) {
-  try {
-    await fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a rejection');
-}
 
 for (const build of BUILDS) {
   describe(`pretrained checkpoints (${build.name})`, () => {
