@@ -131,11 +131,12 @@ export async function benchPretrained(build, runs = {}) {
   }
   const session = model.createSession({ maxLen: 64 + decodeWarm + decodeRuns });
   session.append(prompt, long);
-  const steps = [];
+  const steps = [], cpu = [];
   for (let k = 0; k < decodeWarm + decodeRuns; k++) {
-    const t = performance.now();
+    const t = performance.now(), c = process.cpuUsage();
     session.append([k % config.vocab_size]);
-    if (k >= decodeWarm) steps.push(performance.now() - t);
+    const used = process.cpuUsage(c);
+    if (k >= decodeWarm) { steps.push(performance.now() - t); cpu.push((used.user + used.system) / 1e3); }
   }
   // one step streams every weight once (the tied embedding is the head) and reads the cache it holds
   const cacheRead = session.cacheBytes;  // float32 K and V of the tokens so far, all layers
@@ -144,7 +145,7 @@ export async function benchPretrained(build, runs = {}) {
   const result = {
     build, loadMs, params: model.info.params, weightBytes: model.info.weightBytes,
     prefillMs: median(prefill), prefillRange: [Math.min(...prefill), Math.max(...prefill)],
-    decodeMs: median(steps), decodeRange: [Math.min(...steps), Math.max(...steps)],
+    decodeMs: median(steps), decodeRange: [Math.min(...steps), Math.max(...steps)], decodeCpuMs: median(cpu),
     bytesPerToken, copyGbs: gbs / 1e9, floorMs: (bytesPerToken / gbs) * 1e3,
   };
   session.dispose();
@@ -155,11 +156,11 @@ export async function benchPretrained(build, runs = {}) {
 /** The rows of npm run bench's table. */
 export function pretrainedRows(results) {
   const header = ['pretrained (SmolLM2-135M shape, random BF16)', 'build', 'prefill 64 tokens ms', 'tokens/s',
-    'decode ms/token', 'tokens/s', 'bytes streamed/token', 'floor ms (copy GB/s)', 'decode / floor'];
+    'decode ms/token', 'tokens/s', 'decode CPU ms/token', 'bytes streamed/token', 'floor ms (copy GB/s)', 'decode / floor'];
   const rows = results.map((r) => [
     `${(r.params / 1e6).toFixed(1)}M params, ${(r.weightBytes / 1e6).toFixed(0)} MB`, r.build,
     `${r.prefillMs.toFixed(0)} (${r.prefillRange.map((x) => x.toFixed(0)).join('-')})`, (64000 / r.prefillMs).toFixed(0),
-    `${r.decodeMs.toFixed(1)} (${r.decodeRange.map((x) => x.toFixed(1)).join('-')})`, (1000 / r.decodeMs).toFixed(1),
+    `${r.decodeMs.toFixed(1)} (${r.decodeRange.map((x) => x.toFixed(1)).join('-')})`, (1000 / r.decodeMs).toFixed(1), r.decodeCpuMs.toFixed(1),
     `${(r.bytesPerToken / 1e6).toFixed(1)} MB`, `${r.floorMs.toFixed(1)} (${r.copyGbs.toFixed(1)})`,
     `${(r.decodeMs / r.floorMs).toFixed(2)}x`]);
   return { header, rows };
