@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { chromiumOptions } from './chromium.mjs';
-import { startServer } from './serve.mjs';
+import { spawn } from 'node:child_process';
 import { COPY_WASM, QWEN25_05B, SMOLLM2_135M, copyBandwidth, randomBf16Checkpoint } from './bench-pretrained.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -85,7 +85,12 @@ for (const key of only) {
   fs.writeFileSync(path.join(dir, 'model.safetensors'), file);
   files[key] = file.length;
 }
-const server = await startServer({ root, port: 0, csp: true });
+// the server in a process of its own: the memory sampler's reads of /proc must not hold up its responses
+const serverProcess = spawn(process.execPath, [path.join(REPO, 'scripts/serve.mjs'), '--root', root, '--port', '0', '--csp'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const server = { url: await new Promise((resolve, reject) => {
+  serverProcess.stdout.on('data', (d) => { const m = /at (http:\/\/\S+)/.exec(String(d)); if (m) resolve(m[1]); });
+  serverProcess.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
+}), close: async () => { serverProcess.kill('SIGTERM'); } };
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-bench-chromium-'));
 const context = await chromium.launchPersistentContext(profile, chromiumOptions());
 
