@@ -146,3 +146,16 @@ test('token labels: the text a token stands for, one-to-one with ids (web/src/so
   assert.deepEqual(['a', 'a (<0x61>)', '<0xE0>'].map(f.idOf), [0, 1, 2]);
   assert.deepEqual([tokenLabels(null).label(7), tokenLabels(null).idOf('7')], ['7', 7]);
 });
+
+test('topNext keeps the k best in one pass: the same ids and order as a sort of the whole vocabulary, ties included', () => {
+  let s = 7;
+  const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  for (const [vocab, k] of [[1, 5], [3, 5], [5, 5], [1000, 10], [49152, 5]]) {
+    // logits on a coarse grid, so that many tie
+    const logits = Float32Array.from({ length: 2 * vocab }, () => Math.round(rand() * 40) / 4);
+    const offset = vocab;
+    const twin = Array.from({ length: vocab }, (_, j) => j)
+      .sort((a, b) => logits[offset + b] - logits[offset + a] || a - b).slice(0, k);
+    assert.deepEqual(topNext(logits, offset, vocab, k).map((t) => t.id), twin, `vocab ${vocab}, k ${k}`);
+  }
+});

@@ -32,14 +32,26 @@ const modelOf = (key) => {
   return m;
 };
 
-/** The k most likely next tokens of one logits row: [{ id, p }] (softmax over the whole vocabulary). */
+/**
+ * The k most likely next tokens of one logits row: [{ id, p }] (softmax over the whole vocabulary),
+ * by logit, highest first, ties by the lower id. One pass keeps the k best in order (a vocabulary of
+ * 150k tokens is never sorted: a step of decoding would spend tens of milliseconds on it).
+ */
 export function topNext(logits, offset, vocab, k = 10) {
   let hi = -Infinity;
   for (let j = 0; j < vocab; j++) hi = Math.max(hi, logits[offset + j]);
   let sum = 0;
   for (let j = 0; j < vocab; j++) sum += Math.exp(logits[offset + j] - hi);
-  const ids = Array.from({ length: vocab }, (_, j) => j).sort((a, b) => logits[offset + b] - logits[offset + a]).slice(0, k);
-  return ids.map((id) => ({ id, p: Math.exp(logits[offset + id] - hi) / sum }));
+  const best = [];  // ids, highest logit first
+  const n = Math.min(k, vocab);
+  for (let j = 0; j < vocab; j++) {
+    const v = logits[offset + j];
+    if (best.length === n && !(v > logits[offset + best[n - 1]])) continue;  // ties keep the lower id
+    let at = best.length === n ? n - 1 : best.length;
+    while (at > 0 && v > logits[offset + best[at - 1]]) { best[at] = best[at - 1]; at--; }
+    best[at] = j;
+  }
+  return best.map((id) => ({ id, p: Math.exp(logits[offset + id] - hi) / sum }));
 }
 
 /**

@@ -2,6 +2,7 @@
 #include "attn/pretrained/linear.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "attn/kernels.hpp"
@@ -86,6 +87,79 @@ void direct_wt(int64_t m, const float* x, int64_t ldx, const WeightView& w, floa
   }
 }
 
+// ---- few rows, W^T, BF16 (decoding's products): the same dot products, widened by bit operations on
+// whole words. x is first laid out block by block (kBf16Block elements) as [its even elements | its odd
+// elements] (xp); one load of kBf16Block BF16 values of W is then kLanes 32-bit words, word j holding
+// element 2j in its low half and 2j + 1 in its high half (little-endian), so that
+//   word << 16           is element 2j     as a float32 (bfloat16 is the top half of a float32)
+//   word & 0xffff0000    is element 2j + 1 as a float32
+// and each lane multiplies by the matching element of xp: one load and two bit operations per
+// 2 * kLanes weights, where load_bf16 needs a widening load and a shift per kLanes. Elements past the
+// last whole block are summed one by one from x.
+constexpr int64_t kBf16Block = 2 * kLanes;
+
+inline void even_odd(const float* x, int64_t blocks, float* xp) {
+  for (int64_t b = 0; b < blocks; ++b) {
+    const float* xb = x + b * kBf16Block;
+    float* pb = xp + b * kBf16Block;
+    for (int l = 0; l < kLanes; ++l) {
+      pb[l] = xb[2 * l];
+      pb[kLanes + l] = xb[2 * l + 1];
+    }
+  }
+}
+
+template <int R>
+inline void dot_rows_bf16(int64_t k, int64_t blocks, const uint8_t* const* w, const float* xp, const float* x, float* out) {
+  vf acc[R][2];
+  ATTN_UNROLL
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = simd::splat(0.0f);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const vf xe = simd::load(xp + b * kBf16Block), xo = simd::load(xp + b * kBf16Block + kLanes);
+    ATTN_UNROLL
+    for (int r = 0; r < R; ++r) {
+      vu32 word;
+      std::memcpy(&word, w[r] + b * kBf16Block * 2, sizeof word);
+      const vu32 lo = word << 16, hi = word & 0xffff0000u;
+      vf e, o;
+      std::memcpy(&e, &lo, sizeof e);
+      std::memcpy(&o, &hi, sizeof o);
+      acc[r][0] = simd::madd(e, xe, acc[r][0]);
+      acc[r][1] = simd::madd(o, xo, acc[r][1]);
+    }
+  }
+  ATTN_UNROLL
+  for (int r = 0; r < R; ++r) {
+    float s = simd::hsum(acc[r][0] + acc[r][1]);
+    for (int64_t t = blocks * kBf16Block; t < k; ++t) s += load_one<DType::BF16>(w[r], t) * x[t];
+    out[r] = s;
+  }
+}
+
+void direct_wt_bf16(int64_t m, const float* x, int64_t ldx, const WeightView& w, float* y, int64_t ldy, bool accumulate) {
+  constexpr int kRows = 4;
+  const int64_t k = w.cols, n = w.rows, stride = w.ld * 2, blocks = k / kBf16Block, width = blocks * kBf16Block;
+  std::vector<float> xp(std::size_t(m * width));  // (m, width): each row's blocks as [even | odd]
+  for (int64_t i = 0; i < m; ++i) even_odd(x + i * ldx, blocks, xp.data() + i * width);
+  const uint8_t* rows[kRows];
+  float out[kRows];
+  for (int64_t o = 0; o < n; o += kRows) {
+    const int64_t nr = std::min<int64_t>(kRows, n - o);
+    for (int64_t r = 0; r < nr; ++r) rows[r] = w.data + (o + r) * stride;
+    for (int64_t i = 0; i < m; ++i) {
+      const float* xi = x + i * ldx;
+      const float* pi = xp.data() + i * width;
+      if (nr == kRows) {
+        dot_rows_bf16<kRows>(k, blocks, rows, pi, xi, out);
+      } else {
+        for (int64_t r = 0; r < nr; ++r) dot_rows_bf16<1>(k, blocks, rows + r, pi, xi, out + r);
+      }
+      float* yi = y + i * ldy + o;
+      for (int64_t r = 0; r < nr; ++r) yi[r] = accumulate ? yi[r] + out[r] : out[r];
+    }
+  }
+}
+
 // ---- few rows, W: y[0:n] += x[kk] W[kk, 0:n] over the rows kk of W, read in order.
 template <DType T>
 void direct_w(int64_t m, const float* x, int64_t ldx, const WeightView& w, float* y, int64_t ldy, bool accumulate) {
@@ -162,7 +236,9 @@ template <DType T>
 void product(int64_t m, const float* x, int64_t ldx, const WeightView& w, bool transposed, float* y, int64_t ldy,
              bool accumulate) {
   if (m < kDirectRows) {
-    if (transposed) {
+    if (transposed && T == DType::BF16) {
+      direct_wt_bf16(m, x, ldx, w, y, ldy, accumulate);
+    } else if (transposed) {
       direct_wt<T>(m, x, ldx, w, y, ldy, accumulate);
     } else {
       direct_w<T>(m, x, ldx, w, y, ldy, accumulate);

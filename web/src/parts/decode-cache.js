@@ -2,6 +2,7 @@
 // (its segments: K and V per K/V head, or MLA's latent c and RoPE key kr, heights ∝ floats per token,
 // MHA's height as a dashed line), and the newest token's attention weights over the cache, one strip per
 // head (render/heatmap.js), the keys' tokens under them. Sizes come from the core's shape (render/geometry.js says them).
+// Both are kept between appends and grow with the cache, so that a step of decoding costs a frame, not a page.
 import { el } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { cacheSegments, headLabel } from '../render/geometry.js';
@@ -9,57 +10,106 @@ import { createHeatmap, groupMaps } from '../render/heatmap.js';
 import '../i18n/catalogs/en/decode.js';  // the English words it speaks
 
 /**
- * @param {object} shape  the session's resolved shape
- * @param {object | null} baseline  MHA's shape at the same sizes (its cache per token), or null
- * @param {string[]} cached  the tokens in the cache
+ * The cache strip, kept between appends: `update(shape, baseline, cached)` adds a block for each token
+ * appended since the last update (the blocks already drawn stay: a step of decoding adds one block, not
+ * the whole strip again) and rebuilds it only when the shape or the cached tokens before them changed.
  * @param {object} [i18n]  the element's language (ctx.i18n; default English)
+ * @returns {{ elements: HTMLElement[], update(shape: object, baseline: object | null, cached: string[]): void }}
  */
-export function cacheStrip(shape, baseline, cached, i18n = EN) {
+export function createCacheStrip(i18n = EN) {
   const { t } = i18n;
-  const segments = cacheSegments(shape);
-  const elems = shape.cacheFloatsPerToken, mha = baseline?.cacheFloatsPerToken ?? 0;
-  const ref = Math.max(mha, elems) || 1;
-  const strip = el('div', { className: 'dec-strip', role: 'img', style: `--h: ${elems / ref}; --mha: ${mha / ref}`,
-    'aria-label': t('dec.stripLabel', { count: cached.length, floats: elems }) });
-  if (shape.variant !== 'mha' && mha >= elems) {
-    strip.append(el('div', 'dec-mha-line', el('span', null, t('dec.mhaLine', { floats: mha }))));
+  const strip = el('div', { className: 'dec-strip', role: 'img' });
+  const legendBox = el('div', 'dec-legend');
+  let drawnShape = null, drawnBaseline, drawn = [], blocks = [], empty = null;
+  let segments = [], sizes = '', elems = 0;
+
+  function rebuild(shape, baseline) {
+    segments = cacheSegments(shape);
+    elems = shape.cacheFloatsPerToken;
+    const mha = baseline?.cacheFloatsPerToken ?? 0, ref = Math.max(mha, elems) || 1;
+    strip.style.setProperty('--h', String(elems / ref));
+    strip.style.setProperty('--mha', String(mha / ref));
+    strip.replaceChildren();
+    if (shape.variant !== 'mha' && mha >= elems) strip.append(el('div', 'dec-mha-line', el('span', null, t('dec.mhaLine', { floats: mha }))));
+    empty = el('p', 'dec-strip-empty', t('dec.stripEmpty'));
+    strip.append(empty);
+    sizes = segments.map((g) => `${g.label} ${i18n.fmt.int(g.size)}`).join(' + ');
+    const swatch = (kind, text) => el('span', 'dec-legend-item', el('span', `dec-swatch dec-seg-${kind}`), text);
+    legendBox.replaceChildren(...(shape.variant === 'mla'
+      ? [swatch('c', t('dec.legend.c', { r: shape.latentRank })), ...(shape.ropeDim ? [swatch('kr', t('dec.legend.kr', { dr: shape.ropeDim }))] : [])]
+      : [swatch('k', t('dec.legend.k', { count: shape.nKvHeads, dh: shape.dHead })), swatch('v', t('dec.legend.v', { count: shape.nKvHeads, dh: shape.dHead })),
+        ...(shape.nKvHeads > 1 ? [el('span', null, t('dec.legend.shades'))] : [])]));
+    drawnShape = shape;
+    drawnBaseline = baseline;
+    drawn = [];
+    blocks = [];
   }
-  if (cached.length === 0) strip.append(el('p', 'dec-strip-empty', t('dec.stripEmpty')));
-  const sizes = segments.map((g) => `${g.label} ${i18n.fmt.int(g.size)}`).join(' + ');
-  cached.forEach((tok, i) => strip.append(el('div', {
-    className: `dec-block${i === cached.length - 1 ? ' dec-block-newest' : ''}`,
+
+  const block = (tok, i) => el('div', {
+    className: 'dec-block',
     title: t('dec.block', { token: tok, i, segments: sizes, floats: elems, bytes: elems * 4 }),
   }, ...segments.map((g) => el('div', {
     className: `dec-seg dec-seg-${g.kind}${g.head % 2 ? ' dec-seg-odd' : ''}${segments.length > 32 ? ' dec-seg-thin' : ''}`,
     style: `--size: ${g.size}`,
-  })))));
-  const swatch = (kind, text) => el('span', 'dec-legend-item', el('span', `dec-swatch dec-seg-${kind}`), text);
-  const legend = shape.variant === 'mla'
-    ? [swatch('c', t('dec.legend.c', { r: shape.latentRank })), ...(shape.ropeDim ? [swatch('kr', t('dec.legend.kr', { dr: shape.ropeDim }))] : [])]
-    : [swatch('k', t('dec.legend.k', { count: shape.nKvHeads, dh: shape.dHead })), swatch('v', t('dec.legend.v', { count: shape.nKvHeads, dh: shape.dHead })),
-      ...(shape.nKvHeads > 1 ? [el('span', null, t('dec.legend.shades'))] : [])];
-  return [strip, el('div', 'dec-legend', ...legend)];
+  })));
+
+  return {
+    elements: [strip, legendBox],
+    update(shape, baseline, cached) {
+      const kept = shape === drawnShape && baseline === drawnBaseline && drawn.length <= cached.length && drawn.every((tok, i) => tok === cached[i]);
+      if (!kept) rebuild(shape, baseline);
+      blocks[blocks.length - 1]?.classList.remove('dec-block-newest');
+      const fresh = cached.slice(drawn.length).map((tok, k) => block(tok, drawn.length + k));
+      strip.append(...fresh);
+      blocks.push(...fresh);
+      drawn = cached.slice();
+      blocks[blocks.length - 1]?.classList.add('dec-block-newest');
+      empty.hidden = cached.length > 0;
+      strip.setAttribute('aria-label', t('dec.stripLabel', { count: cached.length, floats: elems }));
+    },
+  };
 }
 
 /**
- * The newest token's weights over the cache: one strip per head, the keys' tokens under them.
- * @param {{ weights: Float32Array, k: number, length: number }} newest  the last append's (H, k, length)
+ * The newest token's weights over the cache, one strip per head, the keys' tokens under them,
+ * kept between appends: the heads' maps are made once per shape and redrawn with each append's
+ * weights (render/heatmap.js's update), never made again for every token.
+ * @param {object} readout  the view's read-out (render/heatmap.js createReadout)
  * @param {object} [i18n]  the element's language (ctx.i18n; default English)
+ * @returns {{ element: HTMLElement, update(shape: object, newest: { weights: Float32Array, k: number, length: number }, cached: string[]): void }}
  */
-export function newestWeights(shape, newest, cached, readout, i18n = EN) {
-  const L = newest.length, k = newest.k, last = cached[cached.length - 1];
-  const strips = shape.kvHeadOf.map((_, h) => {
-    const label = headLabel(shape, h, i18n);
-    const offset = h * k * L + (k - 1) * L;  // the last query row of head h
-    let best = 0;
-    for (let j = 1; j < L; j++) if (newest.weights[offset + j] > newest.weights[offset + best]) best = j;
-    const map = createHeatmap({ title: label, colour: 'prob', cell: 'fill', readout, className: 'hm-strip dec-wmap', i18n,
-      describe: ({ j }, v) => i18n.t('dec.cell', { head: label, last, token: cached[j], j, value: v.toFixed(3), best: cached[best] }) });
-    map.update({ data: newest.weights, offset, rows: 1, cols: L, range: [0, 1] });
-    return map;
-  });
-  groupMaps(strips);
-  return el('div', { className: 'dec-weights', style: `--tokens: ${L}` }, ...strips.map((m) => m.element), keyLabels(cached));
+export function createNewestWeights(readout, i18n = EN) {
+  const element = el('div', 'dec-weights');
+  let keys = el('div');
+  let drawnShape = null, maps = [], now = null;  // now: what the read-out describes { cached, best[h] }
+  return {
+    element,
+    update(shape, newest, cached) {
+      if (shape !== drawnShape) {
+        maps = groupMaps(shape.kvHeadOf.map((_, h) => {
+          const label = headLabel(shape, h, i18n);
+          return createHeatmap({ title: label, colour: 'prob', cell: 'fill', readout, className: 'hm-strip dec-wmap', i18n,
+            describe: ({ j }, v) => i18n.t('dec.cell', { head: label, last: now.cached[now.cached.length - 1], token: now.cached[j], j,
+              value: v.toFixed(3), best: now.cached[now.best[h]] }) });
+        }));
+        element.replaceChildren(...maps.map((m) => m.element), keys);
+        drawnShape = shape;
+      }
+      const L = newest.length, k = newest.k;
+      now = { cached, best: [] };
+      element.style.setProperty('--tokens', String(L));
+      maps.forEach((map, h) => {
+        const offset = h * k * L + (k - 1) * L;  // the last query row of head h
+        let best = 0;
+        for (let j = 1; j < L; j++) if (newest.weights[offset + j] > newest.weights[offset + best]) best = j;
+        now.best[h] = best;
+        map.update({ data: newest.weights, offset, rows: 1, cols: L, range: [0, 1] });
+      });
+      const next = keyLabels(cached);
+      keys.replaceWith(next);
+      keys = next;
+    },
+  };
 }
 
 /**

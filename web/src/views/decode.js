@@ -7,7 +7,7 @@
 import decodeCss from '../styles/decode.css?inline';
 import { coreDetail, el, setViewState, useStyles } from '../kit.js';
 import { createReadout } from '../render/heatmap.js';
-import { cacheStrip, newestWeights } from '../parts/decode-cache.js';
+import { createCacheStrip, createNewestWeights } from '../parts/decode-cache.js';
 import { decodeFacts, decodeIntro } from '../parts/decode-facts.js';
 import { createDecodeBandwidth } from '../parts/decode-bandwidth.js';
 import { tokenize } from '../tokens.js';
@@ -51,6 +51,10 @@ export function createDecodeView(root, ctx) {
   const weightsTitle = el('h3', 'dec-title', t('dec.newest'));
   const weights = el('div');
   const readout = createReadout(t('dec.hint'));
+  // kept between appends (a step adds a block and redraws the heads' strips): parts/decode-cache.js
+  const cacheStrip = createCacheStrip(i18n), newestWeights = createNewestWeights(readout, i18n);
+  const appendToSee = el('p', 'note', t('dec.appendToSee'));
+  strip.replaceChildren(...cacheStrip.elements);
   const live = el('p', { className: 'sr-live', role: 'status' });
   root.replaceChildren(intro, el('div', 'dec-controls', stepBtn, allBtn, predictBtn, resetBtn, form), full, error,
     el('h3', 'dec-title', t('dec.tokensTitle')), tokensList, facts, el('h3', 'dec-title', t('dec.stripTitle')), strip,
@@ -59,7 +63,7 @@ export function createDecodeView(root, ctx) {
 
   let state = null, shapeKey = '', sentence = [], nextIdx = 0, cached = [], cacheBytes = 0;
   let decoder = null, session = null;  // session: { shape, baseline } once started
-  let newest = null, gen = 0, pending = 0, queue = Promise.resolve(), predicted = null;
+  let newest = null, drawnNewest = null, gen = 0, pending = 0, queue = Promise.resolve(), predicted = null;
   const maxLen = () => decoder?.maxLen ?? MAX_LEN;
 
   /** An error in the catalog's words: the page's own (error.key) or the core's, its English text as the detail. */
@@ -146,9 +150,15 @@ export function createDecodeView(root, ctx) {
     const s = session.shape, L = cached.length;
     intro.replaceChildren(...decodeIntro(s, model, maxLen(), i18n));
     facts.replaceChildren(...decodeFacts(s, session.baseline, L, cacheBytes, model, i18n));
-    strip.replaceChildren(...cacheStrip(s, session.baseline, cached, i18n));
+    cacheStrip.update(s, session.baseline, cached);
     weightsTitle.textContent = newest && L ? t('dec.newestOf', { token: cached[L - 1], count: L }) : t('dec.newest');
-    weights.replaceChildren(newest && L ? newestWeights(s, newest, cached, readout, i18n) : el('p', 'note', t('dec.appendToSee')));
+    if (newest && L) {
+      if (newest !== drawnNewest) newestWeights.update(s, newest, cached);
+      drawnNewest = newest;
+      if (weights.firstChild !== newestWeights.element) weights.replaceChildren(newestWeights.element);
+    } else if (weights.firstChild !== appendToSee) {
+      weights.replaceChildren(appendToSee);
+    }
   }
 
   return {

@@ -1,0 +1,189 @@
+// Real models' speed in Chromium, through the page: a SmolLM2-135M-shaped and a Qwen2.5-0.5B-shaped
+// checkpoint with random BF16 weights (scripts/bench-pretrained.mjs makes them), written to a temporary
+// folder served beside a copy of dist/ (scripts/serve.mjs, strict CSP) and opened as a learner's link
+// does: `embed.html?view=model&model=models/<name>/` (sources/model-files.js fetches the folder, the
+// worker loads it). For each model it prints
+//   open        download + load into the worker's wasm heap (the model view's own figure), in bytes
+//               per second beside the copy bandwidth of a wasm memory.copy measured in the same page
+//   first map   from navigation to the model view's first drawn maps (every layer's, the next tokens,
+//               the head roles)
+//   peak memory the most the browser's processes held (proportional set size, sampled every 100 ms from
+//               /proc) above what they held before the page, while opening: weights held twice show
+//               as ~2x the file
+//   prefill     the decode view's word box: 64 typed ids as one append (every layer's maps, the logits),
+//               click to drawn
+//   decode      the same box, one id per append in a new session (median of `--steps`, after 2),
+//               click to drawn, beside the floor: every weight once plus the K/V cache it reads, at the
+//               copy bandwidth
+// Numbers of one run on one machine: ratios are taken within the run.
+//
+//   npm run build && node scripts/bench-pretrained-page.mjs [--only smollm2,qwen2.5] [--steps 16]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { chromiumOptions } from './chromium.mjs';
+import { spawn } from 'node:child_process';
+import { COPY_WASM, QWEN25_05B, SMOLLM2_135M, copyBandwidth, randomBf16Checkpoint } from './bench-pretrained.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = path.join(REPO, 'dist');
+const MODELS = { smollm2: ['smollm2-135m', SMOLLM2_135M], 'qwen2.5': ['qwen2.5-0.5b', QWEN25_05B] };
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+
+const { values: args } = parseArgs({ options: { only: { type: 'string' }, steps: { type: 'string', default: '16' },
+  layers: { type: 'string' }, timeout: { type: 'string', default: '600' } } });  // layers: fewer, to try the script quickly
+const only = args.only ? args.only.split(',') : Object.keys(MODELS);
+const STEPS = Number(args.steps);
+
+// ---- the browser's memory: PSS of the processes under the browser's (found by its profile folder)
+function processTree(profile) {
+  const all = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map((pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      return { pid: Number(pid), ppid, cmd: fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') };
+    } catch { return null; }
+  }).filter(Boolean);
+  const roots = all.filter((p) => p.cmd.includes(profile) && !all.some((q) => q.pid === p.ppid && q.cmd.includes(profile)));
+  const tree = new Set(roots.map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of all) if (!tree.has(p.pid) && tree.has(p.ppid)) { tree.add(p.pid); grew = true; }
+  }
+  return [...tree];
+}
+function pssBytes(pids) {
+  let kb = 0;
+  for (const pid of pids) {
+    try { kb += Number(/^Pss:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0); } catch { /* gone */ }
+  }
+  return kb * 1024;
+}
+function sampleMemory(profile) {
+  let peak = 0, pids = processTree(profile), n = 0;
+  const timer = setInterval(() => {
+    if (++n % 20 === 0) pids = processTree(profile);  // new renderers (a scan of /proc: rarely, it blocks the server)
+    peak = Math.max(peak, pssBytes(pids));
+  }, 100);
+  return { stop: () => { clearInterval(timer); return peak; } };
+}
+
+// ---- the site: dist/ and the models beside it
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-bench-models-'));
+fs.cpSync(DIST, root, { recursive: true });
+const files = {};
+for (const key of only) {
+  const [name, full] = MODELS[key];
+  const config = args.layers ? { ...full, num_hidden_layers: Number(args.layers) } : full;
+  const dir = path.join(root, 'models', name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2));
+  const file = randomBf16Checkpoint(config);
+  fs.writeFileSync(path.join(dir, 'model.safetensors'), file);
+  files[key] = file.length;
+}
+// the server in a process of its own: the memory sampler's reads of /proc must not hold up its responses
+const serverProcess = spawn(process.execPath, [path.join(REPO, 'scripts/serve.mjs'), '--root', root, '--port', '0', '--csp'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const server = { url: await new Promise((resolve, reject) => {
+  serverProcess.stdout.on('data', (d) => { const m = /at (http:\/\/\S+)/.exec(String(d)); if (m) resolve(m[1]); });
+  serverProcess.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
+}), close: async () => { serverProcess.kill('SIGTERM'); } };
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-bench-chromium-'));
+const context = await chromium.launchPersistentContext(profile, chromiumOptions());
+
+const idList = Array.from({ length: 64 }, (_, k) => 1 + ((k * 7919) % 40000));
+const ids = idList.join(' ');
+const results = [];
+try {
+  for (const key of only) {
+    const [name] = MODELS[key];
+    const base = `${server.url.replace(/\/$/, '')}/`;
+    // --- open and first map, with the memory it takes
+    const blank = await context.newPage();
+    await blank.goto(`${base}embed.html?view=heatmap`);
+    await blank.waitForTimeout(500);
+    const before = pssBytes(processTree(profile));
+    const gbs = await blank.evaluate(`(${copyBandwidth.toString()})(${JSON.stringify(COPY_WASM)})`);
+    await blank.close();
+    const page = await context.newPage();
+    const mem = sampleMemory(profile);
+    const t0 = Date.now();
+    console.error(`${name}: opening`);
+    await page.goto(`${base}embed.html?view=model&model=models/${name}/&text=${encodeURIComponent(ids)}`);
+    const opened = await page.waitForFunction(() => {
+      const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="model"]');
+      if (!v?.result?.opened) return false;
+      const facts = v.querySelector('[data-role="model-facts"]')?.innerText ?? '';
+      const get = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/model.safetensors'));
+      return { openS: Number(facts.match(/in ([\d.]+) s/)?.[1]), firstMapMs: performance.now(), downloadMs: get ? get.responseEnd - get.startTime : NaN };
+    }, null, { timeout: Number(args.timeout) * 1000, polling: 100 }).then((h) => h.jsonValue()).catch(async (e) => {
+      console.error(await page.evaluate(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="model"]')?.innerText));
+      throw e;
+    });
+    const wallMs = Date.now() - t0;
+    const peak = mem.stop();
+    await page.close();
+    console.error(`${name}: opened, ${JSON.stringify(opened)}`);
+    // --- prefill and decode in the decode view
+    const dec = await context.newPage();
+    await dec.goto(`${base}embed.html?view=decode&model=models/${name}/&text=${encodeURIComponent(ids)}`);
+    await dec.waitForFunction(() => {
+      const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="decode"]');
+      return v && v.dataset.state === 'ready' && !v.querySelector('button[data-action="word"]')?.disabled;
+    }, null, { timeout: Number(args.timeout) * 1000, polling: 100 });
+    const timed = await dec.evaluate(async ({ steps, ids }) => {
+      const v = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="decode"]');
+      const press = (action, word) => new Promise((resolve) => {
+        if (word !== undefined) v.querySelector('input[name="word"]').value = word;
+        const t = performance.now();
+        const done = (e) => {
+          if (e.detail.view !== 'decode' || e.detail.state === 'busy') return;
+          v.removeEventListener('view-ready', done);
+          resolve({ ms: performance.now() - t, length: v.result?.length, cacheBytes: v.result?.cacheBytes });
+        };
+        v.addEventListener('view-ready', done);
+        v.querySelector(`button[data-action="${action}"]`).click();
+      });
+      // typed ids through the view's word box: all 64 as one append, then, after a reset, one per append
+      const prefill = await press('word', ids.join(' '));
+      await press('reset');
+      const step = [];
+      for (let k = 0; k < steps + 2; k++) step.push(await press('word', String(ids[k])));
+      return { prefill, step };
+    }, { steps: STEPS, ids: idList });
+    await dec.close();
+    const steps = timed.step.slice(2);  // the first two: the module's warm-up
+    const stepMs = median(steps.map((s) => s.ms));
+    const last = steps[steps.length >> 1];
+    const weightBytes = files[key];  // header included: within 0.01 %
+    const floorMs = ((weightBytes + last.cacheBytes) / gbs) * 1e3;
+    results.push({
+      name, bytes: files[key], gbs, openS: opened.openS, downloadS: opened.downloadMs / 1e3, firstMapMs: opened.firstMapMs, wallMs,
+      peakExtra: peak - before, prefillMs: timed.prefill.ms, prefillTokens: timed.prefill.length,
+      stepMs, stepRange: [Math.min(...steps.map((s) => s.ms)), Math.max(...steps.map((s) => s.ms))], floorMs,
+    });
+  }
+} finally {
+  await context.close();
+  await server.close();
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.rmSync(profile, { recursive: true, force: true });
+}
+
+const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
+const header = ['model (random BF16)', 'file', 'copy GB/s', 'open s (MB/s; / copy)', 'of which the download s', 'first map s', 'peak memory above the page (x file)',
+  'prefill 64 tokens ms (tokens/s)', 'decode ms/token (range)', 'floor ms', 'decode / floor'];
+const rows = results.map((r) => {
+  const rate = r.bytes / r.openS;
+  return [r.name, mb(r.bytes), (r.gbs / 1e9).toFixed(1), `${r.openS.toFixed(1)} (${(rate / 1e6).toFixed(0)}; ${(rate / r.gbs).toFixed(3)}x)`, r.downloadS.toFixed(1),
+    (r.firstMapMs / 1e3).toFixed(1), `${mb(r.peakExtra)} (${(r.peakExtra / r.bytes).toFixed(2)}x)`,
+    `${r.prefillMs.toFixed(0)} (${(r.prefillTokens / (r.prefillMs / 1e3)).toFixed(0)})`,
+    `${r.stepMs.toFixed(1)} (${r.stepRange.map((x) => x.toFixed(1)).join('-')})`, r.floorMs.toFixed(1), `${(r.stepMs / r.floorMs).toFixed(2)}x`];
+});
+console.log(`| ${header.join(' | ')} |`);
+console.log(`|${header.map(() => '---').join('|')}|`);
+for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+console.log(`\n${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
