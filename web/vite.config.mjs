@@ -29,6 +29,9 @@ export default defineConfig({
         'attention-playground': here('src/element.js'),
       },
       output: {
+        // The page's words and the DOM kit in one chunk of the first map, whichever lazy chunk (a catalog
+        // fetched with its view's data, a Hub reader) also needs them: never a chunk of their own.
+        manualChunks: (id) => (/\/web\/src\/(kit|i18n\/index|i18n\/english)\.js$/.test(id) ? 'kit' : undefined),
         entryFileNames: (chunk) => (chunk.name === 'attention-playground' ? 'attention-playground.js' : 'assets/[name]-[hash].js'),
       },
     },

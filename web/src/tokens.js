@@ -8,6 +8,7 @@
 //   pos(p): sinusoidal positions (Vaswani et al. 2017) when RoPE is off; zero when RoPE is on
 //         (RoPE puts positions inside attention instead).
 // The factor 2 makes the seeded random projections give scores of order 1 (visible structure).
+import { rng } from './rng.js';
 
 const TOKEN_RE = /[\p{L}\p{M}\p{N}'’]+|[^\s\p{L}\p{M}\p{N}]/gu;
 
@@ -35,17 +36,6 @@ function hashString(s, seed) {
   let h = (2166136261 ^ seed) >>> 0;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
   return h;
-}
-/** A small deterministic generator (mulberry32): numbers in [0, 1), the same for the same state. */
-export function rng(state) {
-  let a = state >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

@@ -3,7 +3,7 @@
 // walkthrough), its head roles and its KV-cache sessions. Models and sessions are kept under the page's keys. The tokenizer runs on the
 // page (sources/model-files.js), so these methods take and give token ids.
 import { meanScores, roleScores } from './sources/head-roles.js';
-import { rng } from './tokens.js';
+import { rng } from './rng.js';
 
 const argmax = (row) => {
   let best = 0;

@@ -9,7 +9,7 @@
 // On the probe, a query of the second copy has one earlier copy, at i-T, followed at i-T+1. A sequence
 // without a repeated token has no duplicate or induction score (null).
 
-import { rng } from '../tokens.js';
+import { rng } from '../rng.js';
 import { clearRole, uniformScores } from '../labs/role-baseline.js';
 
 /**

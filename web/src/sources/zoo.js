@@ -11,7 +11,6 @@
 // The interface every source implements: web/ARCHITECTURE.md, "Sources".
 import { EN } from '../i18n/index.js';
 import '../i18n/catalogs/en/maps.js';  // the English words it speaks
-import '../i18n/catalogs/en/zoo.js';  // and the zoo source's own (its chunk's, not the first map's)
 import { attentionSpecOf } from './trained-spec.js';
 
 /** The zoo model drawn for a state (and a variant): the manifest's model id. */
@@ -58,8 +57,9 @@ export function zooSource(ctx) {
   let vocab = null;       // known once the corpus has loaded; until then the sentence's characters as typed
 
   const loadZoo = () => (zoo ??= (async () => {
+    // the zoo's words come with its files: nothing says them before the corpus is here (the first map never loads them)
     const [files, text] = await Promise.all([import('attn-zoo-files'),
-      import('../../data/tinyshakespeare-256k.txt?raw').then((m) => m.default)]);
+      import('../../data/tinyshakespeare-256k.txt?raw').then((m) => m.default), import('../i18n/catalogs/en/zoo.js')]);
     const manifest = await files.zooManifest();
     vocab = charVocab(text);
     return { manifest, text, files };
