@@ -10,7 +10,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 
 // Lowest first. A file's concept is its name without extension (train/* is one concept).
 const LAYERS = [
-  ['tensor', 'simd', 'half', 'errors', 'fields', 'overflow'],
+  ['tensor', 'simd', 'half', 'errors', 'fields', 'overflow', 'message', 'safetensors_header'],
   ['kernels', 'attention', 'rope', 'rope_scaling'],
   ['shape', 'weights', 'accounting', 'cost'],
   ['spec'],
@@ -18,7 +18,7 @@ const LAYERS = [
   ['grouped_block', 'latent_block'],
   ['forward'],
   ['layer', 'kv_cache', 'intermediates', 'decode_probe'],
-  ['train', 'configurator'],
+  ['train', 'configurator', 'configurator_words'],
   ['pretrained'],
 ];
 

@@ -12,6 +12,7 @@ const load = (p) => import(pathToFileURL(path.join(REPO, p)).href);
 const rb = await load('web/src/labs/role-baseline.js');
 const { roleField } = await load('web/src/sources/zoo-roles.js');
 const zoo = await load('web/src/sources/zoo.js');
+await load('web/src/i18n/catalogs/en/zoo.js');  // the zoo's words, which the page loads with the zoo's files
 const roleLabel = (s, t, n) => zoo.roleLabel(s, roleField(s, n), t);
 const { roleOf, roleKey } = await load('web/src/labs/verdicts.js');
 const { EN, loadI18n } = await load('web/src/i18n/index.js');
