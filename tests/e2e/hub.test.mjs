@@ -20,10 +20,22 @@ after(async () => { await b?.close(); await hub?.close(); });
 const root = (page) => app(page).locator('[data-slot="model"]');
 const query = (extra = '') => `embed.html?view=model&hub=${encodeURIComponent(hub.hub)}${extra}`;
 
-/** Types a model id in the Hub form and opens it. */
+const errorText = (page) => page.evaluate(() => {
+  const e = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="model"] [data-role="model-error"]');
+  return e && !e.hidden ? e.textContent : null;
+});
+
+/** Types a model id in the Hub form and opens it; returns once the last model's error (if any) has gone. */
 async function openById(page, id) {
   await root(page).locator('[data-role="hub-id"]').fill(id);
+  const before = await errorText(page);
   await root(page).locator('[data-action="hub-open"]').click();
+  if (before !== null) {
+    await page.waitForFunction((b) => {
+      const e = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="model"] [data-role="model-error"]');
+      return e.hidden || e.textContent !== b;
+    }, before);
+  }
 }
 
 /** Waits until the model view has drawn an opened model, or shows an error; returns its result or the error's text. */
@@ -159,6 +171,8 @@ test('a download can be stopped, and a cut connection keeps nothing and can be r
     .map((k) => k.url).filter((u) => u.includes('cut-gpt2')));
   assert.deepEqual(stored, [], 'no file of it is in the store');
   await root(page).locator('[data-action="retry-model"]').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="model"] [data-role="model-error"]').hidden);  // the cut's message goes when the retry starts
   r = await settled(page);
   assert.equal(r.opened, true, JSON.stringify(r));
   await page.waitForFunction(() => [...document.querySelector('attention-playground').shadowRoot
