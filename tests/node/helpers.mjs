@@ -42,17 +42,10 @@ export async function load(simd) {
 // ---------------------------------------------------------------------------------------------
 // Seeded random numbers (mulberry32)
 
-/** @param {number} seed  @returns {() => number} uniform in [0, 1) */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The page's generator (web/src/rng.js): `rng(seed)()` is uniform in [0, 1), the same for the same seed. */
+import { rng } from '../../web/src/rng.js';
+
+export { rng };
 
 /** Float32Array of n values uniform in [-scale, scale). */
 export function randomArray(n, seed, scale = 1) {
