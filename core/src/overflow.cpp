@@ -2,6 +2,7 @@
 #include "attn/overflow.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "attn/errors.hpp"
 
@@ -17,8 +18,10 @@ void refuse_overflow(const std::string& what, const std::string& detail, const s
                      const std::vector<Values>& inputs, const std::string& advice, float limit) {
   bool within = true;
   for (const Values& r : results) {
-    // |v| <= limit is false for NaN, so one comparison covers Infinity, NaN and the limit
-    for (std::size_t i = 0; i < r.count; ++i) within = within && std::fabs(r.data[i]) <= limit;
+    // |v| <= bound is false for NaN and, with the bound at most FLT_MAX, for Infinity too: one comparison
+    // covers Infinity, NaN and the limit (the default limit, INFINITY, would let Infinity through)
+    const float bound = std::min(limit, std::numeric_limits<float>::max());
+    for (std::size_t i = 0; i < r.count; ++i) within = within && std::fabs(r.data[i]) <= bound;
   }
   if (within) return;
   std::string list, largest, field;

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "attn/errors.hpp"
+#include "attn/overflow.hpp"
 #include "attn/pretrained/session.hpp"
 #include "attn/pretrained/weight_memory.hpp"
 #include "attn/safetensors_header.hpp"
@@ -227,6 +228,26 @@ TEST(PretrainedHostile, AForwardThatOverflowsIsRefusedNamingTheLayerAndTensor) {
     EXPECT_EQ(refusal_of([&] { s.append({1}, false); }).field, "weights.lm_head.weight");
     EXPECT_NO_THROW(model->layer_stages(ids, 1));  // the layers themselves are fine
   }
+}
+
+TEST(PretrainedHostile, AnInfiniteResultIsRefusedLikeNaN) {
+  // The fuzzer's find: a BF16 checkpoint whose logits were all +Infinity (no NaN) came out of forward,
+  // because the overflow check compared |v| with its default limit, Infinity. Every result that is not
+  // finite is refused, at any limit, naming the input of the largest magnitude.
+  const float big = 2e38f, one = 1;
+  for (const float bad : {INFINITY, -INFINITY, NAN}) {
+    for (const float limit : {INFINITY, 1e30f}) {
+      const float result[3] = {1, bad, 2};
+      Refusal r = refusal_of([&] {
+        attn::refuse_overflow("the logits", "Infinity or NaN", {attn::Values("result", result, 3)},
+                              {attn::Values("a", &one, 1, "weights.a"), attn::Values("b", &big, 1, "weights.b")}, "", limit);
+      });
+      EXPECT_EQ(r.field, "weights.b") << bad << " at limit " << limit << ": " << r.message;
+      EXPECT_TRUE(has(r.message, "the logits overflowed float32")) << r.message;
+    }
+  }
+  const float fine[2] = {3e38f, -3e38f};
+  EXPECT_NO_THROW(attn::refuse_overflow("x", "", {attn::Values("result", fine, 2)}, {}, ""));
 }
 
 TEST(PretrainedHostile, LoadedWeightsCountAgainstTheMemory) {
