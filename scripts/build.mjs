@@ -11,7 +11,8 @@
 //      (the fma modules were rewritten after linking by scripts/wasm-relaxed-fix.mjs, a step of the cmake build)
 //   3. prints dist/ with raw and gzip -9 sizes.
 //
-// Env: BUILD_JOBS (default 2). Delete build-wasm/ to force a fresh configure.
+// Env: BUILD_JOBS (default 2); ATTN_WASM_FROM=<another checkout's build-wasm> copies its modules
+// instead of building them (page-only work). Delete build-wasm/ to force a fresh configure.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -86,9 +87,18 @@ function run(cmd, args, hint = '') {
 
 // ---- 1. configure + build -----------------------------------------------------------------
 const t0 = performance.now();
+// ATTN_WASM_FROM=<dir>: take the WebAssembly modules another checkout built (its build-wasm/) instead of
+// building them here: for work on the page alone, in a second worktree, without an hour of compiling.
+const wasmFrom = process.env.ATTN_WASM_FROM;
+if (wasmFrom) {
+  fs.mkdirSync(BUILD, { recursive: true });
+  for (const f of [...LIB_FILES, ...SINGLE_FILES].filter((f) => f.startsWith('build-wasm/'))) {
+    fs.copyFileSync(path.join(path.resolve(wasmFrom), path.basename(f)), path.join(REPO, f));
+  }
+}
 const configured =
   fs.existsSync(path.join(BUILD, 'CMakeCache.txt')) && fs.existsSync(path.join(BUILD, 'build.ninja'));
-if (!configured) {
+if (!configured && !wasmFrom) {
   // emcmake adds the Emscripten toolchain file; its default emulator option (node
   // --experimental-wasm-threads) is refused by Node 20, and only a command-line value replaces it.
   run('emcmake', [
@@ -96,7 +106,7 @@ if (!configured) {
     '-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node',
   ], '\n  (if build-wasm/ holds an older configuration, e.g. another generator, delete it and retry)');
 }
-run('cmake', ['--build', 'build-wasm', `-j${jobs}`]);
+if (!wasmFrom) run('cmake', ['--build', 'build-wasm', `-j${jobs}`]);
 
 // ---- 2. stage the library, bundle the page, assemble dist/ --------------------------------
 const missing = LIB_FILES.filter((f) => !fs.existsSync(path.join(REPO, f)));
