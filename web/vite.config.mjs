@@ -12,7 +12,7 @@ export default defineConfig({
   publicDir: false,
   resolve: {
     alias: { '@core': here('../build-wasm/lib'), 'attn-worker-factory': here('src/worker-factory.js'),
-      'attn-zoo-files': here('src/sources/zoo-files.js') },
+      'attn-tokenizer-worker-factory': here('src/tokenizer-worker-factory.js'), 'attn-zoo-files': here('src/sources/zoo-files.js') },
   },
   build: {
     outDir: here('../dist'),

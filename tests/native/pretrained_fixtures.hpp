@@ -55,6 +55,20 @@ inline SafetensorsIndex index_of(const std::vector<uint8_t>& file, int i, const 
 }
 
 // What the JS API does: plan, copy each tensor's bytes, finish.
+// The tensors of `index` given the shapes `config` asks for, as a header would declare them (2 bytes an
+// element): a header of a larger model, whose data is not there, for refusals decided from headers alone.
+inline void declare_shapes_of(SafetensorsIndex& index, const nlohmann::json& config) {
+  for (auto& t : index.tensors) {
+    for (const auto& need : needed_tensors(read_config(config))) {
+      if ("model." + need.name != t.name) continue;
+      t.shape = need.shape;
+      double n = 2;
+      for (int64_t d : need.shape) n *= double(d);
+      t.end = t.begin + int64_t(n);
+    }
+  }
+}
+
 inline std::unique_ptr<PretrainedModel> load(const nlohmann::json& config, const std::vector<std::vector<uint8_t>>& files) {
   std::vector<SafetensorsIndex> indexes;
   for (std::size_t i = 0; i < files.size(); ++i) indexes.push_back(index_of(files[i], int(i)));

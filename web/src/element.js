@@ -383,6 +383,7 @@ export class AttentionPlayground extends HTMLElement {
    * looking at (npm run bench:page, docs/performance.md). Later views get the latest state.
    */
   #render() {
+    if (this.model?.waits?.(this.state)) return;  // its tokenizer's worker splits the sentence, then renders again
     const opened = this.model?.opened;
     this.controls?.showModel(opened ? { name: this.model.title, layers: opened.info.nLayers, shape: opened.shape } : null,
       (this.viewIds ?? []).every((v) => MODEL_VIEWS.includes(v)));

@@ -25,6 +25,7 @@ export async function openModel(host, input) {
     const text = !source.opened.tokenizer && !source.acceptsText(host.state.text) ? await source.startText().catch(() => null) : null;
     if (host.modelJob !== job || !host.mounted) {
       host.client.call('pretrainedDispose', source.opened.key).catch(() => {});
+      source.opened.tokenizer?.close();
       return null;
     }
     dropModel(host);
@@ -56,11 +57,13 @@ const liveCtx = (host) => ({
   get client() { return host.ctx.client; },
   get i18n() { return host.ctx.i18n; },
   closeModel: () => host.ctx.closeModel(),
+  rerender: () => host.rerender(),
 });
 
 function dropModel(host) {
   if (!host.model) return;
   host.client.call('pretrainedDispose', host.model.opened.key).catch(() => {});
+  host.model.opened.tokenizer?.close();  // its worker (sources/tokenizer-client.js)
   host.model = null;
 }
 

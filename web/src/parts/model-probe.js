@@ -3,7 +3,7 @@
 // the tokens are drawn from its vocabulary (not special, not byte tokens); without one, from what the
 // model writes when it samples (temperature 1, seeded), so that no special or untrained byte token is
 // among them.
-import { PROBES, probeLength, probeOf, roleProbe } from '../sources/head-roles.js';
+import { PROBES, probeLength, probeOf } from '../sources/head-roles.js';
 
 /**
  * @param {object} source  the pretrained source (sources/pretrained.js: opened, bos, ordinary, writes)
@@ -12,8 +12,8 @@ import { PROBES, probeLength, probeOf, roleProbe } from '../sources/head-roles.j
 export async function modelProbes(source, seed = 0) {
   const { info, tokenizer } = source.opened;
   const { bos, ordinary } = source;
-  if (tokenizer) {
-    const probes = Array.from({ length: PROBES }, (_, k) => roleProbe(info, { seed: seed + k, bos, ordinary }));
+  if (tokenizer) {  // drawn where the tokenizer is (its worker: sources/tokenizer-client.js), with roleProbe
+    const probes = await tokenizer.probes(info, Array.from({ length: PROBES }, (_, k) => seed + k), bos);
     return { probes: probes.map((p) => p.ids), T: probes[0].T, offset: probes[0].offset };
   }
   const T = probeLength(info);

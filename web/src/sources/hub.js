@@ -10,7 +10,7 @@
 //   4. the files are kept (whole or not at all) for the next open.
 // The result is model-files.js's checkpoint: { name, config, weights: Blob[], tokenizer | null } plus
 // `hub: { hub, repo, revision, stored, fromStore }`.
-import { download, fileError, parseJson, shardNames, tokenizerOf } from './model-files.js';
+import { download, fileError, parseJson, shardNames, tokenizerFilesOf } from './model-files.js';
 import { storedModel, storeModel } from './model-store.js';
 import { hubBase, parseHubModel } from './hub-id.js';
 import '../i18n/catalogs/en/hub.js';  // the English words it speaks
@@ -56,7 +56,7 @@ export async function checkpointFromHub(model, { hub = '', signal, onProgress, c
   if (kept) {
     const config = await parseJson(kept.files.get('config.json'), 'config.json');
     const weights = [...kept.files].filter(([p]) => p.endsWith('.safetensors')).sort(([a], [b]) => a.localeCompare(b)).map(([, b]) => b);
-    return { name, config, weights, tokenizer: await tokenizerOf(kept.files),
+    return { name, config, weights, tokenizer: await tokenizerFilesOf(kept.files),
       hub: { hub: base, repo, revision, stored: true, fromStore: true, bytes: kept.manifest.bytes } };
   }
 
@@ -94,7 +94,7 @@ export async function checkpointFromHub(model, { hub = '', signal, onProgress, c
     got.set(file, blob);
   }
   for (const file of TOKENIZER_FILES) if (files.has(file)) got.set(file, await get(file));
-  const tokenizer = await tokenizerOf(got);
+  const tokenizer = await tokenizerFilesOf(got);
   const stored = await storeModel(base, repo, revision, got);
   return { name, config, weights, tokenizer, hub: { hub: base, repo, revision, stored, fromStore: false, bytes: total } };
 }

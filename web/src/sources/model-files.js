@@ -2,8 +2,8 @@
 // gives (File objects, names with or without their folder), or a folder served next to the page
 // (`?model=<relative url>`, same origin only: nothing is fetched from anywhere else). Either way the
 // result is { name, config, weights: Blob[], tokenizer | null }: config.json parsed, every
-// .safetensors file (the shards in any order; the core looks tensors up across them), and the folder's
-// tokenizer.json through the Hugging Face tokenizers port (loaded on first use), or null without one.
+// .safetensors file (the shards in any order; the core looks tensors up across them), and the texts of
+// the folder's tokenizer.json and tokenizer_config.json (tokenizerFilesOf), or null without one.
 import { EN } from '../i18n/index.js';
 import '../i18n/catalogs/en/sources.js';  // the English words it speaks
 
@@ -25,13 +25,15 @@ export async function parseJson(blob, name) {
   }
 }
 
-/** The tokenizer of tokenizer.json (and tokenizer_config.json), or null when the folder has none. */
-export async function tokenizerOf(byName) {
+/**
+ * The texts of tokenizer.json and tokenizer_config.json ({ json, configText }), or null when the folder
+ * has no tokenizer.json. They are read by the tokenizer's own worker (sources/tokenizer-client.js), never here.
+ */
+export async function tokenizerFilesOf(byName) {
   const json = byName.get('tokenizer.json');
   if (!json) return null;
-  const { makeTokenizer } = await import('@core/tokenizer.mjs');
   const config = byName.get('tokenizer_config.json');
-  return makeTokenizer(await json.text(), config ? await config.text() : undefined);
+  return { json: await json.text(), configText: config ? await config.text() : undefined };
 }
 
 /**
@@ -48,7 +50,7 @@ export async function checkpointFromFiles(files) {
   const weights = files.filter((f) => baseName(f).endsWith('.safetensors')).sort((a, b) => baseName(a).localeCompare(baseName(b)));
   if (!weights.length) throw fileError('weights', 'sources.noWeights');
   const config = await parseJson(configFile, 'config.json');
-  return { name: folder || savedName(config) || config.model_type || 'model', config, weights, tokenizer: await tokenizerOf(byName) };
+  return { name: folder || savedName(config) || config.model_type || 'model', config, weights, tokenizer: await tokenizerFilesOf(byName) };
 }
 
 /**
@@ -161,5 +163,5 @@ export async function checkpointFromUrl(model, { signal, onProgress } = {}) {
     const blob = await get(name, true);
     if (blob) byName.set(name, blob);
   }
-  return { name: dir.pathname.split('/').filter(Boolean).pop() || 'model', config, weights, tokenizer: await tokenizerOf(byName) };
+  return { name: dir.pathname.split('/').filter(Boolean).pop() || 'model', config, weights, tokenizer: await tokenizerFilesOf(byName) };
 }

@@ -10,7 +10,8 @@ import { EN } from '../i18n/index.js';
 import { checkpointFromFiles, checkpointFromUrl } from './model-files.js';
 import { isHubModel, parseHubModel } from './hub-id.js';
 import { checkpointFromHub } from './hub.js';
-import { tokenLabels } from './token-labels.js';
+import { openTokenizer } from './tokenizer-client.js';
+import { specialIds } from './token-kinds.js';
 import '../i18n/catalogs/en/sources.js';  // the English words it speaks
 import '../i18n/catalogs/en/hub.js';
 
@@ -18,35 +19,35 @@ import '../i18n/catalogs/en/hub.js';
 export const MAX_TOKENS = 64;
 
 /**
- * @param {object} ctx  the view ctx (client, closeModel, i18n: read at each use, so that the words follow the page's language)
+ * @param {object} ctx  the view ctx (client, closeModel, rerender, i18n: read at each use, so that the words follow the page's language)
  * @param {{ key: string, name: string, info: object, shape: object, dtypeBytes: number, tokenizer: object | null }} opened
  */
 export function pretrainedSource(ctx, opened) {
   const { info, tokenizer } = opened;
   const limit = Math.min(MAX_TOKENS, info.maxPositions || MAX_TOKENS);
   const t = (key, params) => (ctx.i18n ?? EN).t(key, params);
-  let encoded = null;  // { text, ids, tokens, note, error }
+  let encoded = null;  // the sentence last split: { text, ids, tokens, cut, error }
+  let encoding = null; // { text, promise } of the split under way (the tokenizer's worker)
   let passed = null;   // { text, result: Promise<{ attentions (layers, H, N, N), next }> }
 
-  /** A label for an id (the text it stands for, sources/token-labels.js; the id itself without a tokenizer) and back. */
-  const { label, idOf } = tokenLabels(tokenizer);
-  const bos = modelBos(opened.config, tokenizer, info.vocabSize);
+  /**
+   * A label for an id (the text it stands for, as the tokenizer's worker gave it: sources/token-labels.js)
+   * and back; without a tokenizer, the id itself.
+   */
+  const label = tokenizer ? (id) => tokenizer.label(id) : (id) => String(id);
+  const idOf = tokenizer ? (l) => tokenizer.idOf(l) : (l) => Number(l);
+  /** Labels of ids, asked of the tokenizer's worker first where it has not given them yet. */
+  const labelsOf = async (ids) => (tokenizer ? tokenizer.labels(ids) : ids.map(String));
+  // The model's BOS id where it uses one (the tokenizer's worker asks its tokenizer: token-kinds.js).
+  const bos = tokenizer ? tokenizer.bos : (Number.isInteger(opened.config?.bos_token_id) && opened.config.bos_token_id >= 0 &&
+    opened.config.bos_token_id < info.vocabSize ? opened.config.bos_token_id : null);
 
   /**
-   * Whether an id is an ordinary token: with a tokenizer, one that is not special (it decodes to text
-   * when special tokens are skipped), not a byte token (<0x41>) and not a partial character. Without
-   * one, every id but the config's special ids (the probe then takes the model's own words instead).
+   * Whether an id is an ordinary token for a model without a tokenizer: every id but the config's special
+   * ids (its probe takes the model's own words). With a tokenizer the worker draws the probes (probes()).
    */
-  const special = new Set(['bos_token_id', 'eos_token_id', 'pad_token_id'].map((k) => opened.config?.[k]).filter(Number.isInteger));
-  function ordinary(id) {
-    if (special.has(id)) return false;
-    if (!tokenizer) return true;
-    const piece = tokenizer.idToToken(id);
-    if (piece === undefined || /^<0x[0-9A-Fa-f]{2}>$/.test(piece)) return false;
-    let text = '';
-    try { text = tokenizer.decode([id], { skipSpecialTokens: true }); } catch { return false; }
-    return text.trim() !== '' && !text.includes('\uFFFD');
-  }
+  const special = specialIds(opened.config);
+  const ordinary = (id) => !special.has(id);
 
   /** Whether `text` is a list of this model's token ids (the sentence field of a model without a tokenizer). */
   const acceptsText = (text) => {
@@ -54,34 +55,62 @@ export function pretrainedSource(ctx, opened) {
     return words.length > 0 && words.every((w) => /^\d+$/.test(w) && Number(w) < info.vocabSize);
   };
 
-  /** The sentence as ids and labels: the tokenizer's pieces, or typed ids (checked against the vocabulary). */
-  function encode(text) {
-    if (encoded?.text === text) return encoded;
-    let ids = [], error = null;
-    if (tokenizer) {
-      ids = [...tokenizer.encode(text, { addSpecialTokens: true }).ids];
-    } else {
-      const words = text.split(/[\s,]+/).filter(Boolean);
-      const bad = words.find((w) => !/^\d+$/.test(w) || Number(w) >= info.vocabSize);
-      if (bad !== undefined) {
-        const params = { word: bad, last: info.vocabSize - 1 };  // the message in English, the key for the page's language
-        error = Object.assign(new RangeError(EN.t('sources.notAnId', params)), { field: 'text', key: 'sources.notAnId', params });
-      }
-      ids = error ? [] : words.map(Number);
+  /** Typed ids, checked against the vocabulary (a model without a tokenizer): { ids, tokens, cut, error }. */
+  function typedIds(text) {
+    const words = text.split(/[\s,]+/).filter(Boolean);
+    const bad = words.find((w) => !/^\d+$/.test(w) || Number(w) >= info.vocabSize);
+    if (bad !== undefined) {
+      const params = { word: bad, last: info.vocabSize - 1 };  // the message in English, the key for the page's language
+      return { ids: [], tokens: [], cut: false,
+        error: Object.assign(new RangeError(EN.t('sources.notAnId', params)), { field: 'text', key: 'sources.notAnId', params }) };
     }
-    const cut = ids.length > limit;
-    ids = ids.slice(0, limit);
-    encoded = { text, ids, tokens: ids.map(label), error, cut };
+    const ids = words.map(Number).slice(0, limit);
+    return { ids, tokens: ids.map(String), cut: words.length > limit, error: null };
+  }
+
+  /**
+   * The sentence as ids and labels, at once where it is known (the sentence last split, or typed ids),
+   * else null: the tokenizer's worker splits it (prepare).
+   */
+  function encodedNow(text) {
+    if (encoded?.text === text) return encoded;
+    if (tokenizer) return null;
+    encoded = { text, ...typedIds(text) };
     return encoded;
   }
 
+  /** The sentence as ids and labels: the tokenizer's pieces (in its worker, within its time cap), or typed ids. */
+  function encode(text) {
+    const now = encodedNow(text);
+    if (now) return Promise.resolve(now);
+    if (encoding?.text !== text) {
+      const promise = tokenizer.encode(text, limit).then(
+        (r) => ({ text, ids: r.ids, tokens: r.tokens, cut: r.cut, error: null }),
+        (error) => ({ text, ids: [], tokens: [], cut: false, error }))
+        .then((e) => {
+          if (encoding?.promise === promise) { encoded = e; encoding = null; }
+          return e;
+        });
+      encoding = { text, promise };
+    }
+    return encoding.promise;
+  }
+
+  /** The sentence's ids and labels for the sync reads of the views: '…' until it is split (or when it cannot be). */
+  const shown = (state) => {
+    const e = encodedNow(state.text);
+    return e && !(e.error && tokenizer) ? e : { ids: [], tokens: ['…'], cut: false, error: e?.error ?? null };
+  };
+
   /** Every layer's maps and the next tokens of the sentence (one forward per sentence). */
-  function pass(state) {
-    const e = encode(state.text);
-    if (e.error) return Promise.reject(e.error);
+  async function pass(state) {
+    const e = await encode(state.text);
+    if (e.error) throw e.error;
     if (passed?.text !== state.text) {
-      passed = { text: state.text, result: ctx.client.call('pretrainedForward', opened.key, e.ids) };
-      passed.result.catch(() => { passed = null; });
+      const result = ctx.client.call('pretrainedForward', opened.key, e.ids)
+        .then(async (r) => ({ ...r, nextLabels: await labelsOf(r.next.map((n) => n.id)) }));
+      passed = { text: state.text, result };
+      result.catch(() => { if (passed?.result === result) passed = null; });
     }
     return passed.result;
   }
@@ -104,33 +133,42 @@ export function pretrainedSource(ctx, opened) {
     /** The model's BOS id where it uses one (else null), and whether an id is an ordinary token: for the head-roles probes (parts/model-probe.js). */
     bos,
     ordinary,
+    /**
+     * Whether the views must wait before they read the sentence's tokens (element.js): true while the
+     * tokenizer's worker splits it, after which the element renders again (ctx.rerender).
+     */
+    waits(state) {
+      if (encodedNow(state.text)) return false;
+      encode(state.text).then(() => ctx.rerender?.());
+      return true;
+    },
     /** What the model writes after `start` ids (the worker's pretrainedWrites: greedy, or sampled at `temperature` with `seed`). */
     writes: (options) => ctx.client.call('pretrainedWrites', opened.key, options),
     key: (state) => `pretrained:${opened.key}:${state.layer ?? 0}:${state.text}`,
-    tokens: (state) => encode(state.text).tokens,
-    ids: (state) => encode(state.text).ids,
-    note: (state) => (encode(state.text).cut ? t('sources.cut', { max: limit }) : ''),
+    tokens: (state) => shown(state).tokens,
+    ids: (state) => shown(state).ids,
+    note: (state) => (shown(state).cut ? t('sources.cut', { max: limit }) : ''),
     /** Every head's map of one layer: { tokens, shape, layer, layers, causal, weights (H, N, N) }. */
     async maps(state, { layer = 0 } = {}) {
       const r = await pass(state);
       const l = Math.min(Math.max(0, layer | 0), info.nLayers - 1);
       const size = r.attentions.length / info.nLayers;
-      return { tokens: encode(state.text).tokens, shape: opened.shape, layer: l, layers: info.nLayers, causal: true,
+      return { tokens: (await encode(state.text)).tokens, shape: opened.shape, layer: l, layers: info.nLayers, causal: true,
         weights: r.attentions.subarray(l * size, (l + 1) * size) };
     },
     /** All layers at once and the next tokens: { tokens, ids, shape, layers, attentions (layers, H, N, N), next: [{ id, token, p }] }. */
     async all(state) {
       const r = await pass(state);
-      const e = encode(state.text);
+      const e = await encode(state.text);
       return { tokens: e.tokens, ids: e.ids, shape: opened.shape, layers: info.nLayers, attentions: r.attentions,
-        next: r.next.map((n) => ({ ...n, token: label(n.id) })) };
+        next: r.next.map((n, i) => ({ ...n, token: r.nextLabels[i] })) };
     },
     /**
      * The walkthrough's tensors for one layer (model.stages in the worker: the core's forward, kept stage
      * by stage): { tokens, shape, layer, layers, causal, x, output, intermediates }.
      */
     async stages(state, { layer = 0 } = {}) {
-      const e = encode(state.text);
+      const e = await encode(state.text);
       if (e.error) throw e.error;
       const l = Math.min(Math.max(0, layer | 0), info.nLayers - 1);
       const r = await ctx.client.call('pretrainedStages', opened.key, { ids: e.ids, layer: l });
@@ -143,15 +181,21 @@ export function pretrainedSource(ctx, opened) {
         maxLen: Math.min(maxLen, info.maxPositions || maxLen),
         model: { name: opened.name, layers: info.nLayers, layer: Math.min(state.layer | 0, info.nLayers - 1), dtypeBytes: opened.dtypeBytes,
           kvBytesPerToken: info.kvBytesPerToken },
-        /** The labels of a typed word: the tokenizer's pieces (or typed ids). */
-        tokenize: (text) => { const e = encode(text); if (e.error) throw e.error; return e.tokens; },
+        /** The labels of a typed word: the tokenizer's pieces (or typed ids); a promise with a tokenizer. */
+        tokenize: (text) => {
+          if (!tokenizer) { const e = typedIds(text); if (e.error) throw e.error; return e.tokens; }
+          return tokenizer.encode(text, limit).then((r) => r.tokens);
+        },
         async start() {
           const r = await ctx.client.call('pretrainedSessionCreate', opened.key, key, this.maxLen);
           return { ...r, shape: opened.shape, baseline: null };
         },
         async append(tokens) {
+          const e = encodedNow(state.text);
+          if (e?.error) throw e.error;  // the sentence could not be split: its error, not an id's
           const r = await ctx.client.call('pretrainedSessionAppend', key, { ids: tokens.map(idOf), layer: this.model.layer });
-          return { ...r, next: r.next.map((n) => ({ ...n, token: label(n.id) })) };
+          const labels = await labelsOf(r.next.map((n) => n.id));
+          return { ...r, next: r.next.map((n, i) => ({ ...n, token: labels[i] })) };
         },
         dispose: () => ctx.client.call('pretrainedSessionDispose', key).catch(() => {}),
       };
@@ -185,22 +229,6 @@ async function checkBeforeDownload(ctx, repo, config, bytes) {
   if (memory > 0 && bytes > memory * 2 ** 30 / 2) throw refuse('hub.tooBigDevice', { size: size(bytes), memory: `${memory} GiB` });
 }
 
-/**
- * The model's BOS id where it uses one: the config's bos_token_id when its tokenizer puts it first
- * (encode with special tokens), or, without a tokenizer, when the config names one. Else null (GPT-2's
- * and Qwen's tokenizers add none).
- */
-function modelBos(config, tokenizer, vocab) {
-  const bos = config?.bos_token_id;
-  if (!Number.isInteger(bos) || bos < 0 || bos >= vocab) return null;
-  if (!tokenizer) return bos;
-  try {
-    return tokenizer.encode('a', { addSpecialTokens: true }).ids[0] === bos ? bos : null;
-  } catch {
-    return null;
-  }
-}
-
 let opened = 0;
 /**
  * Opens a checkpoint in the worker and returns its source: `input` is { files: File[] } (a picker, a
@@ -223,8 +251,16 @@ export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
   }
   const key = `model-${++opened}`;
   const total = c.weights.reduce((s, w) => s + w.size, 0);
-  const r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: c.weights }],
-    { signal, onProgress: (p) => onProgress?.({ phase: 'load', ...p }) });
+  // tokenizer.json is read in its own worker, before the weights: a refused tokenizer stops the open early
+  const tokenizer = c.tokenizer ? await openTokenizer(c.tokenizer, { config: c.config, signal }) : null;
+  let r;
+  try {
+    r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: c.weights }],
+      { signal, onProgress: (p) => onProgress?.({ phase: 'load', ...p }) });
+  } catch (e) {
+    tokenizer?.close();
+    throw e;
+  }
   return pretrainedSource(ctx, { key, name: c.name, url: input.url ?? '', hub: c.hub ?? null, config: c.config, info: r.info, shape: r.shape,
-    dtypeBytes: r.dtypeBytes, tokenizer: c.tokenizer, fileBytes: total, ms: performance.now() - t0 });
+    dtypeBytes: r.dtypeBytes, tokenizer, fileBytes: total, ms: performance.now() - t0 });
 }

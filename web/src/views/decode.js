@@ -33,14 +33,10 @@ export function createDecodeView(root, ctx) {
   const wordBtn = el('button', { type: 'submit', className: 'dec-button', dataset: { action: 'word' } }, t('dec.appendWord'));
   const form = el('form', { className: 'dec-word', onsubmit: (e) => {
     e.preventDefault();
-    let toks;
-    try {
-      toks = (decoder?.tokenize ?? tokenize)(wordInput.value);
-    } catch (err) {
-      showError(err);
-      return;
-    }
-    if (toks.length) { wordInput.value = ''; append(() => toks); }
+    // an opened model's tokenizer answers from its worker (a promise); the others at once
+    Promise.resolve(wordInput.value).then(decoder?.tokenize ?? tokenize).then((toks) => {
+      if (toks.length) { wordInput.value = ''; append(() => toks); }
+    }, showError);
   } }, el('label', null, t('dec.word'), ' ', wordInput), wordBtn);
   const intro = el('p', 'dec-intro');
   const full = el('p', { className: 'note dec-full', role: 'status', hidden: true });

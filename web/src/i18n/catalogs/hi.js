@@ -744,6 +744,7 @@ export default {
   'sources.trained': 'ट्रेन किया मॉडल: {title}',
   'sources.back': 'रैंडम-वेट वाले मॉडल पर वापस',
   'sources.cut': 'केवल पहले {max} टोकन लिए जाते हैं',
+  'sources.tokenizerSlow': '{field}: इस मॉडल के टोकनाइज़र ने इसे बाँटने में {cap} s से ज़्यादा लिया और उसे रोक दिया गया (इसकी tokenizer.json का कोई रेगुलर एक्सप्रेशन बार-बार पीछे लौट सकता है); छोटा या सीधा-सादा वाक्य आज़माएँ',
   'sources.notAnId': 'text: \'{word}\' इस मॉडल का टोकन id नहीं है (0 से {last}); इस फ़ोल्डर में tokenizer.json नहीं है, इसलिए स्पेस से अलग किए टोकन id टाइप करें',
   'sources.noConfig': { one: 'दी गई {count} फ़ाइल में config.json नहीं है: चेकपॉइंट का फ़ोल्डर खोलें, या उसकी config.json, *.safetensors और tokenizer.json एक साथ चुनें',
     other: 'दी गई {count} फ़ाइलों में config.json नहीं है: चेकपॉइंट का फ़ोल्डर खोलें, या उसकी config.json, *.safetensors और tokenizer.json एक साथ चुनें' },

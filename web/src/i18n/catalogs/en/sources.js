@@ -8,6 +8,7 @@ export default addEnglish({
   'sources.trained': 'trained model: {title}',
   'sources.back': 'Back to the random-weight model',
   'sources.cut': 'only the first {max} tokens are used',
+  'sources.tokenizerSlow': '{field}: this model\'s tokenizer took more than {cap} s to split it and was stopped (a regular expression in its tokenizer.json may backtrack); try a shorter or plainer sentence',
   'sources.notAnId': 'text: \'{word}\' is not a token id of this model (0 to {last}); this folder has no tokenizer.json, so type token ids separated by spaces',
   'sources.noConfig': { one: 'no config.json among the {count} file given: open the checkpoint\'s folder, or select its config.json, *.safetensors and tokenizer.json together',
     other: 'no config.json among the {count} files given: open the checkpoint\'s folder, or select its config.json, *.safetensors and tokenizer.json together' },
