@@ -61,6 +61,16 @@ test('a refused file leaves no trainer under its key; a loaded one says its spec
   for (const k of ['t-src', 't-copy']) methods.trainerDispose(attn, k);
 });
 
+test('specFromModelFile reads a Llama-block model\'s block and MLP width into its model', () => {
+  const model = { ...MQA_MODEL, block: 'llama', mlpWidth: 24, tiedEmbeddings: true };
+  methods.trainerCreate(attn, 't-llama', { ...MQA_TASK, batchSize: 4, model });
+  const spec = specFromModelFile(methods.trainerExport(attn, 't-llama').bytes);
+  methods.trainerDispose(attn, 't-llama');
+  assert.deepEqual([spec.model.block, spec.model.mlpWidth, spec.model.tiedEmbeddings, spec.model.nKvHeads], ['llama', 24, true, 2]);
+  assert.equal(spec.block, undefined, 'the block is the model\'s, not the task\'s');
+  assert.equal(spec.mlpWidth, undefined);
+});
+
 test('specFromModelFile: null for what is not a trainer\'s .safetensors file', () => {
   assert.equal(specFromModelFile(new Uint8Array(4)), null);
   assert.equal(specFromModelFile(new TextEncoder().encode('ATTNTRN2........')), null);

@@ -5,9 +5,9 @@
 
 // The metadata keys of the model (spec.model), the rest being the task's and training's.
 const MODEL_KEYS = ['variant', 'dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'rope', 'ropeBase',
-  'nLayers', 'mlp', 'layerNorm', 'tiedEmbeddings', 'activation'];
+  'nLayers', 'mlp', 'layerNorm', 'tiedEmbeddings', 'activation', 'block', 'mlpWidth'];
 // Values kept as text; booleans are 'true' / 'false'; every other value is a number written as text.
-const TEXT_KEYS = new Set(['task', 'variant', 'activation']);
+const TEXT_KEYS = new Set(['task', 'variant', 'activation', 'block']);
 // Not part of the spec (the file's own bookkeeping), or too large to carry around (the corpus, or
 // the length and CRC-32 of a corpus the file names by reference).
 const SKIP_KEYS = new Set(['format', 'formatVersion', 'crc32', 'step', 'rng', 'text', 'weightsOnly', 'textBytes', 'textCrc32']);
