@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generate the golden attention fixtures: tests/fixtures/attention_golden.json (and the trainer's
-Llama layers, blocks and models: tests/fixtures/train_llama_golden.json, scripts/train_fixtures.py).
+Llama layers, blocks and models: tests/fixtures/train_llama_golden.json, scripts/train_fixtures.py;
+its DeepSeek-V2 ones: tests/fixtures/train_deepseek_golden.json, scripts/train_deepseek_fixtures.py).
 
 Run from the repository root with Debian's Python (it has torch and numpy):
 
@@ -486,6 +487,11 @@ def main():
     import train_fixtures
     doc = train_fixtures.build(b64)
     write(train_fixtures.OUT_PATH, doc, len(doc["cases"]))
+
+    # The trainer's DeepSeek-V2 block (MLA): its layers, blocks and whole models, forward and gradients.
+    import train_deepseek_fixtures
+    doc = train_deepseek_fixtures.build(b64)
+    write(train_deepseek_fixtures.OUT_PATH, doc, len(doc["cases"]))
 
 
 def write(path, doc, n_cases):

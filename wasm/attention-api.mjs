@@ -637,7 +637,7 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
     }
 
     /**
-     * A model of block 'llama' as a Hugging Face checkpoint: `{ config, safetensors }`, the text of its
+     * A model of block 'llama' or 'deepseek' as a Hugging Face checkpoint: `{ config, safetensors }`, the text of its
      * `config.json` and the bytes of its `model.safetensors` (docs/api.md).
      */
     exportCheckpoint() {

@@ -687,11 +687,16 @@ export interface TrainerSpec {
     activation?: 'gelu' | 'relu';
     /**
      * Default 'gpt' (learned positions, LayerNorm, GELU/ReLU MLP with biases). 'llama': Hugging Face's
-     * LlamaForCausalLM (RoPE, RMSNorm, SwiGLU, no biases; variant 'mha' | 'mqa' | 'gqa').
+     * LlamaForCausalLM (RoPE, RMSNorm, SwiGLU, no biases; variant 'mha' | 'mqa' | 'gqa'). 'deepseek':
+     * DeepseekV2ForCausalLM, dense (the 'llama' block with DeepSeek-V2's MLA; variant 'mla', ropeDim >= 2).
      */
-    block?: 'gpt' | 'llama';
-    /** Block 'llama' only: the SwiGLU MLP's width, 1 to 131072. Default 8 dModel / 3 rounded up to a multiple of 8. */
+    block?: 'gpt' | 'llama' | 'deepseek';
+    /** Blocks 'llama', 'deepseek': the SwiGLU MLP's width, 1 to 131072. Default 8 dModel / 3 rounded up to a multiple of 8. */
     mlpWidth?: number;
+    /** Block 'deepseek' only: v_head_dim, 1 to 131072. Default dHead. */
+    vHeadDim?: number;
+    /** Block 'deepseek' only: q_lora_rank (query compression), 1 to 131072. Default none. */
+    qLoraRank?: number;
   };
   /** Default 32. */
   seqLen?: number;
@@ -764,6 +769,7 @@ export interface Trainer {
   /**
    * One layer's attention as the inference core runs it: `attn.forward({ ...spec, x, weights })` gives
    * that layer's maps of `attention(tokens)`. x: (N, D), the layer's attention input (after its LayerNorm).
+   * RangeError (field 'layer') for block 'deepseek', whose MLA the inference core does not compute.
    */
   layer(tokens: ArrayLike<number>, layer: number): { spec: Omit<ForwardSpec, 'x'> & { seqLen: number; causal: true }; x: Float32Array; weights: MhaWeights | MlaWeights };
   /** The probabilities of the token after the sequence: (vocabSize). */
@@ -771,7 +777,7 @@ export interface Trainer {
   /** The model as a `.safetensors` file (docs/api.md "The model file"): weights, AdamW moments, config. */
   exportModel(): Uint8Array;
   /**
-   * A model of block 'llama' as a Hugging Face LlamaForCausalLM checkpoint (docs/api.md): the text of its
+   * A model of block 'llama' (LlamaForCausalLM) or 'deepseek' (DeepseekV2ForCausalLM, dense) as a Hugging Face checkpoint (docs/api.md): the text of its
    * `config.json` and its `model.safetensors`. RangeError (field 'model.block') for block 'gpt'.
    */
   exportCheckpoint(): { config: string; safetensors: Uint8Array };

@@ -186,7 +186,7 @@ class JsTrainer {
       return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
     });
   }
-  // exportCheckpoint(): { config: the config.json text, safetensors: model.safetensors } (block 'llama').
+  // exportCheckpoint(): { config: the config.json text, safetensors: model.safetensors } (blocks 'llama', 'deepseek').
   val export_checkpoint() {
     return guarded([&] {
       const attn::train::HfCheckpoint ck = attn::train::export_hf_checkpoint(t_->model());

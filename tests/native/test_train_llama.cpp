@@ -221,7 +221,7 @@ TEST(TrainerLlama, RefusesWhatTheBlockFixesNamingTheField) {
   { auto t = s; t.activation = "relu"; expect_error(t, "activation ('relu')", "model.activation"); }
   { auto t = s; t.mlp_width = 0; expect_error(t, "mlpWidth (0)", "model.mlpWidth"); }
   { auto t = s; t.model.d_head = 5; expect_error(t, "dHead (5)", "model.dHead"); }  // RoPE turns pairs
-  { auto t = s; t.block = "gpt"; t.mlp_width = 64; expect_error(t, "mlpWidth (64) applies to block 'llama' only", "model.mlpWidth"); }
+  { auto t = s; t.block = "gpt"; t.mlp_width = 64; expect_error(t, "mlpWidth (64) applies to blocks 'llama' and 'deepseek' only", "model.mlpWidth"); }
 }
 
 TEST(TrainerLlama, DefaultsAndParameterCount) {

@@ -14,7 +14,17 @@ namespace {
 
 constexpr double kEvalSequences = 256;  // trainer.cpp
 
+// Block::Deepseek's MLA (deepseek_layers.hpp): q (or q_a, its norm, q_b), kv_a, its norm, kv_b, o.
+double mla_floats(const ModelConfig& c) {
+  const MlaDims m = mla_dims(c);
+  const double D = double(m.d), H = double(m.h), dqk = double(m.dqk()), r = double(m.r), dr = double(m.dr);
+  const double dv = double(m.dv), qr = double(m.qr);
+  const double q = m.qr == 0 ? D * H * dqk : D * qr + qr + qr * H * dqk;
+  return q + D * (r + dr) + r + r * H * (double(m.nope) + dv) + H * dv * D;
+}
+
 double attention_floats(const ModelConfig& c) {
+  if (c.block == Block::Deepseek) return mla_floats(c);
   double total = 0;
   for (const auto& slot : weight_slots(c.attn)) total += double(slot.rows) * double(slot.cols);
   return total;
@@ -23,7 +33,7 @@ double attention_floats(const ModelConfig& c) {
 // The MLP's matrices: GPT-style w1 (D, 4D) and w2 (4D, D); Llama's w_gate, w_up (D, F) and w_down (F, D).
 double mlp_floats(const ModelConfig& c) {
   const double D = double(c.attn.d);
-  if (c.block == Block::Llama) return 3.0 * D * double(c.ffn);
+  if (llama_like(c.block)) return 3.0 * D * double(c.ffn);
   return c.mlp ? 8.0 * D * D : 0.0;
 }
 
@@ -34,8 +44,27 @@ Work linear_backward_work(double rows, double d_in, double d_out) {
   return w;
 }
 
+// Block::Deepseek: one layer's MLA over `seqs` sequences of n tokens (mla_forward, plain loops for
+// the scores and p v).
+Work mla_forward_work(const ModelConfig& c, double seqs, int64_t n) {
+  const MlaDims m = mla_dims(c);
+  const double R = seqs * double(n), D = double(m.d), H = double(m.h), dqk = double(m.dqk()), r = double(m.r);
+  const double dr = double(m.dr), dv = double(m.dv), qr = double(m.qr), kvw = double(m.nope) + dv;
+  const double pairs = seqs * H * double(n) * double(n + 1) / 2.0;  // (query, key <= query) per head
+  Work w;
+  w += m.qr == 0 ? gemm_work(R, D, H * dqk) : gemm_work(R, D, qr) + gemm_work(R, qr, H * dqk);  // q
+  w += gemm_work(R, D, r + dr) + gemm_work(R, r, H * kvw);          // [c | k_pe], [k_nope | v]
+  w.loops += 4.0 * R * (r + qr);                                    // the latent RMSNorms
+  w.elementwise += R * (H + 1.0) * dr + pairs;                      // RoPE's angles, the softmax's exp
+  w.loops += pairs * 2.0 * (dqk + dv);                              // q.k, p v
+  w.bytes += 4.0 * seqs * H * double(n) * double(n) + 8.0 * R * (H * dv + r + dr);  // probs, o, copies
+  w += gemm_work(R, H * dv, D);                                     // out = o wo
+  return w;
+}
+
 // Per layer, the attention block over `seqs` sequences of n tokens (attention_forward).
 Work attention_forward_work(const ModelConfig& c, double seqs, int64_t n) {
+  if (c.block == Block::Deepseek) return mla_forward_work(c, seqs, n);
   const Shape& s = c.attn;
   const double R = seqs * double(n), D = double(s.d), H = double(s.h), G = double(s.g), dh = double(s.dh);
   const bool mla = s.variant == Variant::MLA;
@@ -67,7 +96,7 @@ Work model_forward_work(const ModelConfig& c, double seqs, int64_t n, double chu
   Work layer = attention_forward_work(c, seqs, n);
   layer.bytes += 24.0 * R * D;            // the residual stream: kept, added to
   if (c.layer_norm) layer.loops += 8.0 * R * D * (c.mlp ? 2.0 : 1.0);
-  if (c.block == Block::Llama) {          // SwiGLU (llama_layers.cpp): gate, up, down; silu's exp
+  if (llama_like(c.block)) {              // SwiGLU (llama_layers.cpp): gate, up, down; silu's exp
     const double F = double(c.ffn);
     layer += gemm_work(R, D, F) * 2.0 + gemm_work(R, F, D);
     layer.elementwise += R * F;
@@ -88,16 +117,28 @@ Work model_forward_work(const ModelConfig& c, double seqs, int64_t n, double chu
   return w;
 }
 
-// Model::backward over one batch of `batch` sequences of n tokens.
-Work model_backward_work(const ModelConfig& c, double batch, int64_t n) {
+// Block::Deepseek: one layer's MLA backward (mla_backward) over `batch` sequences of n tokens.
+Work mla_backward_work(const ModelConfig& c, double batch, int64_t n) {
+  const MlaDims m = mla_dims(c);
+  const double R = batch * double(n), D = double(m.d), H = double(m.h), dqk = double(m.dqk()), r = double(m.r);
+  const double dr = double(m.dr), dv = double(m.dv), qr = double(m.qr), kvw = double(m.nope) + dv;
+  const double pairs = batch * H * double(n) * double(n + 1) / 2.0;
+  Work w = linear_backward_work(R, H * dv, D);                      // out = o wo
+  w.loops += pairs * (4.0 * dv + 4.0 * dqk);                        // dp, dv; dq, dk_nope, dkpe
+  w.bytes += 4.0 * R * (H * dv + H * dqk + H * kvw + dr) * 3.0;     // d_o, dq, dkv, dkpe zeroed and read
+  w += linear_backward_work(R, r, H * kvw) + linear_backward_work(R, D, r + dr);
+  w += m.qr == 0 ? linear_backward_work(R, D, H * dqk) : linear_backward_work(R, qr, H * dqk) + linear_backward_work(R, D, qr);
+  w.loops += 14.0 * R * (r + qr);                                   // the latent RMSNorms
+  w.elementwise += R * (H + 1.0) * dr;                              // RoPE's angles
+  return w;
+}
+
+// Per layer, the attention block's backward (attention_backward) over `batch` sequences of n tokens.
+Work attention_backward_work(const ModelConfig& c, double batch, int64_t n) {
+  if (c.block == Block::Deepseek) return mla_backward_work(c, batch, n);
   const Shape& s = c.attn;
-  const double R = batch * double(n), D = double(s.d), V = double(c.vocab), L = double(c.n_layers);
-  const double H = double(s.h), G = double(s.g), dh = double(s.dh), dqk = double(s.dh + s.dr);
-  const double gk = s.variant == Variant::MLA ? H : G;
-  Work w;
-  w.loops += 2.0 * R * V;                           // dlogits
-  w += c.tied ? gemm_work(R, V, D) + gemm_work(V, R, D) : linear_backward_work(R, D, V);
-  if (c.layer_norm) w.loops += 14.0 * R * D;
+  const double R = batch * double(n), D = double(s.d), H = double(s.h), G = double(s.g), dh = double(s.dh);
+  const double dqk = double(s.dh + s.dr), gk = s.variant == Variant::MLA ? H : G;
   Work layer = linear_backward_work(R, H * dh, D);  // out = o wo
   // The attention backward's loops (per sequence, head, query i, key j <= i): dp = do . v, dv += p do,
   // dq += ds k, dk += ds q.
@@ -113,8 +154,20 @@ Work model_backward_work(const ModelConfig& c, double batch, int64_t n) {
     layer += linear_backward_work(R, D, H * dh) + linear_backward_work(R, D, G * dh) * 2.0;
     if (s.rope) layer.elementwise += R * (H + G) * dh;
   }
+  return layer;
+}
+
+// Model::backward over one batch of `batch` sequences of n tokens.
+Work model_backward_work(const ModelConfig& c, double batch, int64_t n) {
+  const Shape& s = c.attn;
+  const double R = batch * double(n), D = double(s.d), V = double(c.vocab), L = double(c.n_layers);
+  Work w;
+  w.loops += 2.0 * R * V;                           // dlogits
+  w += c.tied ? gemm_work(R, V, D) + gemm_work(V, R, D) : linear_backward_work(R, D, V);
+  if (c.layer_norm) w.loops += 14.0 * R * D;
+  Work layer = attention_backward_work(c, batch, n);
   if (c.layer_norm) layer.loops += 14.0 * R * D * (c.mlp ? 2.0 : 1.0);
-  if (c.block == Block::Llama) {
+  if (llama_like(c.block)) {
     const double F = double(c.ffn);
     layer += linear_backward_work(R, F, D) + linear_backward_work(R, D, F) * 2.0;
     layer.elementwise += R * F;
@@ -134,7 +187,7 @@ Work model_backward_work(const ModelConfig& c, double batch, int64_t n) {
 
 double model_param_floats(const ModelConfig& c) {
   const double D = double(c.attn.d), V = double(c.vocab), N = double(c.attn.n);
-  if (c.block == Block::Llama) {  // model.cpp init_llama: wte, per layer 2 norms + attention + MLP, lnf, unembed
+  if (llama_like(c.block)) {  // model.cpp init_llama / init_deepseek: wte, per layer 2 norms + attention + MLP, lnf, unembed
     return V * D + double(c.n_layers) * (2.0 * D + attention_floats(c) + mlp_floats(c)) + D + (c.tied ? 0.0 : D * V);
   }
   double layer = attention_floats(c);
@@ -145,9 +198,12 @@ double model_param_floats(const ModelConfig& c) {
 
 double step_activation_bytes(const ModelConfig& c, int64_t batch) {
   const double n = double(c.attn.n), rows = double(batch) * n, d = double(c.attn.d), h = double(c.attn.h);
-  const double mlp = c.block == Block::Llama ? 8.0 * double(c.ffn) + 4.0 * d : c.mlp ? 32.0 * d : 0.0;
-  const double per_layer = rows * (8.0 * d + 6.0 * h * double(c.attn.d_qk() + c.attn.dh) + mlp) +
-                           2.0 * double(batch) * h * n * n;
+  const double mlp = llama_like(c.block) ? 8.0 * double(c.ffn) + 4.0 * d : c.mlp ? 32.0 * d : 0.0;
+  // Deepseek: q, kv, o per head and the latents (deepseek_layers.hpp's MlaCache), their gradients
+  const double attn = c.block == Block::Deepseek
+                          ? 2.0 * h * double(2 * c.attn.d_qk() + 2 * c.v_head_dim) + 6.0 * double(c.attn.r + c.q_lora_rank) + 4.0 * double(c.attn.dr)
+                          : 6.0 * h * double(c.attn.d_qk() + c.attn.dh);
+  const double per_layer = rows * (8.0 * d + attn + mlp) + 2.0 * double(batch) * h * n * n;
   return 4.0 * (double(c.n_layers) * per_layer + 4.0 * rows * double(c.vocab));
 }
 
@@ -158,7 +214,8 @@ double trainer_heap_bytes(const ModelConfig& c, int64_t batch) {
 double model_file_bytes(const ModelConfig& c, double text_bytes) {
   // Tensors: a parameter and its two moments. Header: the config (the text escaped at worst 6 bytes a
   // byte), ~150 bytes a tensor entry.
-  const double tensors = 3.0 * (2.0 + double(c.n_layers) * (2.0 + double(weight_slots(c.attn).size()) + 6.0) + 3.0);
+  const double attn_tensors = c.block == Block::Deepseek ? 8.0 : double(weight_slots(c.attn).size());
+  const double tensors = 3.0 * (2.0 + double(c.n_layers) * (2.0 + attn_tensors + 6.0) + 3.0);
   return 12.0 * model_param_floats(c) + 2048.0 + 6.0 * text_bytes + 150.0 * tensors;
 }
 

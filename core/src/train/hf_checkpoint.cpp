@@ -1,4 +1,4 @@
-// train/hf_checkpoint.cpp — a Llama model as config.json and model.safetensors (see hf_checkpoint.hpp).
+// train/hf_checkpoint.cpp — a Llama or DeepSeek-V2 model as config.json and model.safetensors (see hf_checkpoint.hpp).
 #include "attn/train/hf_checkpoint.hpp"
 
 #include <cstring>
@@ -59,13 +59,70 @@ std::vector<uint8_t> safetensors_file(const std::map<std::string, HfTensor>& ten
   return out;
 }
 
+// Block 'deepseek': DeepseekV2ForCausalLM with every layer dense.
+HfCheckpoint export_deepseek(const Model& model) {
+  const ModelConfig& c = model.config();
+  const MlaDims m = mla_dims(c);
+  nlohmann::ordered_json config = {
+      {"architectures", {"DeepseekV2ForCausalLM"}},
+      {"model_type", "deepseek_v2"},
+      {"hidden_size", m.d},
+      {"intermediate_size", c.ffn},
+      {"num_attention_heads", m.h},
+      {"num_key_value_heads", m.h},
+      {"num_hidden_layers", c.n_layers},
+      {"q_lora_rank", m.qr > 0 ? nlohmann::ordered_json(m.qr) : nlohmann::ordered_json(nullptr)},
+      {"kv_lora_rank", m.r},
+      {"qk_nope_head_dim", m.nope},
+      {"qk_rope_head_dim", m.dr},
+      {"v_head_dim", m.dv},
+      {"first_k_dense_replace", c.n_layers},  // every layer dense
+      {"n_routed_experts", nullptr},
+      {"rms_norm_eps", c.norm_eps},
+      {"rope_theta", m.base},
+      {"rope_scaling", nullptr},
+      {"vocab_size", c.vocab},
+      {"max_position_embeddings", c.attn.n},
+      {"tie_word_embeddings", c.tied},
+      {"hidden_act", "silu"},
+      {"attention_bias", false},
+      {"torch_dtype", "float32"},
+  };
+  std::map<std::string, HfTensor> t;
+  t["model.embed_tokens.weight"] = as_is(model.token_embedding());
+  for (int64_t l = 0; l < c.n_layers; ++l) {
+    const DeepseekLayer& L = model.deepseek_layer(l);
+    const std::string p = "model.layers." + std::to_string(l) + ".", a = p + "self_attn.";
+    t[p + "input_layernorm.weight"] = vector_of(L.attn_norm);
+    if (m.qr == 0) {
+      t[a + "q_proj.weight"] = linear_weight(L.attn.wq);                    // (H*dqk, D)
+    } else {
+      t[a + "q_a_proj.weight"] = linear_weight(L.attn.wq_a);                // (qr, D)
+      t[a + "q_a_layernorm.weight"] = vector_of(L.attn.q_a_norm);          // (qr)
+      t[a + "q_b_proj.weight"] = linear_weight(L.attn.wq_b);                // (H*dqk, qr)
+    }
+    t[a + "kv_a_proj_with_mqa.weight"] = linear_weight(L.attn.wkv_a);       // (r + dr, D)
+    t[a + "kv_a_layernorm.weight"] = vector_of(L.attn.kv_a_norm);          // (r)
+    t[a + "kv_b_proj.weight"] = linear_weight(L.attn.wkv_b);                // (H*(nope+dv), r)
+    t[a + "o_proj.weight"] = linear_weight(L.attn.wo);                      // (D, H*dv)
+    t[p + "post_attention_layernorm.weight"] = vector_of(L.mlp_norm);
+    t[p + "mlp.gate_proj.weight"] = linear_weight(L.mlp.w_gate);
+    t[p + "mlp.up_proj.weight"] = linear_weight(L.mlp.w_up);
+    t[p + "mlp.down_proj.weight"] = linear_weight(L.mlp.w_down);
+  }
+  t["model.norm.weight"] = vector_of(model.final_norm());
+  if (!c.tied) t["lm_head.weight"] = linear_weight(model.unembedding());
+  return {config.dump(2) + "\n", safetensors_file(t)};
+}
+
 }  // namespace
 
 HfCheckpoint export_hf_checkpoint(const Model& model) {
   const ModelConfig& c = model.config();
+  if (c.block == Block::Deepseek) return export_deepseek(model);
   if (c.block != Block::Llama) {
-    throw_range("model.block", "only block 'llama' models are saved as Hugging Face checkpoints (LlamaForCausalLM); "
-                               "this model has the GPT-style block");
+    throw_range("model.block", "only block 'llama' and 'deepseek' models are saved as Hugging Face checkpoints "
+                               "(LlamaForCausalLM, DeepseekV2ForCausalLM); this model has the GPT-style block");
   }
   const Shape& s = c.attn;
   nlohmann::ordered_json config = {

@@ -18,7 +18,8 @@ Matrix filled(int64_t rows, int64_t cols, float v) {
 Matrix zeros_like(const Matrix& m) { return zeros(int64_t(m.shape(0)), int64_t(m.shape(1))); }
 
 // Matrix ids of the seeded initialisation beyond the attention ones (1-9 in weights.hpp).
-enum : int { kIdWte = 20, kIdWpe = 21, kIdUnembed = 22, kIdW1 = 23, kIdW2 = 24, kIdGate = 25, kIdUp = 26, kIdDown = 27 };
+enum : int { kIdWte = 20, kIdWpe = 21, kIdUnembed = 22, kIdW1 = 23, kIdW2 = 24, kIdGate = 25, kIdUp = 26, kIdDown = 27,
+              kIdMlaQ = 28, kIdMlaQa = 29, kIdMlaQb = 30, kIdMlaKva = 31, kIdMlaKvb = 32, kIdMlaO = 33 };
 
 // out = LayerNorm(x) with gain g and bias b (1, D), keeping mean and rstd (1, R) for the backward;
 // returns out's data. x: (R, D).
@@ -33,6 +34,19 @@ const float* layernorm_keep(Matrix& out, Matrix& mean, Matrix& rstd, const Matri
 
 }  // namespace
 
+MlaDims mla_dims(const ModelConfig& cfg) {
+  MlaDims m;
+  m.d = cfg.attn.d;
+  m.h = cfg.attn.h;
+  m.nope = cfg.attn.dh;
+  m.dr = cfg.attn.dr;
+  m.dv = cfg.v_head_dim;
+  m.r = cfg.attn.r;
+  m.qr = cfg.q_lora_rank;
+  m.base = cfg.attn.rope_base;
+  return m;
+}
+
 Shape layer_shape(const ModelConfig& cfg, int64_t n) {
   Shape s = cfg.attn;
   s.n = n;
@@ -44,6 +58,10 @@ Shape layer_shape(const ModelConfig& cfg, int64_t n) {
 Model::Model(const ModelConfig& cfg, uint64_t seed) : cfg_(cfg) {
   if (cfg.block == Block::Llama) {
     init_llama(seed);
+    return;
+  }
+  if (cfg.block == Block::Deepseek) {
+    init_deepseek(seed);
     return;
   }
   const int64_t d = cfg.attn.d, v = cfg.vocab, n = cfg.attn.n, f = 4 * d;
@@ -192,6 +210,126 @@ void Model::init_llama(uint64_t seed) {
   if (!cfg.tied) params_.push_back({"unembed", &w_unembed, &d_w_unembed, true});
 }
 
+// The DeepSeek model: the Llama model's draws for the embeddings, norms and MLP; the MLA matrices
+// U(+-1/sqrt(d_in)) (o_proj scaled by 1/sqrt(2 nLayers) as wo); the latent norms' gains 1. Parameter
+// names: ln1, ln2, lnf as Llama's; attn.wq | attn.wq_a, attn.q_a_norm, attn.wq_b; attn.wkv_a,
+// attn.kv_a_norm, attn.wkv_b, attn.wo.
+void Model::init_deepseek(uint64_t seed) {
+  cfg_.mlp = cfg_.layer_norm = true;
+  const ModelConfig& cfg = cfg_;
+  const MlaDims m = mla_dims(cfg);
+  const int64_t d = cfg.attn.d, v = cfg.vocab, f = cfg.ffn, dqk = m.dqk();
+  auto drawn = [](int64_t rows, int64_t cols, uint64_t s, int id, float scale) {
+    Matrix w = uninitialised(rows, cols);
+    fill_uniform(w, s, id, scale * float(1.0 / std::sqrt(double(rows))));
+    return w;
+  };
+  wte = uninitialised(v, d);
+  fill_uniform(wte, seed, kIdWte, 0.1f);
+  lnf_g = filled(1, d, 1.0f);
+  if (!cfg.tied) w_unembed = drawn(d, v, seed, kIdUnembed, 1.0f);
+  const float out_scale = float(1.0 / std::sqrt(2.0 * double(cfg.n_layers)));
+  deepseek_.resize(std::size_t(cfg.n_layers));
+  deepseek_grads_.resize(deepseek_.size());
+  for (int64_t l = 0; l < cfg.n_layers; ++l) {
+    DeepseekLayer& L = deepseek_[std::size_t(l)];
+    const uint64_t ls = seed * 1000003ull + uint64_t(l) + 1;
+    L.attn_norm = filled(1, d, 1.0f);
+    L.mlp_norm = filled(1, d, 1.0f);
+    if (m.qr == 0) {
+      L.attn.wq = drawn(d, m.h * dqk, ls, kIdMlaQ, 1.0f);               // (D, H*dqk)
+    } else {
+      L.attn.wq_a = drawn(d, m.qr, ls, kIdMlaQa, 1.0f);                 // (D, qr)
+      L.attn.q_a_norm = filled(1, m.qr, 1.0f);                          // (1, qr)
+      L.attn.wq_b = drawn(m.qr, m.h * dqk, ls, kIdMlaQb, 1.0f);         // (qr, H*dqk)
+    }
+    L.attn.wkv_a = drawn(d, m.r + m.dr, ls, kIdMlaKva, 1.0f);           // (D, r + dr)
+    L.attn.kv_a_norm = filled(1, m.r, 1.0f);                            // (1, r)
+    L.attn.wkv_b = drawn(m.r, m.h * (m.nope + m.dv), ls, kIdMlaKvb, 1.0f);  // (r, H*(nope+dv))
+    L.attn.wo = drawn(m.h * m.dv, d, ls, kIdMlaO, out_scale);           // (H*dv, D)
+    L.mlp.w_gate = drawn(d, f, ls, kIdGate, 1.0f);
+    L.mlp.w_up = drawn(d, f, ls, kIdUp, 1.0f);
+    L.mlp.w_down = drawn(f, d, ls, kIdDown, out_scale);
+    DeepseekLayer& G = deepseek_grads_[std::size_t(l)];
+    G.attn_norm = zeros_like(L.attn_norm);
+    G.mlp_norm = zeros_like(L.mlp_norm);
+    G.attn = mla_zeros_like(L.attn);
+    G.mlp = {zeros_like(L.mlp.w_gate), zeros_like(L.mlp.w_up), zeros_like(L.mlp.w_down)};
+  }
+  d_wte = zeros_like(wte);
+  d_lnf_g = zeros_like(lnf_g);
+  if (!cfg.tied) d_w_unembed = zeros_like(w_unembed);
+  params_.push_back({"wte", &wte, &d_wte, true});
+  for (std::size_t l = 0; l < deepseek_.size(); ++l) {
+    DeepseekLayer& L = deepseek_[l];
+    DeepseekLayer& G = deepseek_grads_[l];
+    const std::string p = "layers." + std::to_string(l) + ".";
+    params_.push_back({p + "ln1.gamma", &L.attn_norm, &G.attn_norm, false});
+    if (m.qr == 0) {
+      params_.push_back({p + "attn.wq", &L.attn.wq, &G.attn.wq, true});
+    } else {
+      params_.push_back({p + "attn.wq_a", &L.attn.wq_a, &G.attn.wq_a, true});
+      params_.push_back({p + "attn.q_a_norm", &L.attn.q_a_norm, &G.attn.q_a_norm, false});
+      params_.push_back({p + "attn.wq_b", &L.attn.wq_b, &G.attn.wq_b, true});
+    }
+    params_.push_back({p + "attn.wkv_a", &L.attn.wkv_a, &G.attn.wkv_a, true});
+    params_.push_back({p + "attn.kv_a_norm", &L.attn.kv_a_norm, &G.attn.kv_a_norm, false});
+    params_.push_back({p + "attn.wkv_b", &L.attn.wkv_b, &G.attn.wkv_b, true});
+    params_.push_back({p + "attn.wo", &L.attn.wo, &G.attn.wo, true});
+    params_.push_back({p + "ln2.gamma", &L.mlp_norm, &G.mlp_norm, false});
+    params_.push_back({p + "mlp.w_gate", &L.mlp.w_gate, &G.mlp.w_gate, true});
+    params_.push_back({p + "mlp.w_up", &L.mlp.w_up, &G.mlp.w_up, true});
+    params_.push_back({p + "mlp.w_down", &L.mlp.w_down, &G.mlp.w_down, true});
+  }
+  params_.push_back({"lnf.gamma", &lnf_g, &d_lnf_g, false});
+  if (!cfg.tied) params_.push_back({"unembed", &w_unembed, &d_w_unembed, true});
+}
+
+void Model::final_rmsnorm_forward() {
+  const int64_t rows = batch_ * n_, d = cfg_.attn.d;
+  // xf = RMSNorm(x) * lnf                                              (R, D)
+  lnf = uninitialised(rows, d);
+  lnf_rstd = uninitialised(1, rows);
+  rmsnorm_forward(lnf.data(), lnf_rstd.data(), x_final.data(), lnf_g.data(), rows, d, cfg_.norm_eps);
+}
+
+Matrix Model::final_rmsnorm_backward(const Matrix& dlnf) {
+  const int64_t rows = batch_ * n_, d = cfg_.attn.d;
+  Matrix dx = zeros(rows, d);       // (R, D) gradient of the residual stream
+  // xf = RMSNorm(x) * lnf
+  rmsnorm_backward(dx.data(), d_lnf_g.data(), dlnf.data(), x_final.data(), lnf_rstd.data(), lnf_g.data(), rows, d);
+  return dx;
+}
+
+void Model::forward_deepseek(const Matrix& x0) {
+  const int64_t rows = batch_ * n_, d = cfg_.attn.d;
+  const MlaDims m = mla_dims(cfg_);
+  Matrix x = x0;                    // (R, D)
+  Matrix y = uninitialised(rows, d);
+  for (std::size_t l = 0; l < deepseek_.size(); ++l) {
+    // x = deepseek_block(x)
+    deepseek_block_forward(y.data(), acts_[l].deepseek, x.data(), m, deepseek_[l], batch_, n_, cfg_.norm_eps);
+    std::swap(x, y);
+  }
+  x_final = std::move(x);
+  final_rmsnorm_forward();
+}
+
+void Model::backward_deepseek(const Matrix& dlnf) {
+  const int64_t rows = batch_ * n_, d = cfg_.attn.d;
+  const MlaDims m = mla_dims(cfg_);
+  Matrix dx = final_rmsnorm_backward(dlnf);  // (R, D)
+  Matrix dprev = uninitialised(rows, d);
+  for (std::size_t li = deepseek_.size(); li-- > 0;) {
+    // x = deepseek_block(x)
+    dprev.fill(0.0f);
+    deepseek_block_backward(dprev.data(), deepseek_grads_[li], dx.data(), acts_[li].deepseek, m, deepseek_[li]);
+    std::swap(dx, dprev);
+  }
+  // x = wte[tokens]
+  embedding_backward(d_wte.data(), dx.data(), tokens_.data(), rows, d);
+}
+
 void Model::forward_llama(const Matrix& x0, const Shape& s) {
   const int64_t rows = batch_ * n_, d = cfg_.attn.d;
   Matrix x = x0;                    // (R, D)
@@ -248,13 +386,17 @@ double Model::forward(const int32_t* tokens, const int32_t* targets, const float
   batch_ = batch;
   n_ = n;
   tokens_.assign(tokens, tokens + rows);
-  acts_.resize(cfg_.block == Block::Llama ? llama_.size() : layers_.size());
+  acts_.resize(cfg_.block == Block::Llama ? llama_.size() : cfg_.block == Block::Deepseek ? deepseek_.size() : layers_.size());
 
   // x = wte[tokens] + wpe[pos]   (Llama: no positions)
   Matrix x = uninitialised(rows, d);  // (R, D)
   embedding_forward(x.data(), tokens, wte.data(), rows, d);
   if (cfg_.block == Block::Llama) {
     forward_llama(x, s);
+    return head_forward(targets, mask);
+  }
+  if (cfg_.block == Block::Deepseek) {
+    forward_deepseek(x);
     return head_forward(targets, mask);
   }
   position_forward(x.data(), wpe.data(), batch, n, d);
@@ -329,6 +471,10 @@ void Model::backward() {
   }
   if (cfg_.block == Block::Llama) {
     backward_llama(dhead, s);
+    return;
+  }
+  if (cfg_.block == Block::Deepseek) {
+    backward_deepseek(dhead);
     return;
   }
   Matrix dx = zeros(rows, d);  // (R, D) gradient of the residual stream

@@ -332,11 +332,16 @@ std::vector<uint8_t> Trainer::export_model(const ExportOptions& options) const {
   run.total_steps = double(ac.total_steps);
   run.warmup_steps = double(ac.warmup_steps);
   run.weight_decay = ac.weight_decay;
-  if (cfg_.block == Block::Llama) run.mlp_width = double(cfg_.ffn);
+  if (llama_like(cfg_.block)) run.mlp_width = double(cfg_.ffn);
+  if (cfg_.block == Block::Deepseek) {
+    run.v_head_dim = double(cfg_.v_head_dim);
+    if (cfg_.q_lora_rank > 0) run.q_lora_rank = double(cfg_.q_lora_rank);
+  }
   for (const auto& field : trainer_number_fields()) put_num(field.name, run.*field.member);
   for (const auto& field : trainer_flag_fields()) put_bool(field.name, *(run.*field.member));
-  if (cfg_.block == Block::Llama) {
-    meta["block"] = "llama";  // its MLP width is mlpWidth above; no activation (SwiGLU)
+  if (llama_like(cfg_.block)) {
+    // its MLP width is mlpWidth above (deepseek: vHeadDim, qLoraRank too); no activation (SwiGLU)
+    meta["block"] = cfg_.block == Block::Llama ? "llama" : "deepseek";
   } else {
     meta["activation"] = cfg_.activation == Activation::Relu ? "relu" : "gelu";
   }

@@ -129,6 +129,10 @@ LayerView Trainer::layer(const std::vector<int32_t>& tokens, int64_t layer) {
     throw_range("layer", "layer (" + fmt(double(layer)) + ") must be between 0 and nLayers - 1 (" +
                 fmt(double(cfg_.n_layers - 1)) + ")");
   }
+  if (cfg_.block == Block::Deepseek) {
+    throw_range("layer", "layer() does not apply to block 'deepseek': its MLA (latent norms, RoPE on adjacent pairs) "
+                         "is not the inference core's; use attention(tokens) for its maps");
+  }
   forward_tokens(tokens);
   return {layer_shape(cfg_, int64_t(tokens.size())), model_->attention_input(layer), &model_->attention_weights(layer)};
 }

@@ -27,6 +27,8 @@ const std::vector<TrainerNumberField>& trainer_number_fields() {
       {"warmupSteps", &TrainerSpec::warmup_steps, false, true, 0, 1e9},
       {"weightDecay", &TrainerSpec::weight_decay, false, false, 0, 1},
       {"mlpWidth", &TrainerSpec::mlp_width, true, true, 1, kMaxDim},
+      {"vHeadDim", &TrainerSpec::v_head_dim, true, true, 1, kMaxDim},
+      {"qLoraRank", &TrainerSpec::q_lora_rank, true, true, 1, kMaxDim},
   };
   return table;
 }
@@ -52,25 +54,48 @@ namespace {
 Block parse_block(const std::optional<std::string>& b) {
   if (!b || *b == "gpt") return Block::Gpt;
   if (*b == "llama") return Block::Llama;
-  throw_range("model.block", "block (" + quoted(*b) + ") must be 'gpt' or 'llama'");
+  if (*b == "deepseek") return Block::Deepseek;
+  throw_range("model.block", "block (" + quoted(*b) + ") must be 'gpt', 'llama' or 'deepseek'");
+}
+
+// What blocks 'llama' and 'deepseek' fix (RMSNorms, a SwiGLU MLP): refuses the GPT-style block's
+// options that would change it.
+void check_llama_like_spec(const TrainerSpec& spec, const std::string& name) {
+  if (spec.layer_norm && !*spec.layer_norm) {
+    throw_range("model.layerNorm", "layerNorm (false) does not apply to block '" + name + "': it always has its RMSNorms");
+  }
+  if (spec.mlp && !*spec.mlp) {
+    throw_range("model.mlp", "mlp (false) does not apply to block '" + name + "': it always has its SwiGLU MLP");
+  }
+  if (spec.activation) {
+    throw_range("model.activation", "activation (" + quoted(*spec.activation) +
+                                        ") does not apply to block '" + name + "': its MLP is SwiGLU (SiLU)");
+  }
+}
+
+// What block 'deepseek' takes: variant 'mla' with a RoPE key (ropeDim > 0: Hugging Face's
+// qk_rope_head_dim is at least 2); rope is its own (the decoupled key), not the flag.
+void check_deepseek_spec(const TrainerSpec& spec) {
+  const std::string v = spec.model.variant.value_or("");
+  if (v != "mla") {
+    throw_range("model.variant", "variant (" + quoted(v) + ") is not a block 'deepseek' attention: it takes 'mla' "
+                                 "(latentRank = kv_lora_rank, dHead = qk_nope_head_dim, ropeDim = qk_rope_head_dim)");
+  }
+  if (!spec.model.rope_dim || *spec.model.rope_dim == 0) {
+    throw_range("model.ropeDim", "ropeDim (" + (spec.model.rope_dim ? fmt(*spec.model.rope_dim) : std::string("absent")) +
+                                     ") must be at least 2 for block 'deepseek': its decoupled RoPE key (qk_rope_head_dim)");
+  }
+  check_llama_like_spec(spec, "deepseek");
 }
 
 // What block 'llama' fixes: refuses the GPT-style block's options that would change it.
 void check_llama_spec(const TrainerSpec& spec) {
   const std::string v = spec.model.variant.value_or("");
   if (v == "mla") {
-    throw_range("model.variant", "variant ('mla') is not a block 'llama' attention: it takes 'mha', 'mqa' or 'gqa'");
+    throw_range("model.variant", "variant ('mla') is not a block 'llama' attention: it takes 'mha', 'mqa' or 'gqa' "
+                                 "(block 'deepseek' takes 'mla')");
   }
-  if (spec.layer_norm && !*spec.layer_norm) {
-    throw_range("model.layerNorm", "layerNorm (false) does not apply to block 'llama': it always has its RMSNorms");
-  }
-  if (spec.mlp && !*spec.mlp) {
-    throw_range("model.mlp", "mlp (false) does not apply to block 'llama': it always has its SwiGLU MLP");
-  }
-  if (spec.activation) {
-    throw_range("model.activation", "activation (" + quoted(*spec.activation) +
-                                        ") does not apply to block 'llama': its MLP is SwiGLU (SiLU)");
-  }
+  check_llama_like_spec(spec, "llama");
 }
 
 TaskKind parse_task(const std::optional<std::string>& t) {
@@ -152,8 +177,15 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_p
   // Model: the attention geometry is checked by the inference core's resolve().
   const Block block = parse_block(spec.block);
   if (block == Block::Llama) check_llama_spec(spec);
-  if (block != Block::Llama && spec.mlp_width) {
-    throw_range("model.mlpWidth", "mlpWidth (" + fmt(*spec.mlp_width) + ") applies to block 'llama' only");
+  if (block == Block::Deepseek) check_deepseek_spec(spec);
+  if (block == Block::Gpt && spec.mlp_width) {
+    throw_range("model.mlpWidth", "mlpWidth (" + fmt(*spec.mlp_width) + ") applies to blocks 'llama' and 'deepseek' only");
+  }
+  for (const auto& [name, value] : {std::pair<const char*, const std::optional<double>&>{"vHeadDim", spec.v_head_dim},
+                                    {"qLoraRank", spec.q_lora_rank}}) {
+    if (block != Block::Deepseek && value) {
+      throw_range(std::string("model.") + name, std::string(name) + " (" + fmt(*value) + ") applies to block 'deepseek' only");
+    }
   }
   RawSpec raw = spec.model;
   if (block == Block::Llama) raw.rope.enabled = true;  // Llama rotates q and k in every layer
@@ -174,10 +206,14 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_p
   cfg_.tied = spec.tied_embeddings.value_or(false);
   cfg_.activation = act;
   cfg_.block = block;
-  if (block == Block::Llama) {
+  if (llama_like(block)) {
     cfg_.mlp = cfg_.layer_norm = true;
     cfg_.ffn = spec.mlp_width ? integer("mlpWidth", "model.mlpWidth", 0) : llama_mlp_width(cfg_.attn.d);
     cfg_.norm_eps = kLlamaNormEps;
+  }
+  if (block == Block::Deepseek) {
+    cfg_.v_head_dim = integer("vHeadDim", "model.vHeadDim", cfg_.attn.dh);
+    cfg_.q_lora_rank = spec.q_lora_rank ? integer("qLoraRank", "model.qLoraRank", 0) : 0;
   }
 
   // Memory, before anything is allocated: a step's activations; the parameters with their gradients

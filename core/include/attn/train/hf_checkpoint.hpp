@@ -18,6 +18,16 @@
 //     lm_head.weight                                (V, D)     unembed^T (absent when tied)
 //   The file: u64 little-endian header length, the JSON header ({"__metadata__": {"format": "pt"}},
 //   tensors sorted by name, offsets contiguous), space padding to a multiple of 8, the data.
+//
+// Block 'deepseek' is written as DeepseekV2ForCausalLM, every layer dense (reference/hf-models.md,
+// "deepseek_v2"): config.json model_type "deepseek_v2", as above (num_key_value_heads = H, no head_dim)
+// plus q_lora_rank (null: none), kv_lora_rank r, qk_nope_head_dim, qk_rope_head_dim, v_head_dim,
+// first_k_dense_replace = num_hidden_layers, n_routed_experts null; the attention's tensors
+// (prefix model.layers.i.self_attn.):
+//     q_proj.weight (H*(nope+dr), D) wq^T, per head [nope | rope]   (q_lora_rank null), or
+//     q_a_proj.weight (qr, D) wq_a^T, q_a_layernorm.weight (qr), q_b_proj.weight (H*(nope+dr), qr) wq_b^T
+//     kv_a_proj_with_mqa.weight (r + dr, D) wkv_a^T: [latent | k_pe];  kv_a_layernorm.weight (r)
+//     kv_b_proj.weight (H*(nope+dv), r) wkv_b^T, per head [k_nope | v];  o_proj.weight (D, H*dv) wo^T
 // The trainer's tokens are the vocabulary's ids as they are: no tokenizer is written here.
 #pragma once
 

@@ -37,8 +37,12 @@ struct TrainerSpec {
   std::optional<bool> mlp, layer_norm, tied_embeddings;  // defaults false, true, false
   std::optional<std::string> activation;    // 'gelu' (default) | 'relu'
   // 'gpt' (default) | 'llama' (model.hpp: RMSNorm, RoPE, SwiGLU, no biases, no learned positions)
+  // | 'deepseek' (model.hpp: the Llama block with DeepSeek-V2's MLA; variant 'mla': latentRank is
+  // kv_lora_rank, dHead qk_nope_head_dim, ropeDim qk_rope_head_dim)
   std::optional<std::string> block;
-  std::optional<double> mlp_width;          // 'llama' only: the SwiGLU width F (default llama_mlp_width)
+  std::optional<double> mlp_width;          // 'llama', 'deepseek': the SwiGLU width F (default llama_mlp_width)
+  std::optional<double> v_head_dim;         // 'deepseek' only: v_head_dim (default dHead)
+  std::optional<double> q_lora_rank;        // 'deepseek' only: q_lora_rank (default none: q = x wq)
   std::optional<double> seq_len, batch_size, learning_rate, seed, vocab_size;  // 32, 16, 3e-3, 0, task's
   std::optional<double> total_steps, warmup_steps, weight_decay;
   // Lifts the cap on the time of each synchronous call (kMaxSyncSeconds, cost.hpp): at creation,
