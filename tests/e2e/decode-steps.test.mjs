@@ -45,6 +45,8 @@ for (const source of ['', '&source=trained']) {
     await dec.locator('button[data-action="reset"]').click();
     await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
       .querySelector('[data-slot="decode"]')?.result?.length === 0);
+    assert.deepEqual(await page.evaluate(`[${root}.querySelectorAll('.dec-block').length, ${root}.querySelectorAll('.dec-strip-empty').length]`),
+      [0, 1], 'a reset empties the strip, and its empty note is back');
     await step(1);
     assert.equal(await page.evaluate(`${root}.querySelectorAll('.dec-block').length`), 1, 'a reset starts a new strip');
     assert.equal(await page.evaluate(`${root}.querySelectorAll('.dec-strip-empty').length`), 0);
