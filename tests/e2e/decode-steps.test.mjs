@@ -2,7 +2,9 @@
 // strip and redraws the heads' maps of the newest token, it does not build the strip and the maps again
 // (which cost a trained model's decode several frames per character: docs/performance.md). Checked by
 // node identity: the blocks and the maps' canvases of the first steps are still in the page after
-// later steps, and there is one block per cached token; a reset starts a new strip.
+// later steps, and there is one block per cached token; a reset starts a new strip. The words around
+// them are kept too (the token list, the facts, the intro, the keys under the maps): a step appends a
+// token and rewrites only the words that changed, and what they say is still the cache's.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { app, startBrowser, viewReady } from './browser.mjs';
@@ -35,11 +37,90 @@ for (const source of ['', '&source=trained']) {
     assert.equal(r.sameCanvas, true, 'the first head\'s map is redrawn, not made again');
     assert.equal(r.blocks, 4);
     assert.deepEqual(r.newest, [false, false, false, true], 'only the last block is the newest');
+    // the strip is laid out as a full one (8rem tall, each block its share of it), not as the empty strip
+    const box = await page.evaluate(`(() => { const v = ${root}; const h = (s) => v.querySelector(s).getBoundingClientRect().height;
+      return { strip: h('.dec-strip'), block: h('.dec-block'), empty: v.querySelectorAll('.dec-strip-empty').length }; })()`);
+    assert.equal(box.empty, 0, 'the strip\'s empty note leaves with the first block');
+    assert.ok(box.strip >= 100 && box.block >= 10, `the strip ${box.strip} px tall, a block ${box.block} px`);
     await dec.locator('button[data-action="reset"]').click();
     await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
       .querySelector('[data-slot="decode"]')?.result?.length === 0);
+    assert.deepEqual(await page.evaluate(`[${root}.querySelectorAll('.dec-block').length, ${root}.querySelectorAll('.dec-strip-empty').length]`),
+      [0, 1], 'a reset empties the strip, and its empty note is back');
     await step(1);
     assert.equal(await page.evaluate(`${root}.querySelectorAll('.dec-block').length`), 1, 'a reset starts a new strip');
+    assert.equal(await page.evaluate(`${root}.querySelectorAll('.dec-strip-empty').length`), 0);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+}
+
+// What the view says, read from the page: the token list, the facts' figure of the cache now, the keys.
+const said = `(() => { const v = ${root}; return {
+  tokens: [...v.querySelectorAll('.dec-token')].map((li) => li.textContent),
+  titles: [...v.querySelectorAll('.dec-token')].map((li) => li.title),
+  newest: [...v.querySelectorAll('.dec-token')].map((li) => li.classList.contains('dec-token-newest')),
+  empty: v.querySelectorAll('.dec-token-empty').length,
+  now: v.querySelector('.dec-facts dd.dec-total')?.textContent ?? '',
+  facts: v.querySelectorAll('.dec-facts dt').length,
+  keys: [...v.querySelectorAll('.dec-keys span')].map((s) => s.textContent),
+  length: v.result.length }; })()`;
+
+// The lesson's block takes words, a trained model characters (a space shown as ␣).
+for (const [source, first4, word] of [['', ['to', 'be', 'or', 'not'], ['to', 'ab']], ['&source=trained', ['t', 'o', '␣', 'b'], ['t', 'a', 'b']]]) {
+  test(`decode${source ? ' (a trained model)' : ''}: a step keeps the token list, the facts, the intro and the keys, and they stay right`, async () => {
+    const page = await b.open(`embed.html?view=decode${source}&text=${encodeURIComponent('to be or not')}`);
+    await viewReady(page, 'decode');
+    const dec = app(page).locator('[data-slot="decode"]');
+    const settled = (n) => page.waitForFunction((k) => {
+      const v = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="decode"]');
+      return v?.result?.length === k && v.dataset.state === 'ready';
+    }, n);
+    const step = async (k) => {
+      await dec.locator('button[data-action="step"]').click();
+      await settled(k);
+    };
+    await step(1);
+    await step(2);
+    const factsAt2 = (await page.evaluate(said)).facts;
+    await page.evaluate(`(() => { const v = ${root}; window.kept = { token: v.querySelector('.dec-token'), dt: v.querySelector('.dec-facts dt'),
+      now: v.querySelector('.dec-facts dd.dec-total'), intro: v.querySelector('.dec-intro').firstChild, key: v.querySelector('.dec-keys span') }; })()`);
+    await step(3);
+    await step(4);
+    const kept = await page.evaluate(`(() => { const v = ${root}; return {
+      token: window.kept.token === v.querySelector('.dec-token'), dt: window.kept.dt === v.querySelector('.dec-facts dt'),
+      now: window.kept.now === v.querySelector('.dec-facts dd.dec-total'), intro: window.kept.intro === v.querySelector('.dec-intro').firstChild,
+      key: window.kept.key === v.querySelector('.dec-keys span') }; })()`);
+    assert.deepEqual(kept, { token: true, dt: true, now: true, intro: true, key: true }, 'the nodes drawn at step 2 are still in the page at step 4');
+    let r = await page.evaluate(said);
+    assert.deepEqual(r.tokens, first4);
+    assert.deepEqual(r.titles, ['position 0', 'position 1', 'position 2', 'position 3']);
+    assert.deepEqual(r.newest, [false, false, false, true], 'only the last token is the newest');
+    assert.equal(r.empty, 0);
+    assert.equal(r.facts, factsAt2);
+    assert.match(r.now, /^4 /, 'the cache now: 4 tokens');
+    assert.deepEqual(r.keys, first4, 'one key under the maps per cached token');
+
+    await dec.locator('button[data-action="reset"]').click();
+    await settled(0);
+    r = await page.evaluate(said);
+    assert.deepEqual(r.tokens, [], 'a reset empties the list');
+    assert.equal(r.empty, 1, 'and says how to fill it');
+    assert.match(r.now, /^0 /);
+    await step(1);
+    r = await page.evaluate(said);
+    assert.deepEqual([r.tokens, r.newest, r.keys], [first4.slice(0, 1), [true], first4.slice(0, 1)], 'a new session starts a new list');
+    assert.equal(r.empty, 0);
+    assert.match(r.now, /^1 /);
+
+    await dec.locator('input[name="word"]').fill('ab');
+    await dec.locator('button[data-action="word"]').click();
+    await settled(word.length);
+    r = await page.evaluate(said);
+    assert.deepEqual(r.tokens, word, 'a word appends its tokens');
+    assert.deepEqual(r.newest, word.map((_, i) => i === word.length - 1));
+    assert.deepEqual(r.keys, r.tokens);
+    assert.match(r.now, new RegExp(`^${r.length} `));
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -4,6 +4,7 @@
 // head (render/heatmap.js), the keys' tokens under them. Sizes come from the core's shape (render/geometry.js says them).
 // Both are kept between appends and grow with the cache, so that a step of decoding costs a frame, not a page.
 import { el } from '../kit.js';
+import { extendsDrawn, moveMark, setText } from './decode-tokens.js';
 import { EN } from '../i18n/index.js';
 import { cacheSegments, headLabel } from '../render/geometry.js';
 import { createHeatmap, groupMaps } from '../render/heatmap.js';
@@ -20,7 +21,9 @@ export function createCacheStrip(i18n = EN) {
   const { t } = i18n;
   const strip = el('div', { className: 'dec-strip', role: 'img' });
   const legendBox = el('div', 'dec-legend');
-  let drawnShape = null, drawnBaseline, drawn = [], blocks = [], empty = null;
+  // in the strip only while it is empty (the stylesheet lays out a strip holding it as an empty one)
+  const empty = el('p', 'dec-strip-empty', t('dec.stripEmpty'));
+  let drawnShape = null, drawnBaseline, drawn = [], blocks = [];
   let segments = [], sizes = '', elems = 0;
 
   function rebuild(shape, baseline) {
@@ -31,8 +34,6 @@ export function createCacheStrip(i18n = EN) {
     strip.style.setProperty('--mha', String(mha / ref));
     strip.replaceChildren();
     if (shape.variant !== 'mha' && mha >= elems) strip.append(el('div', 'dec-mha-line', el('span', null, t('dec.mhaLine', { floats: mha }))));
-    empty = el('p', 'dec-strip-empty', t('dec.stripEmpty'));
-    strip.append(empty);
     sizes = segments.map((g) => `${g.label} ${i18n.fmt.int(g.size)}`).join(' + ');
     const swatch = (kind, text) => el('span', 'dec-legend-item', el('span', `dec-swatch dec-seg-${kind}`), text);
     legendBox.replaceChildren(...(shape.variant === 'mla'
@@ -56,15 +57,15 @@ export function createCacheStrip(i18n = EN) {
   return {
     elements: [strip, legendBox],
     update(shape, baseline, cached) {
-      const kept = shape === drawnShape && baseline === drawnBaseline && drawn.length <= cached.length && drawn.every((tok, i) => tok === cached[i]);
-      if (!kept) rebuild(shape, baseline);
-      blocks[blocks.length - 1]?.classList.remove('dec-block-newest');
+      const newest = blocks[blocks.length - 1];
+      if (shape !== drawnShape || baseline !== drawnBaseline || !extendsDrawn(drawn, cached)) rebuild(shape, baseline);
       const fresh = cached.slice(drawn.length).map((tok, k) => block(tok, drawn.length + k));
       strip.append(...fresh);
       blocks.push(...fresh);
       drawn = cached.slice();
-      blocks[blocks.length - 1]?.classList.add('dec-block-newest');
-      empty.hidden = cached.length > 0;
+      moveMark(newest, blocks[blocks.length - 1], 'dec-block-newest');
+      if (cached.length) empty.remove();
+      else if (empty.parentNode !== strip) strip.append(empty);
       strip.setAttribute('aria-label', t('dec.stripLabel', { count: cached.length, floats: elems }));
     },
   };
@@ -80,7 +81,7 @@ export function createCacheStrip(i18n = EN) {
  */
 export function createNewestWeights(readout, i18n = EN) {
   const element = el('div', 'dec-weights');
-  let keys = el('div');
+  const keys = createKeyLabels();
   let drawnShape = null, maps = [], now = null;  // now: what the read-out describes { cached, best[h] }
   return {
     element,
@@ -92,7 +93,7 @@ export function createNewestWeights(readout, i18n = EN) {
             describe: ({ j }, v) => i18n.t('dec.cell', { head: label, last: now.cached[now.cached.length - 1], token: now.cached[j], j,
               value: v.toFixed(3), best: now.cached[now.best[h]] }) });
         }));
-        element.replaceChildren(...maps.map((m) => m.element), keys);
+        element.replaceChildren(...maps.map((m) => m.element), keys.element);
         drawnShape = shape;
       }
       const L = newest.length, k = newest.k;
@@ -105,9 +106,7 @@ export function createNewestWeights(readout, i18n = EN) {
         now.best[h] = best;
         map.update({ data: newest.weights, offset, rows: 1, cols: L, range: [0, 1] });
       });
-      const next = keyLabels(cached);
-      keys.replaceWith(next);
-      keys = next;
+      keys.update(cached);
     },
   };
 }
@@ -115,9 +114,26 @@ export function createNewestWeights(readout, i18n = EN) {
 /**
  * The keys under the strips, one per cached token, aligned with the strips' cells: every one up to 32
  * tokens, then every second (fourth, ...) one and always the newest, so that none overlaps another.
+ * Kept between appends: a step adds a key and rewrites only the labels that changed.
+ * @returns {{ element: HTMLElement, update(cached: string[]): void }}
  */
-export function keyLabels(cached) {
-  const L = cached.length, every = Math.ceil(L / 32);
-  return el('div', { className: 'dec-keys', 'aria-hidden': 'true', dataset: { text: 'input', role: 'keys' } },
-    ...cached.map((tok, j) => el('span', null, j % every === 0 || j === L - 1 ? tok : '')));
+export function createKeyLabels() {
+  const element = el('div', { className: 'dec-keys', 'aria-hidden': 'true', dataset: { text: 'input', role: 'keys' } });
+  let drawn = [], spans = [];
+  return {
+    element,
+    update(cached) {
+      if (!extendsDrawn(drawn, cached)) {  // a new session: start the keys again
+        element.replaceChildren();
+        spans = [];
+        drawn = [];
+      }
+      const fresh = cached.slice(drawn.length).map(() => el('span'));
+      element.append(...fresh);
+      spans.push(...fresh);
+      drawn = cached.slice();
+      const L = cached.length, every = Math.ceil(L / 32);
+      spans.forEach((span, j) => setText(span, j % every === 0 || j === L - 1 ? cached[j] : ''));
+    },
+  };
 }

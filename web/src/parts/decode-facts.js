@@ -2,12 +2,14 @@
 // and holds now. For the lesson's block: one layer in float32. For an opened checkpoint: every layer,
 // per token at the file's precision (what a Hugging Face cache of that dtype holds) beside this
 // session's float32 cache, as the core reports it. For a trained zoo model: the one layer its session
-// caches, beside what the whole model would.
+// caches, beside what the whole model would. The list is kept between appends (a step rewrites the
+// cache's figure, not the list).
 import { el, variantName } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { messageNodes } from '../i18n/nodes.js';
 import { cacheWhat } from '../render/cache-words.js';
 import { cacheFormula } from '../render/geometry.js';
+import { setText } from './decode-tokens.js';
 import '../i18n/catalogs/en/decode.js';  // the English words it speaks
 
 /**
@@ -27,40 +29,69 @@ export function decodeIntro(s, model, maxLen, i18n = EN) {
 }
 
 /**
- * The facts list: stored per token, bytes per token, the cache now, against MHA.
+ * The facts list's rows: [term, detail, detail's class?] (stored per token, bytes per token, the cache
+ * now, against MHA), words only.
  * @param {object} s the session's shape @param {object | null} baseline MHA's shape @param {number} L tokens cached
  * @param {number} cacheBytes the core's figure @param {object | null} model the decoder's model (sources/pretrained.js)
  * @param {object} [i18n] the element's language (ctx.i18n; default English)
+ * @returns {[string, string, string?][]}
  */
-export function decodeFacts(s, baseline, L, cacheBytes, model, i18n = EN) {
+export function factRows(s, baseline, L, cacheBytes, model, i18n = EN) {
   const { t } = i18n;
-  const f = cacheFormula(s, 0, i18n), row = (k, v, cls) => [el('dt', null, k), el('dd', cls ?? null, v)];
+  const f = cacheFormula(s, 0, i18n);
   const stored = { what: cacheWhat(s, i18n), symbolic: f.symbolic, filled: f.filled, n: f.value };
   if (model?.trained) {  // a zoo model: one layer's session, float32 (sources/zoo.js)
     const perLayer = f.value * 4;
     return [
-      ...row(t('dec.fact.storedPerLayer'), t('dec.storedNumbers', stored)),
-      ...row(t('dec.fact.bytes'), t('dec.bytesTrained', { n: f.value, perLayer, count: model.layers, total: model.kvBytesPerToken })),
-      ...row(t('dec.fact.now'), t('dec.nowTrained', { count: L, perLayer, total: L * perLayer, layer: model.layer, reported: cacheBytes,
-        all: L * model.kvBytesPerToken }), 'dec-total'),
+      [t('dec.fact.storedPerLayer'), t('dec.storedNumbers', stored)],
+      [t('dec.fact.bytes'), t('dec.bytesTrained', { n: f.value, perLayer, count: model.layers, total: model.kvBytesPerToken })],
+      [t('dec.fact.now'), t('dec.nowTrained', { count: L, perLayer, total: L * perLayer, layer: model.layer, reported: cacheBytes,
+        all: L * model.kvBytesPerToken }), 'dec-total'],
     ];
   }
   if (model) {
     const bits = model.dtypeBytes * 8, perLayer = f.value * model.dtypeBytes;
     return [
-      ...row(t('dec.fact.storedPerLayer'), t('dec.storedNumbers', stored)),
-      ...row(t('dec.fact.bytes'), t('dec.bytesModel', { n: f.value, dtypeBytes: model.dtypeBytes, bits, perLayer, count: model.layers,
-        total: model.kvBytesPerToken })),
-      ...row(t('dec.fact.now'), t('dec.nowModel', { count: L, perToken: model.kvBytesPerToken, total: L * model.kvBytesPerToken, bits,
-        reported: cacheBytes }), 'dec-total'),
+      [t('dec.fact.storedPerLayer'), t('dec.storedNumbers', stored)],
+      [t('dec.fact.bytes'), t('dec.bytesModel', { n: f.value, dtypeBytes: model.dtypeBytes, bits, perLayer, count: model.layers,
+        total: model.kvBytesPerToken })],
+      [t('dec.fact.now'), t('dec.nowModel', { count: L, perToken: model.kvBytesPerToken, total: L * model.kvBytesPerToken, bits,
+        reported: cacheBytes }), 'dec-total'],
     ];
   }
   const bytes = f.value * 4, mha = baseline?.cacheFloatsPerToken;
   return [
-    ...row(t('dec.fact.stored'), t('dec.storedFloats', stored)),
-    ...row(t('dec.fact.bytes'), t('dec.bytesFloat', { n: f.value, bytes })),
-    ...row(t('dec.fact.now'), t('dec.nowFloat', { count: L, perToken: bytes, total: L * bytes, reported: cacheBytes }), 'dec-total'),
-    ...(s.variant !== 'mha' && mha ? row(t('dec.fact.vsMha'), t(mha >= f.value ? 'dec.mhaMore' : 'dec.mhaLess',
-      { mha, variant: variantName(s.variant), ratio: i18n.fmt.ratio(mha >= f.value ? mha / f.value : f.value / mha) })) : []),
+    [t('dec.fact.stored'), t('dec.storedFloats', stored)],
+    [t('dec.fact.bytes'), t('dec.bytesFloat', { n: f.value, bytes })],
+    [t('dec.fact.now'), t('dec.nowFloat', { count: L, perToken: bytes, total: L * bytes, reported: cacheBytes }), 'dec-total'],
+    ...(s.variant !== 'mha' && mha ? [[t('dec.fact.vsMha'), t(mha >= f.value ? 'dec.mhaMore' : 'dec.mhaLess',
+      { mha, variant: variantName(s.variant), ratio: i18n.fmt.ratio(mha >= f.value ? mha / f.value : f.value / mha) })]] : []),
   ];
+}
+
+/**
+ * The facts list (a <dl>), kept between appends: its terms are laid out once per kind of session,
+ * and a step rewrites only the details whose words changed (the cache now).
+ * @param {object} [i18n] the element's language (ctx.i18n; default English)
+ * @returns {{ element: HTMLElement, update(s: object, baseline: object | null, L: number, cacheBytes: number, model: object | null): void }}
+ */
+export function createDecodeFacts(i18n = EN) {
+  const element = el('dl', 'dec-facts');
+  let terms = '', details = [];
+
+  function build(rows) {
+    details = rows.map(([, , cls]) => el('dd', cls ?? null));
+    element.replaceChildren(...rows.flatMap(([term], i) => [el('dt', null, term), details[i]]));
+  }
+
+  return {
+    element,
+    update(s, baseline, L, cacheBytes, model) {
+      const rows = factRows(s, baseline, L, cacheBytes, model, i18n);
+      const termsNow = JSON.stringify(rows.map(([term, , cls]) => [term, cls]));
+      if (termsNow !== terms) build(rows);
+      terms = termsNow;
+      rows.forEach(([, detail], i) => setText(details[i], detail));
+    },
+  };
 }

@@ -8,7 +8,8 @@ import decodeCss from '../styles/decode.css?inline';
 import { coreDetail, el, setViewState, useStyles } from '../kit.js';
 import { createReadout } from '../render/heatmap.js';
 import { createCacheStrip, createNewestWeights } from '../parts/decode-cache.js';
-import { decodeFacts, decodeIntro } from '../parts/decode-facts.js';
+import { createDecodeFacts, decodeIntro } from '../parts/decode-facts.js';
+import { createTokenList, setText } from '../parts/decode-tokens.js';
 import { createDecodeBandwidth } from '../parts/decode-bandwidth.js';
 import { tokenize } from '../tokens.js';
 import '../i18n/catalogs/en/decode.js';  // the English words it speaks
@@ -41,8 +42,9 @@ export function createDecodeView(root, ctx) {
   const intro = el('p', 'dec-intro');
   const full = el('p', { className: 'note dec-full', role: 'status', hidden: true });
   const error = el('p', { className: 'error-text', role: 'alert', hidden: true });
-  const tokensList = el('ol', 'dec-tokens');
-  const facts = el('dl', 'dec-facts');
+  // kept between appends (a step adds a token and rewrites the words that changed): parts/decode-tokens.js, decode-facts.js
+  const tokenList = createTokenList(i18n), decodeFacts = createDecodeFacts(i18n);
+  const facts = decodeFacts.element;
   const strip = el('div', 'dec-strip-box');
   const weightsTitle = el('h3', 'dec-title', t('dec.newest'));
   const weights = el('div');
@@ -53,13 +55,14 @@ export function createDecodeView(root, ctx) {
   strip.replaceChildren(...cacheStrip.elements);
   const live = el('p', { className: 'sr-live', role: 'status' });
   root.replaceChildren(intro, el('div', 'dec-controls', stepBtn, allBtn, predictBtn, resetBtn, form), full, error,
-    el('h3', 'dec-title', t('dec.tokensTitle')), tokensList, facts, el('h3', 'dec-title', t('dec.stripTitle')), strip,
+    el('h3', 'dec-title', t('dec.tokensTitle')), tokenList.element, facts, el('h3', 'dec-title', t('dec.stripTitle')), strip,
     weightsTitle, weights, readout, live);
   const bandwidth = createDecodeBandwidth(root, ctx);  // runs when asked, never on the first map's path
 
   let state = null, shapeKey = '', sentence = [], nextIdx = 0, cached = [], cacheBytes = 0;
   let decoder = null, session = null;  // session: { shape, baseline } once started
   let newest = null, drawnNewest = null, gen = 0, pending = 0, queue = Promise.resolve(), predicted = null;
+  let introFor = [];  // what the intro was written for: [shape, model, maxLen]
   const maxLen = () => decoder?.maxLen ?? MAX_LEN;
 
   /** An error in the catalog's words: the page's own (error.key) or the core's, its English text as the detail. */
@@ -132,22 +135,18 @@ export function createDecodeView(root, ctx) {
     wordBtn.disabled = wordInput.disabled = !session || isFull;
     predictBtn.hidden = !model;
     predictBtn.disabled = !session || isFull || !predicted;
-    predictBtn.textContent = predicted ? t('dec.predictNext', { token: predicted }) : t('dec.predict');
-    stepBtn.textContent = left ? t('dec.stepNext', { token: sentence[nextIdx] }) : t('dec.step');
+    setText(predictBtn, predicted ? t('dec.predictNext', { token: predicted }) : t('dec.predict'));
+    setText(stepBtn, left ? t('dec.stepNext', { token: sentence[nextIdx] }) : t('dec.step'));
     full.hidden = !isFull;
-    full.textContent = t('dec.full', { max: maxLen() });
-    tokensList.replaceChildren(...cached.map((tok, i) => el('li', { className: `dec-token${i === cached.length - 1 ? ' dec-token-newest' : ''}`,
-      title: t('dec.position', { i }) }, el('span', { dataset: { text: 'input' } }, tok))));
-    if (!cached.length) {
-      tokensList.append(el('li', 'dec-token-empty', session ? t('dec.emptyList', { button: t('dec.step') }) : error.hidden ? t('dec.starting') : t('dec.noSessionShort')));
-    }
+    setText(full, t('dec.full', { max: maxLen() }));
+    tokenList.update(cached, session ? t('dec.emptyList', { button: t('dec.step') }) : error.hidden ? t('dec.starting') : t('dec.noSessionShort'));
     for (const box of [facts, strip, weights, weightsTitle]) box.hidden = !session;
     if (!session) return;
     const s = session.shape, L = cached.length;
-    intro.replaceChildren(...decodeIntro(s, model, maxLen(), i18n));
-    facts.replaceChildren(...decodeFacts(s, session.baseline, L, cacheBytes, model, i18n));
+    showIntro(s, model);
+    decodeFacts.update(s, session.baseline, L, cacheBytes, model);
     cacheStrip.update(s, session.baseline, cached);
-    weightsTitle.textContent = newest && L ? t('dec.newestOf', { token: cached[L - 1], count: L }) : t('dec.newest');
+    setText(weightsTitle, newest && L ? t('dec.newestOf', { token: cached[L - 1], count: L }) : t('dec.newest'));
     if (newest && L) {
       if (newest !== drawnNewest) newestWeights.update(s, newest, cached);
       drawnNewest = newest;
@@ -155,6 +154,14 @@ export function createDecodeView(root, ctx) {
     } else if (weights.firstChild !== appendToSee) {
       weights.replaceChildren(appendToSee);
     }
+  }
+
+  /** The sentence above the controls, written again only for another shape, model or cache size. */
+  function showIntro(s, model) {
+    const now = [s, model, maxLen()];
+    if (now.every((x, i) => x === introFor[i])) return;
+    introFor = now;
+    intro.replaceChildren(...decodeIntro(s, model, maxLen(), i18n));
   }
 
   return {
