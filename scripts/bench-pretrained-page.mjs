@@ -17,7 +17,8 @@
 //               copy bandwidth
 // Numbers of one run on one machine: ratios are taken within the run.
 //
-//   npm run build && node scripts/bench-pretrained-page.mjs [--only smollm2,qwen2.5] [--steps 16]
+//   npm run build && node scripts/bench-pretrained-page.mjs [--only smollm2,qwen2.5] [--steps 16] [--hub]
+// --hub opens them from a stand-in Hub instead (model=hf:bench/<name>: downloaded and kept in Cache Storage).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,13 +28,15 @@ import { chromium } from 'playwright-core';
 import { chromiumOptions } from './chromium.mjs';
 import { spawn } from 'node:child_process';
 import { COPY_WASM, QWEN25_05B, SMOLLM2_135M, copyBandwidth, randomBf16Checkpoint } from './bench-pretrained.mjs';
+import { cspWith, startServer } from './serve.mjs';
+import { startHub } from '../tests/e2e/hub-server.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(REPO, 'dist');
 const MODELS = { smollm2: ['smollm2-135m', SMOLLM2_135M], 'qwen2.5': ['qwen2.5-0.5b', QWEN25_05B] };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
-const { values: args } = parseArgs({ options: { only: { type: 'string' }, steps: { type: 'string', default: '16' },
+const { values: args } = parseArgs({ options: { only: { type: 'string' }, steps: { type: 'string', default: '16' }, hub: { type: 'boolean', default: false },
   layers: { type: 'string' }, timeout: { type: 'string', default: '600' } } });  // layers: fewer, to try the script quickly
 const only = args.only ? args.only.split(',') : Object.keys(MODELS);
 const STEPS = Number(args.steps);
@@ -85,12 +88,23 @@ for (const key of only) {
   fs.writeFileSync(path.join(dir, 'model.safetensors'), file);
   files[key] = file.length;
 }
-// the server in a process of its own: the memory sampler's reads of /proc must not hold up its responses
-const serverProcess = spawn(process.execPath, [path.join(REPO, 'scripts/serve.mjs'), '--root', root, '--port', '0', '--csp'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const server = { url: await new Promise((resolve, reject) => {
-  serverProcess.stdout.on('data', (d) => { const m = /at (http:\/\/\S+)/.exec(String(d)); if (m) resolve(m[1]); });
-  serverProcess.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
-}), close: async () => { serverProcess.kill('SIGTERM'); } };
+let server, hub = null;
+if (args.hub) {
+  // --hub: the models from the stand-in Hub (tests/e2e/hub-server.mjs: a listing, then each file through a
+  // redirect to a second origin), as `model=hf:bench/<name>` opens them: downloaded and kept in Cache
+  // Storage. Both servers run in this process (the memory sampler may slow their answers a little).
+  hub = await startHub({ extra: Object.fromEntries(only.map((k) => [`bench/${MODELS[k][0]}`, path.join(root, 'models', MODELS[k][0])])) });
+  server = await startServer({ root, port: 0, csp: cspWith([hub.hub, hub.cdn]) });
+} else {
+  // the server in a process of its own: the memory sampler's reads of /proc must not hold up its responses
+  const serverProcess = spawn(process.execPath, [path.join(REPO, 'scripts/serve.mjs'), '--root', root, '--port', '0', '--csp'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  server = { url: await new Promise((resolve, reject) => {
+    serverProcess.stdout.on('data', (d) => { const m = /at (http:\/\/\S+)/.exec(String(d)); if (m) resolve(m[1]); });
+    serverProcess.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
+  }), close: async () => { serverProcess.kill('SIGTERM'); } };
+}
+/** The model's link: a folder beside the page, or the stand-in Hub's id. */
+const modelParam = (name) => (hub ? `hf:bench/${name}&hub=${encodeURIComponent(hub.hub)}` : `models/${name}/`);
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-bench-chromium-'));
 const context = await chromium.launchPersistentContext(profile, chromiumOptions());
 
@@ -112,7 +126,7 @@ try {
     const mem = sampleMemory(profile);
     const t0 = Date.now();
     console.error(`${name}: opening`);
-    await page.goto(`${base}embed.html?view=model&model=models/${name}/&text=${encodeURIComponent(ids)}`);
+    await page.goto(`${base}embed.html?view=model&model=${modelParam(name)}&text=${encodeURIComponent(ids)}`);
     const opened = await page.waitForFunction(() => {
       const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="model"]');
       if (!v?.result?.opened) return false;
@@ -129,7 +143,7 @@ try {
     console.error(`${name}: opened, ${JSON.stringify(opened)}`);
     // --- prefill and decode in the decode view
     const dec = await context.newPage();
-    await dec.goto(`${base}embed.html?view=decode&model=models/${name}/&text=${encodeURIComponent(ids)}`);
+    await dec.goto(`${base}embed.html?view=decode&model=${modelParam(name)}&text=${encodeURIComponent(ids)}`);
     await dec.waitForFunction(() => {
       const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="decode"]');
       return v && v.dataset.state === 'ready' && !v.querySelector('button[data-action="word"]')?.disabled;
@@ -169,6 +183,7 @@ try {
 } finally {
   await context.close();
   await server.close();
+  await hub?.close();
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(profile, { recursive: true, force: true });
 }

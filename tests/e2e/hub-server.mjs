@@ -35,7 +35,7 @@ const json = (o) => Buffer.from(JSON.stringify(o));
  * The repositories the stand-in serves: id -> { files?, status?, cutOnce?, sizes? }.
  * `sizes` overrides what the listing says of a file (a model too big to open: its bytes never exist).
  */
-function repositories() {
+function repositories(extra = {}) {
   const fixture = (name, only) => folderFiles(path.join(REPO_ROOT, 'tests/fixtures/pretrained', name), only);
   const stories = path.join(REPO_ROOT, '..', 'shared', 'models', 'stories260K');
   const ckpt = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
@@ -60,6 +60,7 @@ function repositories() {
     // the same files, served slowly (16 KiB every 40 ms: about 2.5 s for its 1 MB), so that a test can stop it
     repos['test-org/slow-stories'] = { files: folderFiles(stories, ckpt), slow: true };
   }
+  for (const [id, dir] of Object.entries(extra)) repos[id] = { files: folderFiles(dir) };
   for (const r of Object.values(repos)) {
     for (const f of Object.values(r.files ?? {})) f.sha = crypto.createHash('sha256').update(f.bytes).digest('hex');
   }
@@ -78,10 +79,11 @@ function listen(server) {
 
 /**
  * Starts the Hub and its file origin. Returns { hub, cdn, log, reset(), close(), repos }.
- * `log`: [{ origin: 'hub' | 'cdn', path, range }], every request in order.
+ * `log`: [{ origin: 'hub' | 'cdn', path, range }], every request in order. `extra`: more repositories,
+ * id -> a folder whose files it serves (scripts/bench-pretrained-page.mjs --hub).
  */
-export async function startHub() {
-  const repos = repositories();
+export async function startHub({ extra = {} } = {}) {
+  const repos = repositories(extra);
   const log = [];
   const cut = new Set();     // repos whose cut has happened
   const blobs = new Map();   // sha -> { bytes, repo, file }

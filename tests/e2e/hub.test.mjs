@@ -150,6 +150,30 @@ test('where the browser refuses storage, the model still opens and the page says
   await page.close();
 });
 
+test('the weights go to the store as they download; where the disk refuses them, the model opens from memory and nothing is kept', async () => {
+  hub.reset();
+  // A full disk: Cache Storage refuses every .safetensors file (QuotaExceededError), and only those.
+  const page = await b.open(query(), { init: () => {
+    const put = Cache.prototype.put;
+    Cache.prototype.put = function (request, response) {
+      const url = typeof request === 'string' ? request : request.url;
+      return url.endsWith('.safetensors') ? Promise.reject(new DOMException('the disk is full', 'QuotaExceededError')) : put.call(this, request, response);
+    };
+  } });
+  await viewReady(page, 'model');
+  await openById(page, 'test-org/tiny-qwen3');
+  const r = await settled(page);
+  assert.equal(r.opened, true, JSON.stringify(r));
+  assert.match(await root(page).locator('[data-role="not-kept"]').textContent(), /did not keep the files/);
+  const left = await page.evaluate(async () => (await (await caches.open('attention-playground-models-v1')).keys())
+    .map((k) => k.url).filter((u) => u.includes('tiny-qwen3')));
+  assert.deepEqual(left, [], 'nothing of the model is left in the store (no manifest, no small file)');
+  const weightGets = hub.log.filter((e) => e.origin === 'cdn' && !e.range);
+  assert.equal(weightGets.length, 2, 'the weights were fetched again into memory after the store refused them');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a download can be stopped, and a cut connection keeps nothing and can be retried', async () => {
   hub.reset();
   const page = await b.open(query());

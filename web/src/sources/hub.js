@@ -6,12 +6,14 @@
 //   1. a copy kept in this browser (sources/model-store.js) opens with no request at all;
 //   2. else the listing and config.json, and `check(config, bytes)` (the core's reading of the config,
 //      the size against the module's and the device's memory) refuses before a single weight byte;
-//   3. the weights with progress and Stop, then the tokenizer's files; a failure part-way keeps nothing;
-//   4. the files are kept (whole or not at all) for the next open.
+//   3. the weights with progress and Stop, each written to the store as it downloads (model-store.js's
+//      writer: the worker then reads the kept file, and no copy of it is gathered in memory), then the
+//      tokenizer's files; a failure part-way keeps nothing;
+//   4. the small files and the manifest: the model is kept (whole or not at all) for the next open.
 // The result is model-files.js's checkpoint: { name, config, weights: Blob[], tokenizer | null } plus
 // `hub: { hub, repo, revision, stored, fromStore }`.
-import { download, fileError, parseJson, shardNames, tokenizerFilesOf } from './model-files.js';
-import { storedModel, storeModel } from './model-store.js';
+import { SinkError, download, fileError, parseJson, shardNames, tokenizerFilesOf } from './model-files.js';
+import { modelWriter, storedModel } from './model-store.js';
 import { hubBase, parseHubModel } from './hub-id.js';
 import '../i18n/catalogs/en/hub.js';  // the English words it speaks
 
@@ -64,7 +66,7 @@ export async function checkpointFromHub(model, { hub = '', signal, onProgress, c
   const resolve = (file) => new URL(`${base}/${repo}/resolve/${encodeURIComponent(revision)}/${file}`);
   const get = (file, options = {}) => download(resolve(file), { signal, size: files.get(file) ?? 0, refuse: hubRefusal(repo), ...options });
   if (!files.has('config.json')) throw fileError('model', 'hub.noConfig', { repo });
-  const got = new Map();  // path -> Blob, what will be stored
+  const got = new Map();  // path -> Blob: the small files, kept after the weights
   const configBlob = await get('config.json');
   got.set('config.json', configBlob);
   const config = await parseJson(configBlob, 'config.json');
@@ -85,16 +87,39 @@ export async function checkpointFromHub(model, { hub = '', signal, onProgress, c
   const total = shards.reduce((s, f) => s + files.get(f), 0);
   await check(config, total);
 
-  const weights = [];
-  let done = 0;
-  for (const file of shards) {
-    const blob = await get(file, { onProgress: (p) => onProgress?.({ file, loaded: done + p.loaded, total }) });
-    done += blob.size;
-    weights.push(blob);
-    got.set(file, blob);
+  // The weights stream into the store as they download (no copy gathered in memory: what the worker
+  // reads is the kept file, on disk); where storage is refused, or fails part-way, into Blobs instead.
+  let writer = await modelWriter(base, repo, revision);
+  const dropStore = async () => { await writer?.abandon(); writer = null; };
+  try {
+    const weights = [];
+    let done = 0;
+    for (const file of shards) {
+      const options = { onProgress: (p) => onProgress?.({ file, loaded: done + p.loaded, total }) };
+      let blob;
+      try {
+        blob = await get(file, writer ? { ...options, into: (stream) => writer.put(file, stream) } : options);
+      } catch (e) {
+        if (!(e instanceof SinkError)) throw e;
+        await dropStore();  // the disk refused it: this file again, and every file, in memory
+        blob = await get(file, options);
+      }
+      done += blob.size;
+      weights.push(blob);
+    }
+    for (const file of TOKENIZER_FILES) if (files.has(file)) got.set(file, await get(file));
+    const tokenizer = await tokenizerFilesOf(got);
+    if (writer) {
+      try {
+        for (const [path, blob] of got) await writer.put(path, blob);
+        await writer.finish();
+      } catch {
+        await dropStore();
+      }
+    }
+    return { name, config, weights, tokenizer, hub: { hub: base, repo, revision, stored: Boolean(writer), fromStore: false, bytes: total } };
+  } catch (e) {
+    await dropStore();  // a failure part-way keeps nothing
+    throw e;
   }
-  for (const file of TOKENIZER_FILES) if (files.has(file)) got.set(file, await get(file));
-  const tokenizer = await tokenizerFilesOf(got);
-  const stored = await storeModel(base, repo, revision, got);
-  return { name, config, weights, tokenizer, hub: { hub: base, repo, revision, stored, fromStore: false, bytes: total } };
 }

@@ -77,13 +77,26 @@ export function folderUrl(model, base = location.href) {
   return url;
 }
 
+/** A failure of where a download was being written (`into`), not of the connection: the caller may fetch again. */
+export class SinkError extends Error {
+  constructor(cause) {
+    super(`the file could not be written where it was kept (${cause?.message ?? cause})`);
+    this.name = 'SinkError';
+    this.cause = cause;
+  }
+}
+
 /**
  * Reads a response's body as a Blob, reporting bytes as they arrive; `signal` stops it. `refuse(status,
  * file)` makes the error of an answer that is not OK (default: 'sources.unreadable'); a connection lost
  * part-way is 'sources.network' (nothing of the file is kept: the caller may try again), and a body
  * shorter than `size` (when known) 'sources.truncated'.
+ * The body goes, as it arrives, to `into(stream)` (default: a Blob the browser keeps, on disk when
+ * large; the Hub's reader passes its Cache Storage writer), counted on the way: no copy of the file is
+ * gathered in JavaScript. A failure of `into` itself (a full disk) is a SinkError.
  */
-export async function download(url, { signal, onProgress, optional = false, size = 0, refuse = null } = {}) {
+export async function download(url, { signal, onProgress, optional = false, size = 0, refuse = null,
+  into = (stream) => new Response(stream).blob() } = {}) {
   const file = decodeURIComponent(url.pathname.split('/').pop());
   let res;
   try {
@@ -97,22 +110,34 @@ export async function download(url, { signal, onProgress, optional = false, size
     throw refuse?.(res.status, file) ?? fileError('model', 'sources.unreadable', { file, status: String(res.status) });
   }
   const total = size || Number(res.headers.get('content-length')) || 0;
-  const chunks = [];
-  let loaded = 0;
-  try {
-    for (const reader = res.body.getReader(); ;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      loaded += value.length;
+  let loaded = 0, lost = null;
+  const reader = res.body.getReader();
+  const counted = new ReadableStream({
+    async pull(controller) {
+      let r;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        lost = e;  // the connection, not the sink
+        throw e;
+      }
+      if (r.done) { controller.close(); return; }
+      loaded += r.value.length;
       onProgress?.({ loaded, total });
-    }
+      controller.enqueue(r.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  let blob;
+  try {
+    blob = await into(counted);
   } catch (e) {
     if (signal?.aborted) throw signal.reason ?? e;
-    throw fileError('model', 'sources.network', { file, reason: e.message });
+    if (lost) throw fileError('model', 'sources.network', { file, reason: lost.message });
+    throw new SinkError(e);
   }
   if (size && loaded !== size) throw fileError('model', 'sources.truncated', { file, loaded: String(loaded), size: String(size) });
-  return new Blob(chunks);
+  return blob;
 }
 
 /**

@@ -49,27 +49,37 @@ export async function storedModel(hub, repo, revision) {
 }
 
 /**
- * Keeps a model's files (Map<path, Blob>) whole, or not at all. Resolves to true when kept, false when
- * the browser refused (nothing of the model is left behind then).
+ * A writer of one model's files, or null where the browser refuses storage. `put(path, body)` keeps a
+ * file (a Blob, or a stream as it downloads: its bytes go to the disk, never through a copy in
+ * JavaScript) and resolves to the kept copy as a Blob (read from the store: on disk, not in memory);
+ * `finish()` writes the manifest, after which the model counts as kept; `abandon()` removes what was
+ * written (a model is kept whole or not at all).
  */
-export async function storeModel(hub, repo, revision, files) {
+export async function modelWriter(hub, repo, revision) {
   const cache = await open();
-  if (!cache) return false;
-  const written = [];
-  try {
-    for (const [path, blob] of files) {
+  if (!cache) return null;
+  const written = new Map();  // path -> size
+  return {
+    async put(path, body) {
       const key = fileKey(hub, repo, revision, path);
-      await cache.put(key, new Response(blob, { headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': String(blob.size) } }));
-      written.push(key);
-    }
-    const list = [...files].map(([path, blob]) => ({ path, size: blob.size }));
-    const manifest = { hub, repo, revision, files: list, bytes: list.reduce((s, f) => s + f.size, 0), storedAt: new Date().toISOString() };
-    await cache.put(fileKey(hub, repo, revision, MANIFEST), new Response(JSON.stringify(manifest), { headers: { 'Content-Type': 'application/json' } }));
-    return true;
-  } catch {
-    await Promise.all(written.map((k) => cache.delete(k).catch(() => false)));
-    return false;
-  }
+      written.set(path, -1);  // removed by abandon() even if the write fails half-way
+      await cache.put(key, new Response(body, { headers: { 'Content-Type': 'application/octet-stream' } }));
+      const res = await cache.match(key);
+      if (!res) throw new Error(`${path} was not kept`);
+      const blob = await res.blob();
+      written.set(path, blob.size);
+      return blob;
+    },
+    async finish() {
+      const files = [...written].map(([path, size]) => ({ path, size }));
+      const manifest = { hub, repo, revision, files, bytes: files.reduce((s, f) => s + f.size, 0), storedAt: new Date().toISOString() };
+      await cache.put(fileKey(hub, repo, revision, MANIFEST), new Response(JSON.stringify(manifest), { headers: { 'Content-Type': 'application/json' } }));
+    },
+    async abandon() {
+      await Promise.all([...written.keys()].map((path) => cache.delete(fileKey(hub, repo, revision, path)).catch(() => false)));
+      written.clear();
+    },
+  };
 }
 
 /** The models kept in this browser: [{ hub, repo, revision, bytes, storedAt }], newest first. */
