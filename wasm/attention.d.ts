@@ -562,8 +562,13 @@ export interface PretrainedInfo {
   maxPositions: number | null;
   /** Mistral's sliding window, else null. */
   slidingWindow: number | null;
-  /** The K/V head each query head reads (MLA: 0). */
+  /** The K/V head each query head reads (MLA: 0): shape.kvHeadOf. */
   kvHeadOf: number[];
+  /**
+   * The lesson's geometry of one layer's attention, as {@link Attention.resolveShape} gives a block's:
+   * MLA's dHead is qk_nope there (its ropeDim the decoupled key), cacheFloatsPerToken one layer's.
+   */
+  shape: BlockShape;
   /** MLA only: kv_lora_rank, qk_rope_head_dim, v_head_dim, q_lora_rank (0: no query compression). */
   latentRank?: number;
   ropeDim?: number;

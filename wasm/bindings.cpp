@@ -101,24 +101,6 @@ void refuse_overflow(const attn::ForwardResult& r, const std::vector<attn::Value
                         "the attention scores grow with |x|^2 |wq| |wk|, so scale the largest down");
 }
 
-// The resolved geometry (docs/api.md, forward's `shape`; resolveShape): kvHeadOf[h] is the K/V head
-// query head h reads, cacheFloatsPerToken what one token adds to a layer's KV cache.
-val shape_to_js(const attn::Shape& s) {
-  val o = val::object();
-  o.set("variant", std::string(attn::variant_name(s.variant)));
-  o.set("dModel", double(s.d));
-  o.set("nHeads", double(s.h));
-  o.set("nKvHeads", double(s.g));
-  o.set("dHead", double(s.dh));
-  o.set("latentRank", double(s.r));
-  o.set("ropeDim", double(s.dr));
-  std::vector<double> kv_head_of(std::size_t(s.h));
-  for (int64_t h = 0; h < s.h; ++h) kv_head_of[std::size_t(h)] = double(s.kv_head_of(h));
-  o.set("kvHeadOf", val::array(kv_head_of));
-  o.set("cacheFloatsPerToken", attn::kv_cache_floats_per_token(s));
-  return o;
-}
-
 // { output, weights?, shape? }: `shape` from forward (sessions and layers add theirs in JS, once).
 val result_to_js(const attn::ForwardResult& r, const attn::Shape* shape = nullptr) {
   val out = val::object();

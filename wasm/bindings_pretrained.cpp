@@ -95,9 +95,11 @@ val config_info(const pt::ModelConfig& c) {
     o.set("latentRank", double(c.kv_lora_rank)); o.set("ropeDim", double(c.qk_rope));
     o.set("vHeadDim", double(c.v_head_dim)); o.set("queryRank", double(c.q_lora_rank));
   }
-  val kv = val::array();
-  for (int64_t h = 0; h < c.n_heads; ++h) kv.call<void>("push", c.mla ? 0.0 : double(h / (c.n_heads / c.n_kv_heads)));
-  o.set("kvHeadOf", kv);
+  // The lesson's shape of one layer's attention (ModelConfig::shape): which K/V head each query head
+  // reads, and the cache per token, are the lesson's own.
+  val shape = shape_to_js(c.shape());
+  o.set("kvHeadOf", shape["kvHeadOf"]);
+  o.set("shape", shape);
   return o;
 }
 

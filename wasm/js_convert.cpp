@@ -6,6 +6,8 @@
 
 #include <utility>
 
+#include "attn/accounting.hpp"
+
 namespace attn_js {
 
 // The spec's own fields (attn::spec_number_fields, spec_flag_fields), plus the call's arrays.
@@ -180,6 +182,22 @@ val stages_to_js(const std::vector<attn::Stage>& stages) {
     out.set(st.name, t);
   }
   return out;
+}
+
+val shape_to_js(const attn::Shape& s) {
+  val o = val::object();
+  o.set("variant", std::string(attn::variant_name(s.variant)));
+  o.set("dModel", double(s.d));
+  o.set("nHeads", double(s.h));
+  o.set("nKvHeads", double(s.g));
+  o.set("dHead", double(s.dh));
+  o.set("latentRank", double(s.r));
+  o.set("ropeDim", double(s.dr));
+  std::vector<double> kv_head_of(std::size_t(s.h));
+  for (int64_t h = 0; h < s.h; ++h) kv_head_of[std::size_t(h)] = double(s.kv_head_of(h));
+  o.set("kvHeadOf", val::array(kv_head_of));
+  o.set("cacheFloatsPerToken", attn::kv_cache_floats_per_token(s));
+  return o;
 }
 
 val cost_to_js(const attn::Cost& c) {

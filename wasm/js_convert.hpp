@@ -15,6 +15,7 @@
 #include "attn/cost.hpp"
 #include "attn/errors.hpp"
 #include "attn/intermediates.hpp"
+#include "attn/shape.hpp"
 #include "attn/spec.hpp"
 
 namespace attn_js {
@@ -108,5 +109,10 @@ val object_of(Visit&& visit) {
 // A cost estimate (cost.hpp) as { seconds, gemm, attend, ... }: its time and its work by kind, for the
 // internal estimates the benchmarks read (bench/calibrate-cost.mjs, bench/worst-cases.mjs).
 val cost_to_js(const attn::Cost& c);
+
+// The resolved geometry (docs/api.md, forward's `shape`; resolveShape; a checkpoint's info.shape):
+// kvHeadOf[h] is the K/V head query head h reads, cacheFloatsPerToken what one token adds to a
+// layer's KV cache.
+val shape_to_js(const attn::Shape& s);
 
 }  // namespace attn_js

@@ -2,6 +2,7 @@
 // every architecture's logits and attention maps, and decoding with the KV cache against forward.
 #include <gtest/gtest.h>
 
+#include "attn/pretrained/decoder_layer.hpp"
 #include "attn/pretrained/session.hpp"
 #include "helpers.hpp"
 #include "pretrained_fixtures.hpp"
@@ -83,6 +84,37 @@ TEST(Pretrained, InfoOfEachArchitecture) {
     EXPECT_EQ(c.head_dim, w.dh) << w.name;
     EXPECT_EQ(c.tied, w.tied) << w.name;
     EXPECT_EQ(m->kv_bytes_per_token(), w.kv_bytes) << w.name;
+  }
+}
+
+TEST(Pretrained, EachConfigYieldsTheLessonsShape) {
+  // ModelConfig::shape(): the lesson's Shape of the model's attention, whose kv_head_of and cache per
+  // token the page draws; checked against the model's own cache tensors (make_layer_cache) and against
+  // Hugging Face's head mapping (repeat_interleave: query head h reads K/V head h / (H / G)).
+  for (const std::string& name : case_names()) {
+    const auto m = load_fixture(name);
+    const ModelConfig& c = m->config();
+    const attn::Shape s = c.shape();
+    EXPECT_STREQ(attn::variant_name(s.variant), c.variant()) << name;
+    EXPECT_EQ(s.d, c.d_model) << name;
+    EXPECT_EQ(s.h, c.n_heads) << name;
+    EXPECT_TRUE(s.causal) << name;
+    const LayerCache cache = make_layer_cache(c, 1);
+    const double floats = c.mla ? double(cache.ckr.size()) : double(cache.k.size() + cache.v.size());
+    EXPECT_EQ(double(c.cache_floats_per_token()), floats) << name << ": the cache per token is what a layer keeps";
+    for (int64_t h = 0; h < c.n_heads; ++h) {
+      EXPECT_EQ(s.kv_head_of(h), c.mla ? 0 : h / (c.n_heads / c.n_kv_heads)) << name << " head " << h;
+    }
+    if (c.mla) {
+      EXPECT_EQ(s.g, c.n_heads) << name;
+      EXPECT_EQ(s.dh, c.qk_nope) << name;
+      EXPECT_EQ(s.r, c.kv_lora_rank) << name;
+      EXPECT_EQ(s.dr, c.qk_rope) << name;
+    } else {
+      EXPECT_EQ(s.g, c.n_kv_heads) << name;
+      EXPECT_EQ(s.dh, c.head_dim) << name;
+      EXPECT_EQ(s.rope, c.rope) << name;
+    }
   }
 }
 

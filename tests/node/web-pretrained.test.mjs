@@ -120,6 +120,28 @@ test('the worker opens a fixture: the shape the views read, and the cache\'s byt
   }
 });
 
+test('a real model\'s shape in the worker: the 64 tokens the page takes, past the synchronous cap that guards the main thread', async () => {
+  // SmolLM2-135M's shape with random BF16 weights (270 MB): its forward over 64 tokens is about 1.3 s of
+  // work by the core's estimate, which the cap refuses on a page's main thread; the worker lifts it.
+  const { SMOLLM2_135M, randomBf16Checkpoint } = await import('../../scripts/bench-pretrained.mjs');
+  const attn = await load(true);
+  const job = { signal: new AbortController().signal, progress: () => {} };
+  const r = await pretrainedMethods.pretrainedOpen(attn, 'smollm2', { config: SMOLLM2_135M, weights: randomBf16Checkpoint(SMOLLM2_135M) }, job);
+  const ids = Array.from({ length: 64 }, (_, k) => 1 + ((k * 7919) % 40000));
+  assert.equal(r.info.nLayers, 30);
+  try {
+    const f = pretrainedMethods.pretrainedForward(attn, 'smollm2', ids);
+    assert.equal(f.attentions.length, 30 * 9 * 64 * 64);
+    const st = pretrainedMethods.pretrainedStages(attn, 'smollm2', { ids, layer: 29 });
+    assert.equal(st.output.length, 64 * 576);
+    pretrainedMethods.pretrainedSessionCreate(attn, 'smollm2', 's', 128);
+    const a = pretrainedMethods.pretrainedSessionAppend(attn, 's', { ids, layer: 0 });
+    assert.equal(a.length, 64);
+  } finally {
+    pretrainedMethods.pretrainedDispose(attn, 'smollm2');
+  }
+});
+
 test('token labels: the text a token stands for, one-to-one with ids (web/src/sources/token-labels.js)', async () => {
   const { tokenLabels } = await import('../../web/src/sources/token-labels.js');
   const attn = await load(true);

@@ -23,7 +23,12 @@ function sample(row, temperature, u) {
   return row.length - 1;
 }
 
-const models = new Map();    // key -> { model, shape, perLayerFloats, dtypeBytes }
+// These run in the page's core worker, where a long call delays only the worker's next answer, never
+// the page: a real model's forward over the 64 tokens the page takes (SmolLM2-135M: about 1.3 s of
+// work by the core's estimate) is above the cap of a synchronous call, which guards the main thread.
+const allowLongWork = true;
+
+const models = new Map();    // key -> { model, shape, dtypeBytes }
 const sessions = new Map();  // key -> { session, model }
 
 const modelOf = (key) => {
@@ -54,16 +59,6 @@ export function topNext(logits, offset, vocab, k = 10) {
   return best.map((id) => ({ id, p: Math.exp(logits[offset + id] - hi) / sum }));
 }
 
-/**
- * The attention geometry of the model as the page's views read it (render/geometry.js): the model's own
- * info, and the floats one token adds to one layer's cache, which the core's session reports.
- */
-function shapeOf(info, perLayerFloats) {
-  const shape = { variant: info.variant, dModel: info.dModel, nHeads: info.nHeads, nKvHeads: info.nKvHeads, dHead: info.dHead,
-    kvHeadOf: info.kvHeadOf, cacheFloatsPerToken: perLayerFloats };
-  if (info.variant === 'mla') Object.assign(shape, { latentRank: info.latentRank, ropeDim: info.ropeDim });
-  return shape;
-}
 
 export const pretrainedMethods = {
   /**
@@ -80,14 +75,11 @@ export const pretrainedMethods = {
     models.delete(key);
     const model = await attn.loadPretrained({ config, weights, signal: job.signal, onProgress: (p) => job.progress(p) });
     const info = model.info;
-    // One token through a session: the float32 elements it caches, all layers (cacheBytes / 4).
-    const probe = model.createSession({ maxLen: 1 });
-    probe.append([0]);
-    const floats = probe.cacheBytes / 4;
-    probe.dispose();
-    const perLayerFloats = floats / info.nLayers;
+    // The views' geometry (render/geometry.js) is the core's: the lesson's shape of the model's attention
+    // (its K/V head of each query head, the floats a token adds to a layer's cache).
+    const floats = info.shape.cacheFloatsPerToken * info.nLayers;
     const dtypeBytes = info.kvBytesPerToken / floats;  // the checkpoint's bytes per cached element (2: F16, BF16)
-    const entry = { model, shape: shapeOf(info, perLayerFloats), dtypeBytes };
+    const entry = { model, shape: info.shape, dtypeBytes };
     models.set(key, entry);
     return { info, shape: entry.shape, dtypeBytes };
   },
@@ -95,7 +87,7 @@ export const pretrainedMethods = {
   /** Every layer's maps and the next tokens: { attentions: (layers, H, N, N), next: [{ id, p }] }. */
   pretrainedForward(attn, key, ids) {
     const { model } = modelOf(key);
-    const { logits, attentions } = model.forward(ids, { attentions: true });
+    const { logits, attentions } = model.forward(ids, { attentions: true, allowLongWork });
     const size = attentions[0].length;
     const all = new Float32Array(attentions.length * size);
     attentions.forEach((m, l) => all.set(m, l * size));
@@ -106,7 +98,7 @@ export const pretrainedMethods = {
   /** One layer's attention stage by stage (model.stages): { x, output, intermediates, shape }. */
   pretrainedStages(attn, key, { ids, layer }) {
     const { model } = modelOf(key);
-    return model.stages(ids, { layer });
+    return model.stages(ids, { layer, allowLongWork });
   },
 
   /**
@@ -116,7 +108,7 @@ export const pretrainedMethods = {
    */
   pretrainedHeadRoles(attn, key, { probes }) {
     const { model } = modelOf(key);
-    return { scores: meanScores(probes.map((ids) => roleScores(model.forward(ids, { attentions: true }).attentions, ids))) };
+    return { scores: meanScores(probes.map((ids) => roleScores(model.forward(ids, { attentions: true, allowLongWork }).attentions, ids))) };
   },
 
   /**
@@ -131,11 +123,11 @@ export const pretrainedMethods = {
     const next = rng(seed + 1);
     const out = [];
     try {
-      let logits = session.append(start).logits.subarray((start.length - 1) * vocab);
+      let logits = session.append(start, { allowLongWork }).logits.subarray((start.length - 1) * vocab);
       for (let k = 0; k < count; k++) {
         const id = temperature > 0 ? sample(logits, temperature, next()) : argmax(logits);
         out.push(id);
-        if (k + 1 < count) logits = session.append([id]).logits;
+        if (k + 1 < count) logits = session.append([id], { allowLongWork }).logits;
       }
     } finally {
       session.dispose();
@@ -154,7 +146,7 @@ export const pretrainedMethods = {
   pretrainedSessionAppend(attn, sessionKey, { ids, layer = 0 }) {
     const s = sessions.get(sessionKey);
     if (!s) throw new Error(`no session '${sessionKey}'`);
-    const r = s.session.append(ids, { attentions: true });
+    const r = s.session.append(ids, { attentions: true, allowLongWork });
     const vocab = s.model.info.vocabSize;
     const l = Math.min(Math.max(0, layer | 0), r.attentions.length - 1);
     return { weights: r.attentions[l], length: s.session.length, cacheBytes: s.session.cacheBytes,

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "attn/accounting.hpp"
 #include "attn/errors.hpp"
 #include "attn/spec.hpp"
 
@@ -20,6 +21,22 @@ const char* ModelConfig::variant() const {
   if (n_kv_heads == n_heads) return "mha";
   return n_kv_heads == 1 ? "mqa" : "gqa";
 }
+
+attn::Shape ModelConfig::shape() const {
+  attn::Shape s;
+  s.variant = mla ? Variant::MLA : n_kv_heads == n_heads ? Variant::MHA : n_kv_heads == 1 ? Variant::MQA : Variant::GQA;
+  s.d = d_model;
+  s.h = n_heads;
+  s.g = mla ? n_heads : n_kv_heads;
+  s.dh = mla ? qk_nope : head_dim;
+  s.r = mla ? kv_lora_rank : 0;
+  s.dr = mla ? qk_rope : 0;
+  s.rope = rope && !mla;  // MLA's RoPE is the decoupled key of width dr
+  s.causal = true;
+  return s;
+}
+
+int64_t ModelConfig::cache_floats_per_token() const { return int64_t(kv_cache_floats_per_token(shape())); }
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "attn/rope.hpp"
+#include "attn/shape.hpp"
 
 namespace attn::pretrained {
 
@@ -45,9 +46,14 @@ struct ModelConfig {
 
   int64_t rope_dim() const { return mla ? qk_rope : head_dim; }
   int64_t d_v() const { return mla ? v_head_dim : head_dim; }           // value width per head
-  // Floats one token adds to one layer's KV cache: K and V of G heads, or MLA's latent and RoPE key.
-  int64_t cache_floats_per_token() const { return mla ? kv_lora_rank + qk_rope : 2 * n_kv_heads * head_dim; }
+  // Floats one token adds to one layer's KV cache: K and V of G heads, or MLA's latent and RoPE key
+  // (the lesson's accounting of shape()).
+  int64_t cache_floats_per_token() const;
   const char* variant() const;      // "mha" | "mqa" | "gqa" | "mla"
+  // The lesson's Shape of one layer's attention (shape.hpp): the variant, D, H, G (MLA: H), dHead (MLA:
+  // qk_nope), latentRank and ropeDim (MLA); causal. Which K/V head a query head reads (kv_head_of) and
+  // the cache per token are the lesson's, from this shape.
+  attn::Shape shape() const;
 };
 
 // `config`: the parsed config.json. Throws attn::Error naming "config.<key>".
