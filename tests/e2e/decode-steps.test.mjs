@@ -125,3 +125,68 @@ for (const [source, first4, word] of [['', ['to', 'be', 'or', 'not'], ['to', 'ab
     await page.close();
   });
 }
+
+// The heads' strips of the newest token gain a column per step. Their canvases are kept, and so are their
+// bitmaps: a canvas's width set anew reallocates and clears its bitmap and lays the page out again, which
+// cost a trained model's decode a good part of its frame (docs/performance.md), so the bitmaps grow
+// several columns at a time (render/heatmap.js growBy) and show only the cached tokens' columns. What a
+// strip shows must still be the newest token's weights, in cells of the same size as before: each of the
+// first head's drawn columns is as bright as its weight (read from the read-out, cell by cell with the
+// keyboard) says (viridis grows brighter with the weight), and the canvas's box is one cell per token.
+const strips = `(() => { const v = ${root}; return [...v.querySelectorAll('.dec-weights canvas')].map((c) => {
+  const r = c.getBoundingClientRect(), px = c.getContext('2d').getImageData(0, 0, v.result.length, 1).data;
+  return { width: c.width, boxWidth: r.width, boxHeight: r.height, plotWidth: c.parentNode.getBoundingClientRect().width,
+    light: Array.from({ length: v.result.length }, (_, j) => 0.2126 * px[4 * j] + 0.7152 * px[4 * j + 1] + 0.0722 * px[4 * j + 2]),
+    opaque: Array.from({ length: v.result.length }, (_, j) => px[4 * j + 3]).every((a) => a === 255) }; }); })()`;
+
+for (const source of ['', '&source=trained']) {
+  test(`decode${source ? ' (a trained model)' : ''}: a step redraws the heads' strips without resizing their canvases`, async () => {
+    const page = await b.open(`embed.html?view=decode${source}&text=${encodeURIComponent('to be or not to be')}`);
+    await viewReady(page, 'decode');
+    const dec = app(page).locator('[data-slot="decode"]');
+    const step = async (k) => {
+      await dec.locator('button[data-action="step"]').click();
+      await page.waitForFunction((n) => {
+        const v = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="decode"]');
+        return v?.result?.length === n && v.dataset.state === 'ready';
+      }, k);
+    };
+    await step(1);
+    await page.evaluate(`window.keptCanvases = [...${root}.querySelectorAll('.dec-weights canvas')]`);
+    const widths = [];
+    for (let k = 2; k <= 6; k++) {
+      await step(k);
+      const now = await page.evaluate(strips);
+      assert.equal(await page.evaluate(`window.keptCanvases.every((c, h) => c === [...${root}.querySelectorAll('.dec-weights canvas')][h])`),
+        true, `step ${k}: the heads' canvases are the ones drawn at step 1`);
+      widths.push(now.map((s) => s.width));
+      for (const s of now) {
+        assert.ok(s.width >= k, `step ${k}: a bitmap of ${s.width} columns holds the ${k} cached tokens`);
+        assert.equal(s.opaque, true, `step ${k}: every cached token's column is drawn`);
+        assert.ok(Math.abs(s.boxWidth - s.plotWidth) < 1, `step ${k}: the strip spans its plot (${s.boxWidth} of ${s.plotWidth} px)`);
+        assert.ok(Math.abs(s.boxHeight - s.boxWidth / k) < 1, `step ${k}: square cells, one per token (${s.boxWidth} × ${s.boxHeight} px)`);
+      }
+    }
+    assert.deepEqual(widths.slice(1), widths.slice(0, -1), 'the bitmaps keep their width from step to step');
+
+    // the first head's cells, read out with the keyboard: the newest token's weights over the 6 cached tokens
+    const canvas = dec.locator('.dec-weights canvas').first();
+    await canvas.focus();
+    await canvas.press('Home');
+    const weights = [];
+    for (let j = 0; j < 6; j++) {
+      if (j) await canvas.press('ArrowRight');
+      const text = await dec.locator('[data-role="readout"]').textContent();
+      weights.push(Number(text.match(/= ([\d.]+)/)[1]));
+    }
+    assert.ok(Math.abs(weights.reduce((a, w) => a + w, 0) - 1) < 0.01, `the newest token's weights sum to 1 (${weights})`);
+    const { light } = (await page.evaluate(strips))[0];
+    for (let i = 0; i < 6; i++) {
+      for (let j = 0; j < 6; j++) {
+        if (weights[i] > weights[j] + 0.02) assert.ok(light[i] > light[j], `column ${i} (${weights[i]}) is brighter than ${j} (${weights[j]}): ${light}`);
+      }
+    }
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+}

@@ -89,7 +89,8 @@ export function createNewestWeights(readout, i18n = EN) {
       if (shape !== drawnShape) {
         maps = groupMaps(shape.kvHeadOf.map((_, h) => {
           const label = headLabel(shape, h, i18n);
-          return createHeatmap({ title: label, colour: 'prob', cell: 'fill', readout, className: 'hm-strip dec-wmap', i18n,
+          // growBy: a step adds a column; the canvases' bitmaps grow 32 columns at a time, not on every step (heatmap.js)
+          return createHeatmap({ title: label, colour: 'prob', cell: 'fill', readout, className: 'hm-strip dec-wmap', i18n, growBy: 32,
             describe: ({ j }, v) => i18n.t('dec.cell', { head: label, last: now.cached[now.cached.length - 1], token: now.cached[j], j,
               value: v.toFixed(3), best: now.cached[now.best[h]] }) });
         }));

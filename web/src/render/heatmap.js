@@ -74,6 +74,8 @@ export function createReadout(hint = '') {
  *   caption?: boolean,             false: no caption (a figure around the map has one)
  *   i18n?: object,                 the element's language (ctx.i18n; default English)
  *   keys?: string,                 the catalog key of what its keys do (for its accessible name)
+ *   growBy?: number,               with cell 'fill': the bitmap's width grows this many columns at a time, for a map that
+ *                                  gains a column per update (decode's strips); 0 / unset: exactly the map's columns
  * }} o
  */
 export function createHeatmap(o) {
@@ -202,8 +204,10 @@ export function createHeatmap(o) {
 
   function draw() {
     const { rows, cols } = m;
-    if (canvas.width !== cols) canvas.width = cols;
+    const width = bitmapWidth(cols, o.growBy);
+    if (canvas.width !== width) canvas.width = width;
     if (canvas.height !== rows) canvas.height = rows;
+    if (o.growBy) showFilledColumns(canvas);
     const g = canvas.getContext('2d');
     if (!g || !rows || !cols) return;
     const [lo, hi] = m.range;
@@ -262,6 +266,27 @@ export function createHeatmap(o) {
     element.remove();
   }
   return api;
+}
+
+/**
+ * The canvas's bitmap width for a map of `cols` columns: `cols` itself, or with `growBy` the next multiple
+ * of it. Setting a canvas's width reallocates and clears its bitmap and makes the page lay it out again:
+ * a strip that gains a column on every update (a decode step) would pay that on every step, a capacity
+ * that grows in steps pays it once every `growBy` columns (and shrinks back with a shorter map).
+ */
+function bitmapWidth(cols, growBy) {
+  return growBy > 0 ? Math.max(1, Math.ceil(cols / growBy)) * growBy : cols;
+}
+
+/**
+ * Shows only the drawn columns of a bitmap wider than the map (bitmapWidth): the element keeps its box
+ * (width 100%, the aspect ratio of the map's columns and rows, so its labels, cursor and border stay where
+ * they were), and object-fit: cover scales the bitmap to the box's height, left-aligned, so the drawn
+ * columns fill the box and the spare ones fall outside it, unseen. The cells are those of a bitmap of only
+ * the drawn columns to within a device pixel at some cell edges (the box's height is rounded in layout).
+ */
+function showFilledColumns(canvas) {
+  if (canvas.style.objectFit !== 'cover') Object.assign(canvas.style, { objectFit: 'cover', objectPosition: 'left top' });
 }
 
 /** Joins maps into one keyboard group: PageUp / PageDown move between them in order. */
