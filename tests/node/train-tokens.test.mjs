@@ -8,6 +8,7 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
 import { BUILDS, REPO, load } from './helpers.mjs';
+import { editModelFile } from './model-file-kit.mjs';
 
 const cycle = (count, period) => Uint16Array.from({ length: count }, (_, i) => i % period);
 const SPEC = {
@@ -66,6 +67,18 @@ for (const { simd, name } of BUILDS) {
         assert.equal(u.evaluate().loss, t.evaluate().loss);
         u.dispose();
       }
+      // its header fields: both required for task 'tokens', each checked; refused for any other task
+      const edited = (edit) => editModelFile(bytes, edit);
+      const badFile = (file, part) => refused(() => attn.loadModel(file, { tokens: ids }), 'RangeError', 'bytes', part);
+      badFile(edited((m) => { delete m.tokensCrc32; }), "'tokenCount' and 'tokensCrc32' are required");
+      badFile(edited((m) => { m.tokenCount = '-1'; }), "'tokenCount' ('-1') must be an integer");
+      badFile(edited((m) => { m.tokensCrc32 = 'ABCDEF01'; }), "'tokensCrc32' ('ABCDEF01') must be 8 lowercase hex digits");
+      const copy = attn.createTrainer({ task: 'copy', model: { variant: 'mha', dModel: 16, nHeads: 2 } });
+      const copyFile = copy.exportModel();
+      copy.dispose();
+      refused(() => attn.loadModel(editModelFile(copyFile, (m) => { m.tokenCount = '5'; })), 'RangeError', 'bytes',
+        "'tokenCount' applies to task 'tokens' only");
+      refused(() => attn.loadModel(copyFile, { tokens: ids }), 'RangeError', 'tokens', "applies only to a model file of task 'tokens'");
       t.dispose();
     });
 

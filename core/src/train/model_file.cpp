@@ -571,6 +571,9 @@ std::unique_ptr<Trainer> Trainer::load_safetensors(const ModelSource& file, bool
     if (!count || double(*count) > kMaxTokens) {
       file_error("header field 'tokenCount' (" + shown(*token_count) + ") must be an integer between 0 and " + fmt(kMaxTokens));
     }
+    if (tokens_crc->size() != 8 || tokens_crc->find_first_not_of("0123456789abcdef") != std::string::npos) {
+      file_error("header field 'tokensCrc32' (" + shown(*tokens_crc) + ") must be 8 lowercase hex digits");
+    }
     if (!given_tokens) {
       throw_type("tokens", "this model file was trained on task 'tokens' (" + fmt(double(*count)) + " ids, CRC-32 " + *tokens_crc +
                  ") and does not hold them: pass them as loadModel(bytes, { tokens })");
