@@ -726,11 +726,12 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
       const raw = training('loadModel');
       let allowLongWork = false;
       let text;  // a file saved without its 'chars' text (the bundled models) is given it here
+      let tokens;  // a task 'tokens' file (it keeps its ids by reference) is given them here
       if (options !== undefined) {
         const o = own('loadModel options', options);
         for (const k of Object.keys(o)) {
-          if (k !== 'allowLongWork' && k !== 'text') {
-            throw fieldTypeError(k, `loadModel options have an unknown field '${k}'; known fields: allowLongWork, text`);
+          if (k !== 'allowLongWork' && k !== 'text' && k !== 'tokens') {
+            throw fieldTypeError(k, `loadModel options have an unknown field '${k}'; known fields: allowLongWork, text, tokens`);
           }
         }
         if (o.allowLongWork !== undefined && typeof o.allowLongWork !== 'boolean') {
@@ -741,13 +742,14 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
         }
         allowLongWork = o.allowLongWork === true;
         text = o.text;
+        tokens = o.tokens;  // a live, plain view or an Array (own() checked it); the binding checks its elements
       }
       const checked = checkValue(bytes, 'bytes', Infinity); // a plain view; detached, an imitation: refused
       if (tagOf(checked) !== 'Uint8Array') {
         const got = bytes === null ? 'null' : tagOf(bytes) ? `a ${tagOf(bytes)}` : typeof bytes;
         throw fieldTypeError('bytes', `loadModel needs a Uint8Array, got ${got}`);
       }
-      return new Trainer(call(raw, () => raw.loadModel(checked, allowLongWork, text))); // read from bytes range by range
+      return new Trainer(call(raw, () => raw.loadModel(checked, allowLongWork, text, tokens))); // read from bytes range by range
     },
     createDecodeProbe(spec) {
       const raw = training('createDecodeProbe');

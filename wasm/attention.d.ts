@@ -454,9 +454,14 @@ export interface Attention {
    * message says what is wrong ("model file is not valid: ..."). A file saved without its `'chars'`
    * text (`textBytes`, `textCrc32` in its metadata: the bundled models of `dist/zoo/`) needs
    * `options.text`, the text it was trained on (field `'text'` when missing or not that text); its
-   * weights may be float16 and without AdamW's moments (`weightsOnly`).
+   * weights may be float16 and without AdamW's moments (`weightsOnly`). A file of task `'tokens'` keeps
+   * its ids by reference only (`tokenCount`, `tokensCrc32`) and needs `options.tokens`, the ids it was
+   * trained on (field `'tokens'` when missing or not those ids).
    */
-  loadModel(bytes: Uint8Array, options?: { allowLongWork?: boolean; text?: string }): Trainer;
+  loadModel(
+    bytes: Uint8Array,
+    options?: { allowLongWork?: boolean; text?: string; tokens?: Int32Array | Uint16Array | Uint32Array | number[] },
+  ): Trainer;
   /**
    * A decode probe for a session spec (maxLen = the largest context + 1): what one generated token
    * costs at this layer, with and without a KV cache. Needs the training module (as createTrainer).
@@ -673,9 +678,15 @@ export interface PretrainedSession {
 
 /** Input of {@link Attention.createTrainer}. */
 export interface TrainerSpec {
-  task: 'copy' | 'induction' | 'chars';
+  task: 'copy' | 'induction' | 'chars' | 'pairs' | 'tokens';
   /** 'chars' only: the corpus; the first 90 % trains, the last 10 % validates. */
   text?: string;
+  /**
+   * 'tokens' only (required there, with vocabSize): the corpus as token ids, each an integer from 0 to
+   * vocabSize - 1 (e.g. a tokenizer's `encode(text).ids`); the first 90 % of the ids trains, the last
+   * 10 % validates. At least 10 (seqLen + 2) ids, at most 16,000,000.
+   */
+  tokens?: Int32Array | Uint16Array | Uint32Array | number[];
   /** The attention geometry (as for forward) plus the model around it. */
   model: Omit<AttentionShape, 'rope'> & {
     /** RoPE on every q and k head, as `rope: true` in forward (a boolean here). Default false. */
@@ -711,7 +722,10 @@ export interface TrainerSpec {
   learningRate?: number;
   /** Default 0. */
   seed?: number;
-  /** copy / induction: the task's vocabulary (defaults 16 / 32); chars: from the text. */
+  /**
+   * copy / induction: the task's vocabulary (defaults 16 / 32); pairs: the alphabet (default 8);
+   * tokens: the tokenizer's vocabulary, 3 to 65536 (required); chars: from the text.
+   */
   vocabSize?: number;
   /** Cosine decay horizon. Default 2000. */
   totalSteps?: number;

@@ -18,12 +18,31 @@ using namespace attn_js;
 
 namespace {
 
+// Task 'tokens''s ids: a numeric array (Int32Array, Uint16Array, an Array of numbers, ...), its length
+// checked before it is copied (Trainer::check_tokens_length), each an integer; the core checks each id
+// against vocabSize.
+std::optional<std::vector<int32_t>> read_token_ids(const val& v, const std::string& field) {
+  if (v.isUndefined()) return std::nullopt;
+  if (v["length"].isNumber()) attn::train::Trainer::check_tokens_length(v["length"].as<double>());
+  const std::size_t n = check_floats(v, field, std::nullopt, "", attn::train::kMaxTokens);
+  std::vector<float> f(n);
+  copy_floats(v, f.data(), n);
+  std::vector<int32_t> ids(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(f[i] >= -2147483648.0f && f[i] < 2147483648.0f) || f[i] != std::floor(f[i])) {
+      attn::throw_range(field, field + "[" + attn::fmt(double(i)) + "] (" + attn::fmt(f[i]) + ") must be an integer token id");
+    }
+    ids[i] = static_cast<int32_t>(f[i]);
+  }
+  return ids;
+}
+
 // Walks the field tables (attn::spec_number_fields, attn::train::trainer_number_fields, trainer_flag_fields).
 attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   using attn::train::trainer_flag_fields;
   using attn::train::trainer_number_fields;
   require_object(spec, "trainer spec");
-  std::set<std::string> keys = {"task", "text", "model", "allowLongWork"};
+  std::set<std::string> keys = {"task", "text", "tokens", "model", "allowLongWork"};
   std::set<std::string> model_keys = {"variant", "rope", "activation", "block"};
   for (const auto& f : trainer_number_fields()) (f.in_model ? model_keys : keys).insert(f.name);
   for (const auto& f : trainer_flag_fields()) model_keys.insert(f.name);
@@ -34,6 +53,7 @@ attn::train::TrainerSpec read_trainer_spec(const val& spec) {
   const val text = spec["text"];
   if (text.isString()) attn::train::Trainer::check_text_length(text["length"].as<double>());  // before copying it
   s.text = string_field(spec, "text");
+  s.tokens = read_token_ids(spec["tokens"], "tokens");
   s.allow_long_work = bool_field(spec, "allowLongWork");
   for (const auto& f : trainer_number_fields()) if (!f.in_model) s.*f.member = number_field(spec, f.name);
   const val model = spec["model"];
@@ -247,16 +267,18 @@ val field_ranges_js() {
   return list;
 }
 
-// loadModel(bytes, allowLongWork, text): attention-api.mjs has checked that bytes is a live, plain
-// Uint8Array and text a string or undefined (its length checked before it is copied).
-val load_model_js(val bytes, bool allow_long_work, val text) {
+// loadModel(bytes, allowLongWork, text, tokens): attention-api.mjs has checked that bytes is a live,
+// plain Uint8Array, text a string or undefined (its length checked before it is copied) and tokens a
+// live numeric array or undefined.
+val load_model_js(val bytes, bool allow_long_work, val text, val tokens) {
   return guarded([&] {
     std::optional<std::string> t;
     if (text.isString()) {
       attn::train::Trainer::check_text_length(text["length"].as<double>());
       t = text.as<std::string>();
     }
-    return JsTrainer(attn::train::Trainer::load_model(JsSource(bytes), allow_long_work, t));
+    const auto ids = read_token_ids(tokens, "tokens");
+    return JsTrainer(attn::train::Trainer::load_model(JsSource(bytes), allow_long_work, t, ids));
   });
 }
 

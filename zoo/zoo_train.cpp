@@ -1,11 +1,14 @@
 // zoo_train — trains one bundled ("zoo") model natively with the project's own trainer and writes
-// it as the page loads it: weights only, float16, a 'chars' text by reference (docs/zoo.md).
+// it as the page loads it: weights only, float16, a 'chars' text or 'tokens' ids by reference
+// (docs/zoo.md).
 //
-//   zoo_train --spec JSON --seed S --steps N [--text FILE] [--out FILE.safetensors] [--scores]
+//   zoo_train --spec JSON --seed S --steps N [--text FILE | --tokens FILE.bin] [--out FILE.safetensors] [--scores]
 //
 // --spec is a trainer spec as attn.createTrainer takes it (docs/api.md, "Training"; scripts/zoo.mjs
 // writes them: the Shakespeare models' geometry and the labs' tasks), without seed and text; --text
-// is the 'chars' corpus. Prints one JSON object: the run's settings, its seconds, the held-out loss,
+// is the 'chars' corpus; --tokens the 'tokens' corpus, token ids as little-endian uint16 (what
+// scripts/train-tokenizer.mjs writes: build-zoo/tinyshakespeare.tokens.bin; the spec gives vocabSize).
+// Prints one JSON object: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
 #include <chrono>
@@ -15,6 +18,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +62,17 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Little-endian uint16 ids.
+std::vector<int32_t> read_u16_ids(const std::string& path) {
+  const std::string bytes = read_file(path);
+  if (bytes.size() % 2 != 0) throw std::runtime_error(path + " has an odd number of bytes: not uint16 token ids");
+  std::vector<int32_t> ids(bytes.size() / 2);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    ids[i] = int32_t(uint8_t(bytes[2 * i])) | (int32_t(uint8_t(bytes[2 * i + 1])) << 8);
+  }
+  return ids;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,8 +89,11 @@ int main(int argc, char** argv) {
   }
   try {
     const std::optional<std::string> text = a.count("text") ? std::optional<std::string>(read_file(a["text"])) : std::nullopt;
+    const std::optional<std::vector<int32_t>> tokens =
+        a.count("tokens") ? std::optional<std::vector<int32_t>>(read_u16_ids(a["tokens"])) : std::nullopt;
     TrainerSpec spec = spec_of(nlohmann::json::parse(a["spec"]));
     spec.text = text;
+    spec.tokens = tokens;
     spec.seed = std::stod(a["seed"]);
     spec.total_steps = std::stod(a["steps"]);
     spec.allow_long_work = true;
@@ -90,12 +108,17 @@ int main(int argc, char** argv) {
     ExportOptions o;
     o.weights_only = o.float16 = o.text_by_reference = true;
     const std::vector<uint8_t> file = t.export_model(o);
-    auto shipped = Trainer::load_model(file, true, text);  // what the page will load
+    auto shipped = Trainer::load_model(file, true, text, tokens);  // what the page will load
     const auto e = shipped->evaluate();
     nlohmann::json out = {{"variant", *spec.model.variant}, {"seed", spec.seed.value()}, {"steps", steps},
                           {"seconds", seconds}, {"trainLoss", last_loss}, {"valLoss", e.loss},
                           {"bitsPerChar", e.bits_per_token}, {"bitsPerCharFloat32", f32_bits},
                           {"accuracy", e.accuracy}, {"params", t.model().param_count()}, {"fileBytes", file.size()}};
+    if (tokens) {
+      out["bitsPerToken"] = e.bits_per_token;
+      out["tokens"] = tokens->size();
+      out["vocabSize"] = t.task().vocab();
+    }
     // The KV cache one token adds, all layers, float32 as the core keeps it (accounting.hpp).
     attn::RawSpec geometry = spec.model;
     geometry.seq_len = 1;

@@ -292,6 +292,21 @@ void Trainer::check_model_prefix(const std::vector<uint8_t>& prefix, double tota
              std::string(kMagicV2) + " (or " + kMagicV1 + ")");
 }
 
+std::string Trainer::tokens_crc32(const std::vector<int32_t>& tokens) {
+  uint32_t crc = 0;
+  std::vector<uint8_t> piece;
+  piece.reserve(4096);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const uint32_t v = uint32_t(tokens[i]);
+    for (int k = 0; k < 4; ++k) piece.push_back(uint8_t(v >> (8 * k)));
+    if (piece.size() == 4096 || i + 1 == tokens.size()) {
+      crc = crc32(piece.data(), piece.size(), crc);
+      piece.clear();
+    }
+  }
+  return hex8(crc);
+}
+
 std::vector<uint8_t> Trainer::export_model(const ExportOptions& options) const {
   // The config: the model geometry as given, the training settings with their defaults filled in.
   nlohmann::json meta = nlohmann::json::object();  // keys sorted, as std::map
@@ -310,6 +325,10 @@ std::vector<uint8_t> Trainer::export_model(const ExportOptions& options) const {
     } else {
       meta["text"] = text;
     }
+  }
+  if (task_->kind() == TaskKind::Tokens) {  // always by reference: loadModel is given the ids, and checks them
+    meta["tokenCount"] = std::to_string(spec_.tokens ? spec_.tokens->size() : 0);
+    meta["tokensCrc32"] = tokens_crc32(spec_.tokens.value_or(std::vector<int32_t>{}));
   }
   if (options.weights_only) meta["weightsOnly"] = "true";
   if (m.variant) meta["variant"] = *m.variant;
@@ -408,19 +427,22 @@ std::vector<uint8_t> Trainer::export_model(const ExportOptions& options) const {
 }
 
 std::unique_ptr<Trainer> Trainer::load_model(const std::vector<uint8_t>& bytes, bool allow_long_work,
-                                             const std::optional<std::string>& text) {
-  return load_model(BytesSource(bytes), allow_long_work, text);
+                                             const std::optional<std::string>& text,
+                                             const std::optional<std::vector<int32_t>>& tokens) {
+  return load_model(BytesSource(bytes), allow_long_work, text, tokens);
 }
 
 std::unique_ptr<Trainer> Trainer::load_model(const ModelSource& file, bool allow_long_work,
-                                             const std::optional<std::string>& text) {
+                                             const std::optional<std::string>& text,
+                                             const std::optional<std::vector<int32_t>>& tokens) {
   const std::vector<uint8_t> prefix = prefix_of(file);
   check_model_prefix(prefix, double(file.size()));
   if (starts_with(prefix, kMagicV2) || starts_with(prefix, kMagicV1)) {
     if (text) throw_range("text", "text applies only to a model file saved without its text (textBytes, textCrc32)");
+    if (tokens) throw_range("tokens", "tokens applies only to a model file of task 'tokens'");
     return load_attntrn(file, allow_long_work);
   }
-  return load_safetensors(file, allow_long_work, text);
+  return load_safetensors(file, allow_long_work, text, tokens);
 }
 
 namespace {
@@ -468,7 +490,8 @@ void check_values(const Destination& d) {
 }  // namespace
 
 std::unique_ptr<Trainer> Trainer::load_safetensors(const ModelSource& file, bool allow_long_work,
-                                                   const std::optional<std::string>& given_text) {
+                                                   const std::optional<std::string>& given_text,
+                                                   const std::optional<std::vector<int32_t>>& given_tokens) {
   // check_model_prefix: 2 <= n <= kMaxHeaderBytes, 8 + n <= size. Only the header is read first.
   std::vector<uint8_t> prefix = prefix_of(file);
   const std::size_t n = std::size_t(u64_at(prefix.data()));
@@ -534,8 +557,34 @@ std::unique_ptr<Trainer> Trainer::load_safetensors(const ModelSource& file, bool
   // or its calls would not fit the caps).
   const auto text = f.take("text");
   const auto text_bytes = f.take("textBytes"), text_crc = f.take("textCrc32");
+  const auto token_count = f.take("tokenCount"), tokens_crc = f.take("tokensCrc32");
   const auto weights_only = f.take_bool("weightsOnly").value_or(false);
   FileConfig c = read_config(f);
+  const bool tokens_task = c.spec.task && *c.spec.task == "tokens";
+  if (!tokens_task && (token_count || tokens_crc)) {
+    file_error(std::string("header field '") + (token_count ? "tokenCount" : "tokensCrc32") + "' applies to task 'tokens' only");
+  }
+  if (!tokens_task && given_tokens) throw_range("tokens", "tokens applies only to a model file of task 'tokens'");
+  if (tokens_task) {  // the ids by reference: the caller gives them, their count and CRC-32 must match
+    if (!token_count || !tokens_crc) file_error("header fields 'tokenCount' and 'tokensCrc32' are required for task 'tokens'");
+    const auto count = parse_u64(*token_count);
+    if (!count || double(*count) > kMaxTokens) {
+      file_error("header field 'tokenCount' (" + shown(*token_count) + ") must be an integer between 0 and " + fmt(kMaxTokens));
+    }
+    if (tokens_crc->size() != 8 || tokens_crc->find_first_not_of("0123456789abcdef") != std::string::npos) {
+      file_error("header field 'tokensCrc32' (" + shown(*tokens_crc) + ") must be 8 lowercase hex digits");
+    }
+    if (!given_tokens) {
+      throw_type("tokens", "this model file was trained on task 'tokens' (" + fmt(double(*count)) + " ids, CRC-32 " + *tokens_crc +
+                 ") and does not hold them: pass them as loadModel(bytes, { tokens })");
+    }
+    const std::string crc = tokens_crc32(*given_tokens);
+    if (given_tokens->size() != *count || crc != *tokens_crc) {
+      throw_range("tokens", "tokens (" + fmt(double(given_tokens->size())) + " ids, CRC-32 " + crc +
+                  ") are not the ids this model was trained on (" + fmt(double(*count)) + " ids, CRC-32 " + *tokens_crc + ")");
+    }
+    c.spec.tokens = given_tokens;
+  }
   const bool chars = c.spec.task && *c.spec.task == "chars";
   if (!chars && (text || text_bytes || text_crc)) {
     file_error(std::string("header field '") + (text ? "text" : text_bytes ? "textBytes" : "textCrc32") +

@@ -68,11 +68,17 @@ std::string encode_utf8(const std::vector<uint32_t>& cps) {
   return out;
 }
 
-Task::Task(TaskKind kind, int64_t vocab, int64_t seq_len, const std::string& text)
+Task::Task(TaskKind kind, int64_t vocab, int64_t seq_len, const std::string& text, const std::vector<int32_t>* tokens)
     : kind_(kind), vocab_(vocab), n_(seq_len) {
   if (kind == TaskKind::Pairs) {
     pair_alphabet_ = vocab;
     vocab_ = vocab * vocab;
+  }
+  if (kind == TaskKind::Tokens && tokens) {
+    const std::size_t split = tokens->size() * 9 / 10;
+    train_ids_.assign(tokens->begin(), tokens->begin() + std::ptrdiff_t(split));
+    val_ids_.assign(tokens->begin() + std::ptrdiff_t(split), tokens->end());
+    return;
   }
   if (kind != TaskKind::Chars) return;
   const std::vector<uint32_t> cps = decode_utf8(text);
@@ -197,7 +203,7 @@ Batch Task::induction(Rng& rng, int64_t batch) const {
 }
 
 Batch Task::eval_set(uint64_t seed, int64_t count) const {
-  if (kind_ != TaskKind::Chars) {
+  if (kind_ != TaskKind::Chars && kind_ != TaskKind::Tokens) {
     Rng rng(seed);
     return sample(rng, count, true);
   }

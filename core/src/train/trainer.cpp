@@ -99,12 +99,13 @@ void check_llama_spec(const TrainerSpec& spec) {
 }
 
 TaskKind parse_task(const std::optional<std::string>& t) {
-  if (!t) throw_type("task", "task is required: one of 'copy', 'induction', 'chars', 'pairs'");
+  if (!t) throw_type("task", "task is required: one of 'copy', 'induction', 'chars', 'pairs', 'tokens'");
   if (*t == "copy") return TaskKind::Copy;
   if (*t == "induction") return TaskKind::Induction;
   if (*t == "chars") return TaskKind::Chars;
   if (*t == "pairs") return TaskKind::Pairs;
-  throw_range("task", "task (" + quoted(*t) + ") must be one of 'copy', 'induction', 'chars', 'pairs'");
+  if (*t == "tokens") return TaskKind::Tokens;
+  throw_range("task", "task (" + quoted(*t) + ") must be one of 'copy', 'induction', 'chars', 'pairs', 'tokens'");
 }
 
 constexpr int64_t kEvalSequences = 256;
@@ -117,6 +118,12 @@ void Trainer::check_text_length(double utf16_units) {
   if (utf16_units > kMaxTextBytes) {
     throw_range("text", "text (" + fmt(utf16_units) + " characters) is longer than " + fmt(kMaxTextBytes) +
                 " bytes of UTF-8, the most a model file holds");
+  }
+}
+
+void Trainer::check_tokens_length(double count) {
+  if (count > kMaxTokens) {
+    throw_range("tokens", "tokens (" + fmt(count) + " ids) are more than " + fmt(kMaxTokens) + ", the most task 'tokens' takes");
   }
 }
 
@@ -147,7 +154,28 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_p
 
   // Data.
   int64_t vocab = 0;
-  if (kind == TaskKind::Chars) {
+  if (spec.tokens && kind != TaskKind::Tokens) throw_range("tokens", "tokens applies to task 'tokens' only");
+  if (kind == TaskKind::Tokens) {
+    if (spec.text) throw_range("text", "text applies to task 'chars' only (task 'tokens' takes tokens)");
+    if (!spec.vocab_size) {
+      throw_type("vocabSize", "vocabSize is required for task 'tokens': the tokenizer's vocabulary size (ids run from 0 to vocabSize - 1)");
+    }
+    vocab = integer_field("vocabSize", spec.vocab_size, trainer_field("vocabSize").lo, trainer_field("vocabSize").hi, 0);
+    if (!spec.tokens) throw_type("tokens", "tokens is required for task 'tokens': the corpus as token ids");
+    const std::vector<int32_t>& ids = *spec.tokens;
+    check_tokens_length(double(ids.size()));
+    if (int64_t(ids.size()) / 10 < n + 2) {
+      throw_range("tokens", "tokens (" + fmt(double(ids.size())) + " ids) are too few for seqLen (" + fmt(double(n)) +
+                  "): their last 10 % must hold a window of seqLen + 1 tokens (at least " + fmt(double(10 * (n + 2))) + " ids)");
+    }
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] < 0 || ids[i] >= vocab) {
+        throw_range("tokens", "tokens[" + fmt(double(i)) + "] (" + fmt(double(ids[i])) + ") is not a token id below vocabSize (" +
+                    fmt(double(vocab)) + "): ids run from 0 to " + fmt(double(vocab - 1)));
+      }
+    }
+    task_ = std::make_unique<Task>(kind, vocab, n, "", &ids);
+  } else if (kind == TaskKind::Chars) {
     if (spec.vocab_size) {
       throw_range("vocabSize", "vocabSize (" + fmt(*spec.vocab_size) +
                   ") does not apply to task 'chars': the vocabulary comes from the text");

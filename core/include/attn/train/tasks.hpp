@@ -12,6 +12,9 @@
 //              right after the first occurrence.
 //   chars      character-level LM of a text: vocabulary = the sorted distinct code points of the
 //              text; random windows from the first 90 % (train) or the last 10 % (validation).
+//   tokens     next-token prediction on a sequence of token ids given with the spec (vocabulary =
+//              vocabSize): random windows from the first 90 % of the ids (train) or the last 10 %
+//              (validation), as for chars.
 //   pairs      N random tokens of an alphabet of A; at each position i >= 2 the target is the ordered
 //              pair of the two tokens before it, (t_{i-1}, t_{i-2}), as one class t_{i-1} * A + t_{i-2}
 //              of A^2 (the model's vocabulary; its inputs use the first A). Loss and accuracy on those
@@ -47,13 +50,15 @@ struct Batch {
   std::vector<int32_t> induction_key;       // (B, N) key index for the induction score, -1 if none
 };
 
-enum class TaskKind { Copy, Induction, Chars, Pairs };
+enum class TaskKind { Copy, Induction, Chars, Pairs, Tokens };
 
 class Task {
  public:
   // vocab: for copy/induction the vocabulary size (>= 3 / >= 4); for pairs the alphabet A (the
-  // vocabulary is A^2); ignored for chars (from the text).
-  Task(TaskKind kind, int64_t vocab, int64_t seq_len, const std::string& text = "");
+  // vocabulary is A^2); ignored for chars (from the text). tokens: the ids of task 'tokens' (each
+  // below vocab; the Trainer checks them).
+  Task(TaskKind kind, int64_t vocab, int64_t seq_len, const std::string& text = "",
+       const std::vector<int32_t>* tokens = nullptr);
   TaskKind kind() const { return kind_; }
   int64_t vocab() const { return vocab_; }
   // The tokens a sequence is drawn from: the vocabulary, or for pairs the alphabet A (what the
@@ -61,11 +66,14 @@ class Task {
   int64_t symbols() const { return kind_ == TaskKind::Pairs ? pair_alphabet_ : vocab_; }
   int64_t seq_len() const { return n_; }
   const std::vector<uint32_t>& alphabet() const { return alphabet_; }  // chars: id -> code point
+  // chars, tokens: the ids of the training part and of the held-out tail (the last 10 %).
+  const std::vector<int32_t>& train_ids() const { return train_ids_; }
+  const std::vector<int32_t>& val_ids() const { return val_ids_; }
 
   Batch sample(Rng& rng, int64_t batch, bool validation = false) const;
   // Induction-style sequences over this task's vocabulary (for the heads' induction score).
   Batch induction(Rng& rng, int64_t batch) const;
-  // The held-out set evaluate() uses: fixed, drawn from `seed` (chars: evenly spaced windows).
+  // The held-out set evaluate() uses: fixed, drawn from `seed` (chars, tokens: evenly spaced windows).
   Batch eval_set(uint64_t seed, int64_t count) const;
 
  private:

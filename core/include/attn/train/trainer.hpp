@@ -29,8 +29,11 @@
 namespace attn::train {
 
 struct TrainerSpec {
-  std::optional<std::string> task;          // 'copy' | 'induction' | 'chars'   (required)
+  std::optional<std::string> task;          // 'copy' | 'induction' | 'chars' | 'pairs' | 'tokens' (required)
   std::optional<std::string> text;          // 'chars' only (required there)
+  // 'tokens' only (required there, with vocabSize): the corpus as token ids, each in [0, vocabSize);
+  // at most kMaxTokens, at least 10 (seqLen + 2) (the last 10 % holds a window of seqLen + 1).
+  std::optional<std::vector<int32_t>> tokens;
   // model: variant, dModel, nHeads, nKvHeads?, dHead?, latentRank?, ropeDim?, rope? (seqLen/causal ignored)
   RawSpec model;
   std::optional<double> n_layers;           // 1..4, default 1
@@ -80,6 +83,8 @@ int64_t llama_mlp_width(int64_t d_model);
 // Block 'llama''s RMSNorm eps (written as rms_norm_eps in its Hugging Face config).
 constexpr double kLlamaNormEps = 1e-5;
 
+// The most ids task 'tokens' takes.
+constexpr double kMaxTokens = 16000000;
 // The largest alphabet of task 'pairs' (its vocabulary is the alphabet squared: 65,536).
 constexpr int64_t kMaxPairAlphabet = 256;
 // The largest model file load_model reads (the trainer's working-memory cap).
@@ -161,11 +166,19 @@ class Trainer {
   std::vector<uint8_t> export_model(const ExportOptions& options = {}) const;
   // allow_long_work: the loaded trainer's calls are not capped in time (as allowLongWork in a spec).
   // text: the 'chars' text of a file written with text_by_reference (its size and CRC-32 must match;
-  // field "text" otherwise); refused for any other file.
+  // field "text" otherwise); refused for any other file. tokens: the ids of a task 'tokens' file (a
+  // file keeps them by reference only: tokenCount and tokensCrc32, which must match; field "tokens"),
+  // required for such a file and refused for any other.
   static std::unique_ptr<Trainer> load_model(const ModelSource& file, bool allow_long_work = false,
-                                             const std::optional<std::string>& text = std::nullopt);
+                                             const std::optional<std::string>& text = std::nullopt,
+                                             const std::optional<std::vector<int32_t>>& tokens = std::nullopt);
   static std::unique_ptr<Trainer> load_model(const std::vector<uint8_t>& bytes, bool allow_long_work = false,
-                                             const std::optional<std::string>& text = std::nullopt);
+                                             const std::optional<std::string>& text = std::nullopt,
+                                             const std::optional<std::vector<int32_t>>& tokens = std::nullopt);
+  // What createTrainer checks of a 'tokens' array before it is copied: at most kMaxTokens ids.
+  static void check_tokens_length(double count);
+  // The CRC-32 of token ids as a model file records them (each id as 4 bytes, little-endian): 8 hex digits.
+  static std::string tokens_crc32(const std::vector<int32_t>& tokens);
   // The first check: total size <= kMaxModelBytes and the first 8 bytes (`prefix`, or fewer when
   // the file is shorter): a magic ATTNTRN2 / ATTNTRN1, or a safetensors header length that fits the
   // file and the header cap.
@@ -195,7 +208,8 @@ class Trainer {
   void forward_tokens(const std::vector<int32_t>& tokens);
   // model_file.cpp: the two readers behind load_model.
   static std::unique_ptr<Trainer> load_safetensors(const ModelSource& file, bool allow_long_work,
-                                                   const std::optional<std::string>& text);
+                                                   const std::optional<std::string>& text,
+                                                   const std::optional<std::vector<int32_t>>& tokens);
   static std::unique_ptr<Trainer> load_attntrn(const ModelSource& file, bool allow_long_work);
 
   TrainerSpec spec_;
