@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,22 +24,26 @@ using nlohmann::json;
 
 constexpr double kTolerance = 1e-4;  // max|got - ref| / max|ref| per tensor, as the other golden files
 
-inline const json& golden() {
-  static const json doc = testing_fixtures::load_fixtures("train_llama_golden.json");
-  return doc;
+// A golden file of tests/fixtures (the Llama one by default; the DeepSeek block's has the same layout),
+// read once.
+inline const json& golden(const std::string& file = "train_llama_golden.json") {
+  static std::map<std::string, json> docs;
+  auto it = docs.find(file);
+  if (it == docs.end()) it = docs.emplace(file, testing_fixtures::load_fixtures(file)).first;
+  return it->second;
 }
 
-// The case of that name (a test fails when it is missing).
-inline const json& case_named(const std::string& name) {
+// The case of that name in `file` (a test fails when it is missing).
+inline const json& case_named(const std::string& name, const std::string& file = "train_llama_golden.json") {
   static const json none;
-  if (golden().is_null()) {
-    ADD_FAILURE() << "tests/fixtures/train_llama_golden.json is missing: run /usr/bin/python3 scripts/gen_fixtures.py";
+  if (golden(file).is_null()) {
+    ADD_FAILURE() << "tests/fixtures/" << file << " is missing: run /usr/bin/python3 scripts/gen_fixtures.py";
     return none;
   }
-  for (const auto& c : golden().at("cases")) {
+  for (const auto& c : golden(file).at("cases")) {
     if (c.at("name") == name) return c;
   }
-  ADD_FAILURE() << "no case " << name;
+  ADD_FAILURE() << "no case " << name << " in " << file;
   return none;
 }
 

@@ -37,23 +37,7 @@ using llama_fixtures::tensor;
 
 namespace {
 
-const json& golden() {
-  static const json doc = testing_fixtures::load_fixtures("train_deepseek_golden.json");
-  return doc;
-}
-
-const json& case_named(const std::string& name) {
-  static const json none;
-  if (golden().is_null()) {
-    ADD_FAILURE() << "tests/fixtures/train_deepseek_golden.json is missing: run /usr/bin/python3 scripts/gen_fixtures.py";
-    return none;
-  }
-  for (const auto& c : golden().at("cases")) {
-    if (c.at("name") == name) return c;
-  }
-  ADD_FAILURE() << "no case " << name;
-  return none;
-}
+const json& case_named(const std::string& name) { return llama_fixtures::case_named(name, "train_deepseek_golden.json"); }
 
 MlaDims dims_of(const json& c) {
   MlaDims m;
