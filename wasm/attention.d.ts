@@ -733,6 +733,11 @@ export interface TrainerSpec {
   warmupSteps?: number;
   /** AdamW weight decay on matrices. Default 0.01. */
   weightDecay?: number;
+  /**
+   * 'chars', 'tokens' only: the fraction (0 to 1, default 0) of training windows in which a stretch of
+   * the window's own text is written again later in it (a copying curriculum: induction heads form sooner).
+   */
+  repeatFraction?: number;
 }
 
 /** Options of {@link Trainer.train}. */

@@ -2,13 +2,16 @@
 // it as the page loads it: weights only, float16, a 'chars' text or 'tokens' ids by reference
 // (docs/zoo.md).
 //
-//   zoo_train --spec JSON --seed S --steps N [--text FILE | --tokens FILE.bin] [--out FILE.safetensors] [--scores]
+//   zoo_train --spec JSON --seed S --steps N [--text FILE | --tokens FILE.bin] [--out FILE.safetensors]
+//             [--hf DIR [--tokenizer tokenizer.json]] [--scores]
 //
 // --spec is a trainer spec as attn.createTrainer takes it (docs/api.md, "Training"; scripts/zoo.mjs
 // writes them: the Shakespeare models' geometry and the labs' tasks), without seed and text; --text
 // is the 'chars' corpus; --tokens the 'tokens' corpus, token ids as little-endian uint16 (what
 // scripts/train-tokenizer.mjs writes: build-zoo/tinyshakespeare.tokens.bin; the spec gives vocabSize).
-// Prints one JSON object: the run's settings, its seconds, the held-out loss,
+// --hf writes the model (blocks 'llama' and 'deepseek') as a Hugging Face checkpoint in DIR: config.json,
+// model.safetensors in float16 (hf_checkpoint.hpp) and, with --tokenizer, that tokenizer.json beside them.
+// Prints the training loss every 500 steps on stderr, and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
 #include <chrono>
@@ -25,6 +28,7 @@
 #include "attn/accounting.hpp"
 #include "attn/errors.hpp"
 #include "attn/spec.hpp"
+#include "attn/train/hf_checkpoint.hpp"
 #include "attn/train/trainer.hpp"
 
 using attn::train::ExportOptions;
@@ -35,7 +39,7 @@ namespace {
 
 // A JSON trainer spec read through the core's field tables (the same names as the JS API): the
 // geometry's numbers, the trainer's numbers and flags (in `model` where the JS API has them there),
-// task, model.variant, model.activation and model.rope (a boolean).
+// task, model.variant, model.activation, model.block and model.rope (a boolean).
 TrainerSpec spec_of(const nlohmann::json& j) {
   TrainerSpec s;
   const nlohmann::json& m = j.at("model");
@@ -52,6 +56,7 @@ TrainerSpec spec_of(const nlohmann::json& j) {
     if (m.contains(f.name)) s.*f.member = m.at(f.name).get<bool>();
   }
   if (m.contains("activation")) s.activation = m.at("activation").get<std::string>();
+  if (m.contains("block")) s.block = m.at("block").get<std::string>();
   s.model.rope.enabled = m.value("rope", false);
   return s;
 }
@@ -60,6 +65,12 @@ std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(bytes.data(), std::streamsize(bytes.size()));
+  if (!f) throw std::runtime_error("cannot write " + path);
 }
 
 // Little-endian uint16 ids.
@@ -101,7 +112,10 @@ int main(int argc, char** argv) {
     Trainer t(spec);
     const int64_t steps = std::stoll(a["steps"]);
     double last_loss = 0;
-    for (int64_t done = 0; done < steps; done += 100) last_loss = t.step(std::min<int64_t>(100, steps - done)).loss;
+    for (int64_t done = 0; done < steps; done += 100) {
+      last_loss = t.step(std::min<int64_t>(100, steps - done)).loss;
+      if ((done + 100) % 500 == 0) std::cerr << "zoo_train: step " << done + 100 << " loss " << last_loss << "\n";
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double f32_bits = t.evaluate().bits_per_token;
 
@@ -131,6 +145,12 @@ int main(int argc, char** argv) {
                         {"induction", h.induction}, {"firstToken", h.first_token}, {"diagonal", h.diagonal}});
       }
       out["headScores"] = rows;
+    }
+    if (a.count("hf")) {
+      const attn::train::HfCheckpoint ck = attn::train::export_hf_checkpoint(t.model(), true);
+      write_file(a["hf"] + "/config.json", ck.config_json);
+      write_file(a["hf"] + "/model.safetensors", std::string(ck.safetensors.begin(), ck.safetensors.end()));
+      if (a.count("tokenizer")) write_file(a["hf"] + "/tokenizer.json", read_file(a["tokenizer"]));
     }
     if (a.count("out")) {
       std::ofstream f(a["out"], std::ios::binary);

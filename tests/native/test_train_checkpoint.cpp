@@ -8,11 +8,13 @@
 #include "llama_fixtures.hpp"
 #include "pretrained_fixtures.hpp"
 
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "attn/errors.hpp"
+#include "attn/half.hpp"
 #include "attn/train/hf_checkpoint.hpp"
 #include "attn/train/trainer.hpp"
 
@@ -67,6 +69,51 @@ TEST(TrainCheckpoint, TheLoaderOpensTheExportAndItsLogitsAreTheTrainers) {
     const int64_t v = t.model().config().vocab;
     llama_fixtures::expect_close("logits", out.logits.data(), rows_of(t.model().logits().data(), 0, int64_t(ids.size()), v));
   }
+}
+
+TEST(TrainCheckpoint, AFloat16ExportHoldsTheWeightsRoundedToHalfAndOpens) {
+  Trainer t(spec("gqa", true));
+  t.step(20);
+  const HfCheckpoint f32 = export_hf_checkpoint(t.model()), f16 = export_hf_checkpoint(t.model(), true);
+  EXPECT_EQ(nlohmann::json::parse(f16.config_json).at("torch_dtype"), "float16");
+  EXPECT_EQ(nlohmann::json::parse(f32.config_json).at("torch_dtype"), "float32");
+  // the same tensors, each value the float32 one rounded to float16
+  const auto read = [](const std::vector<uint8_t>& file) {
+    uint64_t len = 0;
+    for (int i = 0; i < 8; ++i) len |= uint64_t(file[std::size_t(i)]) << (8 * i);
+    return std::make_pair(nlohmann::json::parse(std::string(file.begin() + 8, file.begin() + 8 + std::ptrdiff_t(len))), 8 + len);
+  };
+  const auto [h32, at32] = read(f32.safetensors);
+  const auto [h16, at16] = read(f16.safetensors);
+  int checked = 0;
+  for (const auto& [name, e] : h32.items()) {
+    if (name == "__metadata__") continue;
+    SCOPED_TRACE(name);
+    const auto& e16 = h16.at(name);
+    EXPECT_EQ(e16.at("dtype"), "F16");
+    EXPECT_EQ(e16.at("shape"), e.at("shape"));
+    const std::size_t n = (e.at("data_offsets")[1].get<std::size_t>() - e.at("data_offsets")[0].get<std::size_t>()) / 4;
+    ASSERT_EQ(e16.at("data_offsets")[1].get<std::size_t>() - e16.at("data_offsets")[0].get<std::size_t>(), 2 * n);
+    const uint8_t* p32 = f32.safetensors.data() + at32 + e.at("data_offsets")[0].get<std::size_t>();
+    const uint8_t* p16 = f16.safetensors.data() + at16 + e16.at("data_offsets")[0].get<std::size_t>();
+    for (std::size_t i = 0; i < n; ++i) {
+      float v;
+      uint16_t h;
+      std::memcpy(&v, p32 + 4 * i, 4);
+      std::memcpy(&h, p16 + 2 * i, 2);
+      ASSERT_EQ(h, f32_to_f16(v)) << "value " << i;
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 10);
+  // the loader reads it; its logits are the float32 file's within float16's rounding
+  const std::vector<int32_t> ids = {3, 1, 4, 1, 5, 9, 2, 6};
+  const auto a = open_checkpoint(f32)->forward(ids, false), b = open_checkpoint(f16)->forward(ids, false);
+  ASSERT_EQ(a.logits.size(), b.logits.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < a.logits.size(); ++i) worst = std::max(worst, double(std::abs(a.logits[i] - b.logits[i])));
+  EXPECT_GT(worst, 0.0);  // it is the rounded file that was read
+  EXPECT_LT(worst, 0.05);
 }
 
 TEST(TrainCheckpoint, FromTheGoldenWeightsTheLoadersLogitsArePyTorchs) {

@@ -3,6 +3,7 @@
 // reference: tokenCount and tokensCrc32).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -169,4 +170,88 @@ TEST(TrainerTokens, SavesTheIdsByReferenceAndReloads) {
   const auto small = back->export_model(o);
   auto again = Trainer::load_model(small, false, std::nullopt, ids);
   EXPECT_NEAR(again->evaluate().loss, back->evaluate().loss, 0.05);
+}
+
+TEST(TrainerTokens, TheInductionProbeDrawsOnlyTheIdsTheTrainingTextHolds) {
+  // a 40-token vocabulary whose text uses the even ids only: a probe over all 40 would put odd ids
+  // (untrained embeddings) in most of its sequences
+  std::vector<int32_t> ids = cycle(3000, 20);
+  for (int32_t& x : ids) x *= 2;
+  Trainer t(tokens_spec(ids, 40));
+  const std::vector<int32_t> symbols = probe_symbols(t.task(), 40);
+  ASSERT_EQ(symbols.size(), 20u);
+  for (std::size_t i = 0; i < symbols.size(); ++i) EXPECT_EQ(symbols[i], int32_t(2 * i));
+  // every other task probes its whole vocabulary
+  TrainerSpec s = tokens_spec({}, 16);
+  s.task = "induction";
+  s.tokens.reset();
+  Trainer ind(s);
+  EXPECT_EQ(probe_symbols(ind.task(), 16).size(), 16u);
+  // and the scores still come out as weights
+  for (const HeadScore& h : t.head_scores()) {
+    EXPECT_GE(h.induction, 0.0);
+    EXPECT_LE(h.induction, 1.0);
+  }
+}
+
+TEST(TrainerTokens, ARepeatFractionRepeatsAStretchOfTrainingWindowsOnly) {
+  // ids 0..999 in order: a window is a run of consecutive ids unless a stretch was written again
+  std::vector<int32_t> ids(20000);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = int32_t(i % 1000);
+  Task task(TaskKind::Tokens, 1000, 64, "", &ids);
+  auto repeated_rows = [&](double fraction, bool validation) {
+    task.set_repeat_fraction(fraction);
+    Rng rng(7);
+    const Batch b = task.sample(rng, 400, validation);
+    int rows = 0;
+    for (int64_t r = 0; r < b.batch; ++r) {
+      const int32_t* t = b.tokens.data() + r * b.n;
+      int breaks = 0;
+      for (int64_t i = 1; i < b.n; ++i) breaks += (t[i] != (t[i - 1] + 1) % 1000);
+      if (breaks > 0) {
+        ++rows;
+        // the stretch after the first break is a copy of an earlier stretch of the same window
+        int64_t q = 1;
+        while (t[q] == (t[q - 1] + 1) % 1000) ++q;
+        const int32_t* first = std::find(t, t + q, t[q]);
+        EXPECT_LT(first, t + q) << "row " << r << ": the token after the break never occurred before it";
+      }
+    }
+    return rows;
+  };
+  EXPECT_EQ(repeated_rows(0.0, false), 0);
+  const int some = repeated_rows(0.25, false);
+  EXPECT_GT(some, 60);   // about 100 of 400 (a wrap of 999 -> 0 is not a break)
+  EXPECT_LT(some, 140);
+  EXPECT_EQ(repeated_rows(1.0, true), 0);  // held-out windows are never changed
+  EXPECT_GT(repeated_rows(1.0, false), 390);
+
+  // the spec: 0..1, tasks 'chars' and 'tokens' only, named in the error
+  TrainerSpec s = tokens_spec(cycle(2000, 10), 16);
+  s.repeat_fraction = 1.5;
+  EXPECT_EQ(error_kind([&] { Trainer t(s); }), Error::Kind::Range);
+  s.repeat_fraction = 0.5;
+  s.task = "induction";
+  s.tokens.reset();
+  try {
+    Trainer t(s);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "repeatFraction");
+    EXPECT_NE(e.message().find("repeatFraction (0.5)"), std::string::npos) << e.message();
+  }
+}
+
+TEST(TrainerTokens, ARepeatFractionTravelsInTheModelFile) {
+  std::vector<int32_t> ids = cycle(3000, 9);
+  for (std::size_t i = 0; i < ids.size(); i += 7) ids[i] = 10;
+  TrainerSpec s = tokens_spec(ids, 12);
+  s.repeat_fraction = 0.5;
+  Trainer t(s);
+  t.step(4);
+  const std::vector<uint8_t> file = t.export_model();
+  const std::string header(file.begin(), file.begin() + std::min<std::size_t>(file.size(), 4096));
+  EXPECT_NE(header.find("\"repeatFraction\":\"0.5\""), std::string::npos);
+  auto back = Trainer::load_model(file, false, std::nullopt, ids);
+  EXPECT_EQ(t.step(3).loss, back->step(3).loss);  // the same curriculum draws the same windows
 }

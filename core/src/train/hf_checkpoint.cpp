@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/errors.hpp"
+#include "attn/half.hpp"
 
 namespace attn::train {
 
@@ -37,13 +38,15 @@ HfTensor linear_weight(const Matrix& w) {
   return t;
 }
 
-std::vector<uint8_t> safetensors_file(const std::map<std::string, HfTensor>& tensors) {
+// float16: every tensor as F16 (round to nearest even, half.hpp), else F32.
+std::vector<uint8_t> safetensors_file(const std::map<std::string, HfTensor>& tensors, bool float16) {
+  const std::size_t width = float16 ? 2 : 4;
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   header["__metadata__"] = {{"format", "pt"}};
   std::size_t at = 0;
   for (const auto& [name, t] : tensors) {  // std::map: sorted by name
-    const std::size_t bytes = 4 * t.values.size();
-    header[name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {at, at + bytes}}};
+    const std::size_t bytes = width * t.values.size();
+    header[name] = {{"dtype", float16 ? "F16" : "F32"}, {"shape", t.shape}, {"data_offsets", {at, at + bytes}}};
     at += bytes;
   }
   std::string json = header.dump();
@@ -53,14 +56,22 @@ std::vector<uint8_t> safetensors_file(const std::map<std::string, HfTensor>& ten
   std::memcpy(out.data() + 8, json.data(), json.size());
   uint8_t* data = out.data() + 8 + json.size();
   for (const auto& [name, t] : tensors) {  // little-endian hosts (x86, wasm)
-    std::memcpy(data, t.values.data(), 4 * t.values.size());
-    data += 4 * t.values.size();
+    if (float16) {
+      for (float v : t.values) {
+        const uint16_t h = f32_to_f16(v);
+        std::memcpy(data, &h, 2);
+        data += 2;
+      }
+    } else {
+      std::memcpy(data, t.values.data(), 4 * t.values.size());
+      data += 4 * t.values.size();
+    }
   }
   return out;
 }
 
 // Block 'deepseek': DeepseekV2ForCausalLM with every layer dense.
-HfCheckpoint export_deepseek(const Model& model) {
+HfCheckpoint export_deepseek(const Model& model, bool float16) {
   const ModelConfig& c = model.config();
   const MlaDims m = mla_dims(c);
   nlohmann::ordered_json config = {
@@ -86,7 +97,7 @@ HfCheckpoint export_deepseek(const Model& model) {
       {"tie_word_embeddings", c.tied},
       {"hidden_act", "silu"},
       {"attention_bias", false},
-      {"torch_dtype", "float32"},
+      {"torch_dtype", float16 ? "float16" : "float32"},
   };
   std::map<std::string, HfTensor> t;
   t["model.embed_tokens.weight"] = as_is(model.token_embedding());
@@ -112,14 +123,14 @@ HfCheckpoint export_deepseek(const Model& model) {
   }
   t["model.norm.weight"] = vector_of(model.final_norm());
   if (!c.tied) t["lm_head.weight"] = linear_weight(model.unembedding());
-  return {config.dump(2) + "\n", safetensors_file(t)};
+  return {config.dump(2) + "\n", safetensors_file(t, float16)};
 }
 
 }  // namespace
 
-HfCheckpoint export_hf_checkpoint(const Model& model) {
+HfCheckpoint export_hf_checkpoint(const Model& model, bool float16) {
   const ModelConfig& c = model.config();
-  if (c.block == Block::Deepseek) return export_deepseek(model);
+  if (c.block == Block::Deepseek) return export_deepseek(model, float16);
   if (c.block != Block::Llama) {
     throw_range("model.block", "only block 'llama' and 'deepseek' models are saved as Hugging Face checkpoints "
                                "(LlamaForCausalLM, DeepseekV2ForCausalLM); this model has the GPT-style block");
@@ -143,7 +154,7 @@ HfCheckpoint export_hf_checkpoint(const Model& model) {
       {"hidden_act", "silu"},
       {"attention_bias", false},
       {"mlp_bias", false},
-      {"torch_dtype", "float32"},
+      {"torch_dtype", float16 ? "float16" : "float32"},
   };
   std::map<std::string, HfTensor> t;
   t["model.embed_tokens.weight"] = as_is(model.token_embedding());
@@ -162,7 +173,7 @@ HfCheckpoint export_hf_checkpoint(const Model& model) {
   }
   t["model.norm.weight"] = vector_of(model.final_norm());
   if (!c.tied) t["lm_head.weight"] = linear_weight(model.unembedding());
-  return {config.dump(2) + "\n", safetensors_file(t)};
+  return {config.dump(2) + "\n", safetensors_file(t, float16)};
 }
 
 }  // namespace attn::train

@@ -41,6 +41,19 @@ int64_t add_induction_weights(std::vector<HeadScore>& scores, const std::vector<
   return pairs;
 }
 
+std::vector<int32_t> probe_symbols(const Task& task, int64_t vocab) {
+  std::vector<int32_t> ids;
+  if (task.kind() == TaskKind::Tokens) {
+    std::vector<bool> seen(std::size_t(vocab), false);
+    for (int32_t t : task.train_ids()) seen[std::size_t(t)] = true;
+    for (int64_t i = 0; i < vocab; ++i)
+      if (seen[std::size_t(i)]) ids.push_back(int32_t(i));
+  } else {
+    for (int64_t i = 0; i < vocab; ++i) ids.push_back(int32_t(i));
+  }
+  return ids;
+}
+
 void Trainer::refuse_non_finite_maps() {
   std::vector<Values> maps;
   for (int64_t l = 0; l < cfg_.n_layers; ++l) {
@@ -70,11 +83,16 @@ std::vector<HeadScore> Trainer::head_scores() {
     s.diagonal /= queries;
     s.first_token /= queries;
   }
-  // induction: on induction-style sequences (needs a vocabulary of at least 4 tokens).
-  if (cfg_.vocab >= 4) {
-    Task ind(TaskKind::Induction, cfg_.vocab, n);
+  // induction: on induction-style sequences (needs a vocabulary of at least 4 tokens). Task 'tokens'
+  // draws them from its ordinary tokens, the ids its training text holds (a BPE vocabulary's unused
+  // byte tokens and never-trained special ids share untrained embeddings and would say nothing of
+  // the heads).
+  const std::vector<int32_t> symbols = probe_symbols(*task_, cfg_.vocab);  // probe id -> model id
+  if (symbols.size() >= 4) {
+    Task ind(TaskKind::Induction, int64_t(symbols.size()), n);
     Rng rng(seed_ ^ 0x1D0C7ull);
-    const Batch b = ind.induction(rng, kScoreSequences);  // tokens, induction_key: (64, N)
+    Batch b = ind.induction(rng, kScoreSequences);  // tokens, induction_key: (64, N)
+    for (int32_t& t : b.tokens) t = symbols[std::size_t(t)];
     double pairs = 0;
     for (int64_t start = 0; start < b.batch; start += batch_size_) {
       const int64_t rows_b = std::min(batch_size_, b.batch - start);

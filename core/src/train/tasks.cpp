@@ -159,8 +159,15 @@ void Task::induction_sequence(Rng& rng, Batch& b, int64_t row) const {
   }
 }
 
-void Task::chars_window(int64_t start, const std::vector<int32_t>& ids, Batch& b, int64_t row) const {
-  std::vector<int32_t> seq(ids.begin() + start, ids.begin() + start + b.n + 1);
+void Task::chars_window(int64_t start, const std::vector<int32_t>& ids, Batch& b, int64_t row, Rng* repeat) const {
+  std::vector<int32_t> seq(ids.begin() + start, ids.begin() + start + b.n + 1);  // (N+1)
+  if (repeat && repeat_fraction_ > 0 && repeat->uniform() < repeat_fraction_) {
+    const int64_t n1 = b.n + 1;
+    const int64_t len = std::max<int64_t>(1, n1 / 8 + int64_t(repeat->below(uint64_t(std::max<int64_t>(1, n1 / 4)))));
+    const int64_t q = len + int64_t(repeat->below(uint64_t(n1 - 2 * len + 1)));  // the copy: [q, q + len)
+    const int64_t p = int64_t(repeat->below(uint64_t(q - len + 1)));            // the original: [p, p + len)
+    for (int64_t i = 0; i < len; ++i) seq[std::size_t(q + i)] = seq[std::size_t(p + i)];
+  }
   put(b, row, seq);
   for (int64_t i = 0; i < b.n; ++i) {
     b.loss_mask[row * b.n + i] = 1.0f;
@@ -190,7 +197,7 @@ Batch Task::sample(Rng& rng, int64_t batch, bool validation) const {
       pairs_sequence(rng, b, row);
     } else {
       const auto& ids = validation ? val_ids_ : train_ids_;
-      chars_window(int64_t(rng.below(uint64_t(int64_t(ids.size()) - n_))), ids, b, row);
+      chars_window(int64_t(rng.below(uint64_t(int64_t(ids.size()) - n_))), ids, b, row, validation ? nullptr : &rng);
     }
   }
   return b;

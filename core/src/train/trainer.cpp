@@ -29,6 +29,7 @@ const std::vector<TrainerNumberField>& trainer_number_fields() {
       {"mlpWidth", &TrainerSpec::mlp_width, true, true, 1, kMaxDim},
       {"vHeadDim", &TrainerSpec::v_head_dim, true, true, 1, kMaxDim},
       {"qLoraRank", &TrainerSpec::q_lora_rank, true, true, 1, kMaxDim},
+      {"repeatFraction", &TrainerSpec::repeat_fraction, false, false, 0, 1},
   };
   return table;
 }
@@ -200,6 +201,13 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_p
     vocab = integer_field("vocabSize", spec.vocab_size, copy || pairs ? 3 : 4, pairs ? kMaxPairAlphabet : trainer_field("vocabSize").hi,
                           copy ? 16 : pairs ? 8 : 32);
     task_ = std::make_unique<Task>(kind, vocab, n);
+  }
+  if (spec.repeat_fraction) {
+    const double f = number("repeatFraction", 0);
+    if (kind != TaskKind::Chars && kind != TaskKind::Tokens && f != 0) {
+      throw_range("repeatFraction", "repeatFraction (" + fmt(f) + ") applies to tasks 'chars' and 'tokens' only");
+    }
+    task_->set_repeat_fraction(f);
   }
 
   // Model: the attention geometry is checked by the inference core's resolve().

@@ -6,7 +6,7 @@
 //                      num_key_value_heads G, head_dim dh, num_hidden_layers L, rms_norm_eps,
 //                      rope_theta, vocab_size V, max_position_embeddings (the trainer's seqLen),
 //                      tie_word_embeddings, hidden_act "silu", attention_bias / mlp_bias false
-//   model.safetensors  float32, names and layouts of HF (nn.Linear weights (out, in): the trainer's
+//   model.safetensors  float32 (or float16 on request), names and layouts of HF (nn.Linear weights (out, in): the trainer's
 //                      (in, out) matrices transposed):
 //     model.embed_tokens.weight                     (V, D)     wte
 //     model.layers.i.input_layernorm.weight         (D)        ln1
@@ -46,6 +46,7 @@ struct HfCheckpoint {
 
 // Refuses (attn::Error, field "model.block") a model of the GPT-style block: it has no Hugging Face
 // architecture of the same computation (learned positions beside RoPE, optional norms).
-HfCheckpoint export_hf_checkpoint(const Model& model);
+// float16: the tensors as F16 and torch_dtype "float16" (half the bytes: the zoo ships these), else F32.
+HfCheckpoint export_hf_checkpoint(const Model& model, bool float16 = false);
 
 }  // namespace attn::train

@@ -7,11 +7,14 @@
 //   diagonal       weight on key i        same queries
 //   firstToken     weight on key 0        same queries
 //   induction      weight on the key right after the first occurrence of the query's token, at the
-//                  second occurrence (64 induction-style sequences; vocabularies of >= 4 tokens)
+//                  second occurrence (64 induction-style sequences; vocabularies of >= 4 tokens;
+//                  task 'tokens' draws them from the ids its training text holds: probe_symbols)
 #pragma once
 
 #include <cstdint>
 #include <vector>
+
+#include "attn/train/tasks.hpp"
 
 namespace attn::train {
 
@@ -32,5 +35,9 @@ void add_position_weights(std::vector<HeadScore>& scores, const std::vector<floa
 // row), p[r, head, i, keys[i]] to the induction sums of layer `layer`; returns the pairs added.
 int64_t add_induction_weights(std::vector<HeadScore>& scores, const std::vector<float>& p, int64_t layer,
                               int64_t row, const int32_t* keys, int64_t h, int64_t n);
+
+// The model ids the induction probe draws from, in order: for task 'tokens' the ids that occur in its
+// training text (its ordinary tokens), for every other task the whole vocabulary [0, vocab).
+std::vector<int32_t> probe_symbols(const Task& task, int64_t vocab);
 
 }  // namespace attn::train

@@ -70,6 +70,13 @@ class Task {
   const std::vector<int32_t>& train_ids() const { return train_ids_; }
   const std::vector<int32_t>& val_ids() const { return val_ids_; }
 
+  // chars, tokens: the fraction of training windows that repeat a stretch of themselves (a copying
+  // curriculum): in such a window of N+1 tokens, a stretch of L in [N/8, 3N/8) tokens starting at p is
+  // written again at q >= p + L (p, q, L drawn from the stream), so its second occurrence is
+  // predictable from its first. 0 (the default) draws nothing more from the stream.
+  void set_repeat_fraction(double f) { repeat_fraction_ = f; }
+  double repeat_fraction() const { return repeat_fraction_; }
+
   Batch sample(Rng& rng, int64_t batch, bool validation = false) const;
   // Induction-style sequences over this task's vocabulary (for the heads' induction score).
   Batch induction(Rng& rng, int64_t batch) const;
@@ -79,11 +86,13 @@ class Task {
  private:
   void copy_sequence(Rng& rng, Batch& b, int64_t row) const;
   void induction_sequence(Rng& rng, Batch& b, int64_t row) const;
-  void chars_window(int64_t start, const std::vector<int32_t>& ids, Batch& b, int64_t row) const;
+  void chars_window(int64_t start, const std::vector<int32_t>& ids, Batch& b, int64_t row,
+                    Rng* repeat = nullptr) const;
   void pairs_sequence(Rng& rng, Batch& b, int64_t row) const;
 
   TaskKind kind_;
   int64_t vocab_ = 0, n_ = 0, pair_alphabet_ = 0;
+  double repeat_fraction_ = 0;
   std::vector<uint32_t> alphabet_;
   std::vector<int32_t> train_ids_, val_ids_;
 };

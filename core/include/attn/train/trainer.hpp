@@ -48,6 +48,10 @@ struct TrainerSpec {
   std::optional<double> q_lora_rank;        // 'deepseek' only: q_lora_rank (default none: q = x wq)
   std::optional<double> seq_len, batch_size, learning_rate, seed, vocab_size;  // 32, 16, 3e-3, 0, task's
   std::optional<double> total_steps, warmup_steps, weight_decay;
+  // 'chars', 'tokens' only: the fraction of training windows (0..1, default 0) in which a stretch of the
+  // window's own text is written again later in it (tasks.hpp, Task::set_repeat_fraction): a copying
+  // curriculum, which makes induction heads form in far fewer steps. Held-out windows are never changed.
+  std::optional<double> repeat_fraction;
   // Lifts the cap on the time of each synchronous call (kMaxSyncSeconds, cost.hpp): at creation,
   // step(n), evaluate, headScores, attention, exportModel. JS allowLongWork; not saved in a file.
   std::optional<bool> allow_long_work;
