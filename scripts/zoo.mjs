@@ -1,15 +1,21 @@
 // npm run zoo — trains the bundled ("zoo") models natively (zoo/zoo_train.cpp, the project's own
-// trainer) and writes web/zoo/: float16 .safetensors files and manifest.json with every seed's held-out
-// figures. Two groups (docs/zoo.md says what and why):
-//   shakespeare  one character-level model per variant of the lesson (its first seed's weights ship)
-//   labs         Lab 1's head-count sweep on its two-tokens-back task (the 1- and 2-head models ship)
-//                and Lab 4's induction model, with the labs' own settings (web/src/labs/tasks.js)
+// trainer) and writes web/zoo/ and its manifest.json with every seed's held-out figures. Two groups
+// (docs/zoo.md says what and why):
+//   words  one word-level model per variant of the lesson, trained on the whole of tiny Shakespeare
+//          read through the zoo's BPE tokenizer (zoo/tokenizer/, scripts/train-tokenizer.mjs), each
+//          shipped as a Hugging Face checkpoint: web/zoo/<id>/ config.json, model.safetensors
+//          (float16), tokenizer.json (its first seed's weights ship)
+//   labs   Lab 1's head-count sweep on its two-tokens-back task (the 1- and 2-head models ship)
+//          and Lab 4's induction model, with the labs' own settings (web/src/labs/tasks.js)
 //
-//   node scripts/zoo.mjs [--only shakespeare|labs] [--steps 2000] [--seeds 5] [--jobs 2]
+//   node scripts/zoo.mjs [--only words|labs] [--steps 3000] [--seeds 3] [--jobs 2]
 //
 // --only retrains one group and keeps the other's entries of the manifest as they are. --steps sets
-// the Shakespeare models' steps (the labs train for their own). Deterministic: the same command on
-// the same machine writes the same model bytes (and the same manifest, but for its "seconds" fields).
+// the word-level models' steps (the labs train for their own). Also written, for the tests (not the
+// page): tests/fixtures/zoo-heldout/ the held-out token ids and each shipped model's induction probe
+// (zoo_train --probe), so tests/node/zoo.test.mjs re-measures every figure through the checkpoint
+// loader. Deterministic: the same command on the same machine writes the same model bytes (and the
+// same manifest, but for its "seconds" fields).
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,27 +30,36 @@ const arg = (name, fallback) => {
   return i > 0 ? process.argv[i + 1] : fallback;
 };
 const only = arg('only', '');
-if (only && !['shakespeare', 'labs'].includes(only)) throw new Error(`zoo: --only must be 'shakespeare' or 'labs', got '${only}'`);
-const steps = Number(arg('steps', 2000));
-const seedCount = Number(arg('seeds', 5));
+if (only && !['words', 'labs'].includes(only)) throw new Error(`zoo: --only must be 'words' or 'labs', got '${only}'`);
+const steps = Number(arg('steps', 3000));
+const seedCount = Number(arg('seeds', 3));
 const jobs = Number(arg('jobs', Math.min(2, cpus().length)));
-const textFile = 'web/data/tinyshakespeare-256k.txt';
+const corpusFile = join(root, '../shared/data/tinyshakespeare.txt');
+const tokenizerFile = join(root, 'zoo/tokenizer/tokenizer.json');
+const tokensFile = join(root, 'build-zoo/tinyshakespeare.tokens.bin');
 const outDir = join(root, 'web/zoo');
+const probeDir = join(root, 'tests/fixtures/zoo-heldout');
 const manifestFile = join(outDir, 'manifest.json');
 const SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1);
 
-// The Shakespeare models: one geometry (nanoGPT's "baby GPT" schedule: context 64, batch 12), one
-// attention variant each.
-const GEOMETRY = { dModel: 64, nHeads: 8, nLayers: 4, mlp: true, layerNorm: true, tiedEmbeddings: true };
+// The word-level models: one geometry, one attention variant each. GQA, MQA and MHA are Llama blocks
+// (RMSNorm, RoPE, SwiGLU, no biases); MLA is DeepSeek-V2's dense block (its latent, the decoupled
+// RoPE key of ropeDim per query head), as the checkpoint loader reads them.
+const GEOMETRY = { dModel: 96, nHeads: 8, dHead: 12, nLayers: 2, tiedEmbeddings: true };
+const TRAINING = { seqLen: 256, batchSize: 8, learningRate: 6e-3, repeatFraction: 0.25 };
 const VARIANTS = [
-  { id: 'mha', label: 'MHA', model: { variant: 'mha' } },
-  { id: 'gqa4', label: 'GQA, 4 KV heads', model: { variant: 'gqa', nKvHeads: 4 } },
-  { id: 'gqa2', label: 'GQA, 2 KV heads', model: { variant: 'gqa', nKvHeads: 2 } },
-  { id: 'mqa', label: 'MQA', model: { variant: 'mqa' } },
-  { id: 'mla32', label: 'MLA, latent 32', model: { variant: 'mla', latentRank: 32 } },
-  { id: 'mla16', label: 'MLA, latent 16', model: { variant: 'mla', latentRank: 16 } },
+  { id: 'mha', label: 'MHA', model: { variant: 'mha', block: 'llama' } },
+  { id: 'gqa4', label: 'GQA, 4 KV heads', model: { variant: 'gqa', nKvHeads: 4, block: 'llama' } },
+  { id: 'gqa2', label: 'GQA, 2 KV heads', model: { variant: 'gqa', nKvHeads: 2, block: 'llama' } },
+  { id: 'mqa', label: 'MQA', model: { variant: 'mqa', block: 'llama' } },
+  { id: 'mla32', label: 'MLA, latent 32', model: { variant: 'mla', latentRank: 32, ropeDim: 4, block: 'deepseek' } },
+  { id: 'mla16', label: 'MLA, latent 16', model: { variant: 'mla', latentRank: 16, ropeDim: 4, block: 'deepseek' } },
 ];
-const charsSpec = (v) => ({ task: 'chars', model: { ...v.model, ...GEOMETRY }, seqLen: 64, batchSize: 12 });
+const vocabSize = () => {
+  const t = JSON.parse(readFileSync(tokenizerFile, 'utf8'));
+  return Object.keys(t.model.vocab).length + t.added_tokens.length;
+};
+const wordsSpec = (v) => ({ task: 'tokens', model: { ...v.model, ...GEOMETRY }, ...TRAINING, vocabSize: vocabSize() });
 
 // The labs' models, with the labs' settings. `ship`: which runs' weights ship (their first seed).
 const LABS = {
@@ -58,11 +73,19 @@ execFileSync('cmake', ['--preset', 'native'], { cwd: root, stdio: 'ignore' });
 execFileSync('cmake', ['--build', 'build-native', '-j2', '--target', 'zoo_train'], { cwd: root, stdio: 'inherit' });
 const exe = join(root, 'build-native/zoo_train');
 
-/** One run: { spec, seed, steps, text?, out? } -> zoo_train's JSON. */
-function train({ name, spec, seed, steps: n, text, out }) {
-  const args = ['--spec', JSON.stringify(spec), '--seed', String(seed), '--steps', String(n)];
-  if (text) args.push('--text', join(root, text));
-  if (out) args.push('--out', join(outDir, out), '--scores');
+/** One run: { spec, seed, steps, tokens?, out?, hf?, probe? } -> zoo_train's JSON. */
+function train({ name, spec, seed, steps: n, tokens, out, hf, probe }) {
+  const args = ['--spec', JSON.stringify(spec), '--seed', String(seed), '--steps', String(n), '--scores'];
+  if (tokens) args.push('--tokens', tokens);
+  if (out) args.push('--out', join(outDir, out));
+  if (hf) {
+    mkdirSync(join(outDir, hf), { recursive: true });
+    args.push('--hf', join(outDir, hf), '--tokenizer', tokenizerFile);
+  }
+  if (probe) {
+    mkdirSync(probeDir, { recursive: true });
+    args.push('--probe', probeDir);
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(exe, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
@@ -70,7 +93,9 @@ function train({ name, spec, seed, steps: n, text, out }) {
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`zoo_train ${args.join(' ')} exited ${code}`));
       const r = JSON.parse(stdout);
-      console.log(`zoo: ${name} seed ${seed}: held-out ${r.valLoss.toFixed(4)} nats (${r.bitsPerChar.toFixed(4)} bits) per token, ${r.seconds.toFixed(0)} s`);
+      const best = (f) => Math.max(0, ...r.headScores.map((h) => h[f]));
+      console.log(`zoo: ${name} seed ${seed}: held-out ${r.valLoss.toFixed(4)} nats (${r.bitsPerChar.toFixed(4)} bits) per token, ` +
+        `best previous-token ${best('previousToken').toFixed(2)}, induction ${best('induction').toFixed(2)}, ${r.seconds.toFixed(0)} s`);
       resolve(r);
     });
   });
@@ -98,26 +123,35 @@ const fileFacts = (file) => {
 };
 const machine = `${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores (native build)`;
 
-async function shakespeare() {
+async function words() {
   const started = Date.now();
-  const list = VARIANTS.flatMap((v) => SEEDS.map((seed) => ({ name: v.id, v, spec: charsSpec(v), seed, steps, text: textFile,
-    out: seed === SEEDS[0] ? `${v.id}.safetensors` : undefined })));
+  if (!existsSync(tokensFile)) execFileSync('node', [join(root, 'scripts/train-tokenizer.mjs')], { cwd: root, stdio: 'inherit' });
+  const list = VARIANTS.flatMap((v) => SEEDS.map((seed) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps, tokens: tokensFile,
+    hf: seed === SEEDS[0] ? v.id : undefined, probe: seed === SEEDS[0] && v === VARIANTS[0] })));
   const results = await runAll(list);
+  const first = results[0];
+  const seconds = round((Date.now() - started) / 1000, 0);
   return {
-    corpus: { file: textFile, bytes: readFileSync(join(root, textFile)).length, heldOut: 'the last 10 % of the text, up to 256 evenly spaced windows' },
-    training: { steps, seeds: SEEDS, batchSize: 12, seqLen: 64, learningRate: 3e-3, schedule: 'warmup 100 steps, cosine to the last step', machine, seconds: round((Date.now() - started) / 1000, 0) },
-    geometry: { dModel: 64, nHeads: 8, dHead: 8, nLayers: 4, mlp: true, layerNorm: true, tiedEmbeddings: true, positions: 'learned' },
+    corpus: { file: 'tinyshakespeare.txt', bytes: readFileSync(corpusFile).length, tokens: first.tokens,
+      tokenizer: { file: 'tokenizer.json', vocabSize: first.vocabSize, kind: 'byte-level BPE (GPT-2 scheme) trained on the text before the held-out tail' },
+      heldOut: 'the last 10 % of the token ids, up to 256 evenly spaced windows of seqLen tokens' },
+    training: { steps, seeds: SEEDS, ...TRAINING, schedule: 'warmup 100 steps, cosine to the last step', machine, seconds,
+      cpuHours: round(results.reduce((s, r) => s + r.seconds, 0) / 3600, 2) },
+    geometry: { ...GEOMETRY, positions: 'RoPE', blocks: 'llama (MHA, GQA, MQA), deepseek (MLA)' },
     models: VARIANTS.map((v) => {
       const runs = results.filter((_, i) => list[i].v === v);
-      const first = runs[0];
+      const r = runs[0];
       return {
-        id: v.id, label: v.label, variant: first.variant,
+        id: v.id, label: v.label, variant: r.variant, block: v.model.block,
         ...(v.model.nKvHeads ? { nKvHeads: v.model.nKvHeads } : {}),
-        ...(v.model.latentRank ? { latentRank: v.model.latentRank } : {}),
-        params: first.params, kvBytesPerToken: first.kvBytesPerToken, ...fileFacts(`${v.id}.safetensors`),
+        ...(v.model.latentRank ? { latentRank: v.model.latentRank, ropeDim: v.model.ropeDim } : {}),
+        params: r.params, kvBytesPerToken: r.kvBytesPerToken, dir: `${v.id}/`,
+        files: ['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => fileFacts(`${v.id}/${f}`)),
         shippedSeed: SEEDS[0],
-        seeds: runs.map((r) => ({ seed: r.seed, bitsPerChar: round(r.bitsPerChar), valLoss: round(r.valLoss), seconds: round(r.seconds, 1) })),
-        headScores: scoresOf(first),
+        seeds: runs.map((x) => ({ seed: x.seed, bitsPerToken: round(x.bitsPerToken), valLoss: round(x.valLoss), seconds: round(x.seconds, 1),
+          bestPreviousToken: round(Math.max(...x.headScores.map((h) => h.previousToken)), 4),
+          bestInduction: round(Math.max(...x.headScores.map((h) => h.induction)), 4) })),
+        headScores: scoresOf(r),
       };
     }),
   };
@@ -148,11 +182,11 @@ const previous = existsSync(manifestFile) ? JSON.parse(readFileSync(manifestFile
 const keep = (group, fields) => Object.fromEntries(fields.map((f) => [f, previous[f]]).filter(([, v]) => v !== undefined && only && only !== group));
 const manifest = {
   format: 'attention-playground-zoo',
-  formatVersion: 2,
-  ...keep('shakespeare', ['corpus', 'training', 'geometry', 'models']),
-  ...(only === 'labs' ? {} : await shakespeare()),
+  formatVersion: 3,
+  ...keep('words', ['corpus', 'training', 'geometry', 'models']),
+  ...(only === 'labs' ? {} : await words()),
   ...keep('labs', ['labs', 'labsTraining']),
-  ...(only === 'shakespeare' ? {} : await labs()),
+  ...(only === 'words' ? {} : await labs()),
 };
 writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 1)}\n`);
 console.log(`zoo: wrote ${join('web/zoo', 'manifest.json')}`);

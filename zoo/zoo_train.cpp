@@ -3,7 +3,7 @@
 // (docs/zoo.md).
 //
 //   zoo_train --spec JSON --seed S --steps N [--text FILE | --tokens FILE.bin] [--out FILE.safetensors]
-//             [--hf DIR [--tokenizer tokenizer.json]] [--scores]
+//             [--hf DIR [--tokenizer tokenizer.json]] [--scores] [--probe DIR]
 //
 // --spec is a trainer spec as attn.createTrainer takes it (docs/api.md, "Training"; scripts/zoo.mjs
 // writes them: the Shakespeare models' geometry and the labs' tasks), without seed and text; --text
@@ -11,9 +11,15 @@
 // scripts/train-tokenizer.mjs writes: build-zoo/tinyshakespeare.tokens.bin; the spec gives vocabSize).
 // --hf writes the model (blocks 'llama' and 'deepseek') as a Hugging Face checkpoint in DIR: config.json,
 // model.safetensors in float16 (hf_checkpoint.hpp) and, with --tokenizer, that tokenizer.json beside them.
+// --probe writes what the held-out figures and the head scores read, for tests that re-measure the
+// shipped model through the checkpoint loader: DIR/heldout.tokens.bin (the held-out ids, uint16 LE) and
+// DIR/probe.json { seqLen, evalStarts (each held-out window's first index in those ids; the first
+// scoreRows windows are the previous/diagonal/first scores'), scoreRows, induction: { tokens (64, N),
+// pairs [[row, query, key], ...] } }.
 // Prints the training loss every 500 steps on stderr, and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -71,6 +77,34 @@ void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary);
   f.write(bytes.data(), std::streamsize(bytes.size()));
   if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+void write_probe(const std::string& dir, const Trainer& t) {
+  const auto& val = t.task().val_ids();
+  std::string bytes;
+  for (int32_t id : val) bytes += {char(id & 0xff), char((id >> 8) & 0xff)};
+  write_file(dir + "/heldout.tokens.bin", bytes);
+  const attn::train::Batch& e = t.eval_set();  // (windows, N): window w starts where its tokens do
+  const int64_t n = e.n;
+  nlohmann::json starts = nlohmann::json::array();
+  for (int64_t w = 0; w < e.batch; ++w) {
+    const int32_t* row = e.tokens.data() + w * n;
+    int64_t at = -1;
+    for (std::size_t s = 0; s + std::size_t(n) < val.size() && at < 0; ++s)
+      if (std::equal(row, row + n, val.begin() + std::ptrdiff_t(s))) at = int64_t(s);
+    if (at < 0) throw std::runtime_error("a held-out window is not in the held-out ids");
+    starts.push_back(at);
+  }
+  const attn::train::Batch ind = t.induction_probe();
+  nlohmann::json rows = nlohmann::json::array(), pairs = nlohmann::json::array();
+  for (int64_t r = 0; r < ind.batch; ++r) {
+    rows.push_back(std::vector<int32_t>(ind.tokens.begin() + r * n, ind.tokens.begin() + (r + 1) * n));
+    for (int64_t i = 0; i < n; ++i)
+      if (int32_t k = ind.induction_key[std::size_t(r * n + i)]; k >= 0) pairs.push_back({r, i, k});
+  }
+  const nlohmann::json probe = {{"seqLen", n}, {"evalStarts", starts}, {"scoreRows", attn::train::kScoreSequences},
+                                {"induction", {{"tokens", rows}, {"pairs", pairs}}}};
+  write_file(dir + "/probe.json", probe.dump() + "\n");
 }
 
 // Little-endian uint16 ids.
@@ -152,6 +186,7 @@ int main(int argc, char** argv) {
       write_file(a["hf"] + "/model.safetensors", std::string(ck.safetensors.begin(), ck.safetensors.end()));
       if (a.count("tokenizer")) write_file(a["hf"] + "/tokenizer.json", read_file(a["tokenizer"]));
     }
+    if (a.count("probe")) write_probe(a["probe"], *shipped);
     if (a.count("out")) {
       std::ofstream f(a["out"], std::ios::binary);
       f.write(reinterpret_cast<const char*>(file.data()), std::streamsize(file.size()));

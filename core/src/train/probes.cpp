@@ -54,6 +54,16 @@ std::vector<int32_t> probe_symbols(const Task& task, int64_t vocab) {
   return ids;
 }
 
+Batch Trainer::induction_probe() const {
+  const std::vector<int32_t> symbols = probe_symbols(*task_, cfg_.vocab);  // probe id -> model id
+  if (symbols.size() < 4) return Batch{};
+  Task ind(TaskKind::Induction, int64_t(symbols.size()), task_->seq_len());
+  Rng rng(seed_ ^ 0x1D0C7ull);
+  Batch b = ind.induction(rng, kScoreSequences);  // tokens, induction_key: (64, N)
+  for (int32_t& t : b.tokens) t = symbols[std::size_t(t)];
+  return b;
+}
+
 void Trainer::refuse_non_finite_maps() {
   std::vector<Values> maps;
   for (int64_t l = 0; l < cfg_.n_layers; ++l) {
@@ -87,12 +97,8 @@ std::vector<HeadScore> Trainer::head_scores() {
   // draws them from its ordinary tokens, the ids its training text holds (a BPE vocabulary's unused
   // byte tokens and never-trained special ids share untrained embeddings and would say nothing of
   // the heads).
-  const std::vector<int32_t> symbols = probe_symbols(*task_, cfg_.vocab);  // probe id -> model id
-  if (symbols.size() >= 4) {
-    Task ind(TaskKind::Induction, int64_t(symbols.size()), n);
-    Rng rng(seed_ ^ 0x1D0C7ull);
-    Batch b = ind.induction(rng, kScoreSequences);  // tokens, induction_key: (64, N)
-    for (int32_t& t : b.tokens) t = symbols[std::size_t(t)];
+  if (probe_symbols(*task_, cfg_.vocab).size() >= 4) {
+    const Batch b = induction_probe();  // tokens, induction_key: (64, N)
     double pairs = 0;
     for (int64_t start = 0; start < b.batch; start += batch_size_) {
       const int64_t rows_b = std::min(batch_size_, b.batch - start);

@@ -143,6 +143,11 @@ class Trainer {
   // the second occurrence of a token to the key right after its first one (64 induction-style
   // sequences). Refuses maps that overflowed float32 (as attention() does).
   std::vector<HeadScore> head_scores();
+  // The sequences those scores read (zoo_train --probe writes them, so that tests re-measure a
+  // shipped model through another forward): the held-out set of evaluate() and previous/diagonal/
+  // first (its first 64 rows), and the induction probe (an empty Batch when the vocabulary is too small).
+  const Batch& eval_set() const { return eval_; }
+  Batch induction_probe() const;
   // Attention weights for one sequence of 1..seqLen tokens: (layers, H, N, N).
   xt::xtensor<float, 4> attention(const std::vector<int32_t>& tokens);
   // What attention() checks of its input's length (the binding calls it before copying the tokens).
