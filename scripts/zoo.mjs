@@ -135,7 +135,7 @@ async function words() {
     corpus: { file: 'tinyshakespeare.txt', bytes: readFileSync(corpusFile).length, tokens: first.tokens,
       tokenizer: { file: 'tokenizer.json', vocabSize: first.vocabSize, kind: 'byte-level BPE (GPT-2 scheme) trained on the text before the held-out tail' },
       heldOut: 'the last 10 % of the token ids, up to 256 evenly spaced windows of seqLen tokens' },
-    training: { steps, seeds: SEEDS, ...TRAINING, schedule: 'warmup 100 steps, cosine to the last step', machine, seconds,
+    training: { steps, seeds: SEEDS, ...TRAINING, schedule: `warmup ${Math.min(100, Math.floor(steps / 10))} steps, cosine to the last step`, machine, seconds,
       cpuHours: round(results.reduce((s, r) => s + r.seconds, 0) / 3600, 2) },
     geometry: { ...GEOMETRY, positions: 'RoPE', blocks: 'llama (MHA, GQA, MQA), deepseek (MLA)' },
     models: VARIANTS.map((v) => {
