@@ -141,6 +141,7 @@ export class AttentionPlayground extends HTMLElement {
       client: this.client,
       i18n,
       setState: (patch) => this.setState(patch),
+      rerender: () => this.rerender(),  // a source whose data arrived (sources/zoo.js waits)
       reportError: (source, error) => this.#reportError(source, error),
       theme: () => this.#theme(),
       // "Inspect this model": a lab view hands the heatmap view a trained model ({ key, tokens, labels,
@@ -383,7 +384,9 @@ export class AttentionPlayground extends HTMLElement {
    * looking at (npm run bench:page, docs/performance.md). Later views get the latest state.
    */
   #render() {
-    if (this.model?.waits?.(this.state)) return;  // its tokenizer's worker splits the sentence, then renders again
+    // An opened checkpoint's (or the zoo model's) tokenizer splits the sentence first, then renders again.
+    const zoo = this.state.source === 'trained' && this.viewIds?.some((v) => ZOO_VIEWS.includes(v)) ? (this.zoo ??= zooSource(this.ctx)) : null;
+    if (this.model?.waits?.(this.state) || zoo?.waits?.(this.state)) return;
     const opened = this.model?.opened;
     this.controls?.showModel(opened ? { name: this.model.title, layers: opened.info.nLayers, shape: opened.shape } : null,
       (this.viewIds ?? []).every((v) => MODEL_VIEWS.includes(v)));

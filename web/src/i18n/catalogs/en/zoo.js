@@ -4,10 +4,12 @@
 import { addEnglish } from '../../english.js';
 
 export default addEnglish({
-  'zoo.which': 'Model: {label}, seed {seed}, {bits} bits per character on held-out Shakespeare. Each head is labelled with the role that stands out, if any.',
-  'zoo.cut': 'Only the first 64 characters are used ({count} left out).',
-  'zoo.unknown': 'Characters the Shakespeare corpus never uses are left out: {chars}',
-  'zoo.noChars': 'none of the sentence\'s characters occur in the Shakespeare corpus the model was trained on',
+  'zoo.which': 'Model: {label}, seed {seed}, {bits} bits per token on held-out Shakespeare. Each head is labelled with the role that stands out, if any.',
+  'zoo.trainedHow': { one: 'How they were trained: {steps} steps, seed {seeds}, {hours} CPU-hours for the six models; {percent} % of the training windows repeat a stretch of their own text (a copying curriculum, which gives induction heads something to learn).', other: 'How they were trained: {steps} steps, {count} seeds ({seeds}), {hours} CPU-hours for the six models; {percent} % of the training windows repeat a stretch of their own text (a copying curriculum, which gives induction heads something to learn).' },
+  'zoo.floor.previousToken.met': 'Previous-token heads: the best scores {best} ({model}, layer {layer} head {head}), above the {floor} a clear previous-token head reaches.',
+  'zoo.floor.previousToken.missed': 'No head of the zoo reaches the {floor} of a clear previous-token head: the best is {best} ({model}, layer {layer} head {head}).',
+  'zoo.floor.induction.met': 'Induction heads: the best scores {best} ({model}, layer {layer} head {head}), above the {floor} a clear induction head reaches.',
+  'zoo.floor.induction.missed': 'No head of the zoo reaches the {floor} of a clear induction head: the best is {best} ({model}, layer {layer} head {head}).',
   'zoo.role.previous': 'previous token {value}',
   'zoo.role.self': 'self {value}',
   'zoo.role.first': 'first token {value}',
