@@ -150,7 +150,7 @@ test('compare: the zoo\'s table in bits per token, fetched when opened, its word
   if (seeds < 2) {
     // one seed: no spread to give, so no "± 0" and no verdict
     assert.ok(got.slice(1).every((v) => v.endsWith('one seed: not settled')), got.join(' | '));
-    assert.ok(!(await box.locator('tbody').innerText()).includes('±'), 'no ± 0 of a single seed');
+    assert.ok(!(await box.locator('tr[data-model]').allInnerTexts()).join(' ').includes('±'), 'no ± 0 of a single seed');
     assert.match(words, /one seed, so no difference here is settled/);
   } else {
     assert.ok(rows.slice(1).every((r) => got[rows.indexOf(r)].includes(r.vsMha.measurable ? (r.vsMha.diff > 0 ? 'worse' : 'better') : 'no measurable')));
@@ -246,14 +246,14 @@ test('with source=trained, the walkthrough draws the checkpoint\'s layer and dec
   assert.ok(worst < 1e-5, `walkthrough's attention vs the checkpoint's layer 1: ${worst}`);
   assert.equal(wt.shape.dModel, manifest.geometry.dModel);
   const summary = await el.locator('[data-slot="walkthrough"] [data-role="summary"]').innerText();
-  assert.match(summary, new RegExp(`trained on Shakespeare \\(MHA, seed 1\\): its layer 1 of ${manifest.geometry.nLayers}`));
-  assert.match(summary, /layer 1 of .*llama/, 'the checkpoint\'s own steps (lesson/layer-steps.js)');
+  assert.match(summary, new RegExp(`Layer 1 of llama \\(${manifest.geometry.nLayers} layers\\)`), 'the checkpoint\'s own steps (lesson/layer-steps.js)');
+  assert.match(summary, /a bundled model trained on Shakespeare \(MHA, seed 1\)\./);
   assert.equal(await el.locator('[data-slot="walkthrough"] [data-role="seeded-here"]').count(), 0);
 
   // Decode: the sentence's tokens one by one through the checkpoint's KV-cache session, the model naming its next token.
   await viewReady(page, 'decode');
   const dec = el.locator('[data-slot="decode"]');
-  assert.match(await dec.locator('button[data-action="step"]').innerText(), /to/, 'the first step appends the tokenizer\'s first token');
+  assert.match(await dec.locator('button[data-action="step"]').textContent(), /to/, 'the first step appends the tokenizer\'s first token');
   for (let i = 0; i < 3; i++) {
     await dec.locator('button[data-action="step"]').click();
     await page.waitForFunction((k) => document.querySelector('attention-playground').shadowRoot

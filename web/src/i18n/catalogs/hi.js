@@ -392,7 +392,7 @@ export default {
   'walk.counter': '{n} में से चरण {k}',
   'walk.summary': { one: '{count} टोकन पर {variant}: {dims}। नीचे का हर टेंसर core का अपना है, इसी पास से।',
     other: '{count} टोकन पर {variant}: {dims}। नीचे का हर टेंसर core का अपना है, इसी पास से।' },
-  'walk.trained': 'वेट्स Shakespeare पर ट्रेन किए गए साथ आए मॉडल के हैं ({name}, seed {seed}): उसकी {layers} में से लेयर {layer}, लेयर चुनने वाले मेनू की।',
+  'walk.trained': 'वेट्स Shakespeare पर ट्रेन किए गए साथ आए मॉडल के हैं ({name}, seed {seed})।',
   'walk.summaryCausal': { one: '{count} टोकन पर {variant}: {dims}, कॉज़ल। नीचे का हर टेंसर core का अपना है, इसी पास से।',
     other: '{count} टोकन पर {variant}: {dims}, कॉज़ल। नीचे का हर टेंसर core का अपना है, इसी पास से।' },
   'walk.noStages': 'वॉकथ्रू को एक पास के चरण चाहिए, जो {source} नहीं देता।',
