@@ -17,7 +17,7 @@ const src = (f) => import(pathToFileURL(path.join(REPO, 'web/src', f)).href);
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { zooRows, zooLabel } = await src('sources/zoo-stats.js');
 const { verdictText } = await src('parts/compare-zoo.js');
-const { roleField } = await src('sources/zoo-roles.js');
+const { roleField, roleLabel } = await src('sources/zoo-roles.js');
 const { zooNotes } = await src('sources/zoo-notes.js');
 const { EN } = await src('i18n/index.js');
 await src('i18n/catalogs/en/zoo.js');
@@ -44,9 +44,8 @@ async function nodeMaps(id, sentence) {
   }
 }
 
-/** Each head's title of a layer as the manifest's scores give it: "head h → K/V g · previous token 0.02" (sources/zoo-model.js). */
-const ROLE_WORDS = { previousToken: 'zoo.role.previous', diagonal: 'zoo.role.self', firstToken: 'zoo.role.first', induction: 'zoo.role.induction' };
-const roleOf = (h) => EN.t(ROLE_WORDS[roleField(h, manifest.training.seqLen)] ?? 'zoo.role.none', { value: h[roleField(h, manifest.training.seqLen)]?.toFixed(2) });
+/** A head's label as the manifest's scores give it (sources/zoo-roles.js), over the manifest's seqLen. */
+const roleOf = (h) => roleLabel(h, roleField(h, manifest.training.seqLen), EN.t);
 
 const rowLabels = (el) => el.locator('[data-slot="heatmap"] figure.hm').first().locator('.hm-rows span').allTextContents();
 

@@ -6,17 +6,13 @@
 // them (sources/zoo-notes.js).
 import { openCheckpoint } from './pretrained.js';
 import { attentionSpecOf } from './trained-spec.js';
-import { roleField } from './zoo-roles.js';
+import { roleField, roleLabel } from './zoo-roles.js';
 import { zooNotes } from './zoo-notes.js';
 import { EN } from '../i18n/index.js';
 import '../i18n/catalogs/en/zoo.js';  // the English words it speaks
 
 let manifest = null;  // Promise of the zoo's manifest.json, fetched once
 const filesModule = () => import('attn-zoo-files');
-
-/** A head's label: the role's score and value ("previous token 0.39"), or that no role stands out (field ''). */
-const ROLE_WORDS = { previousToken: 'zoo.role.previous', diagonal: 'zoo.role.self', firstToken: 'zoo.role.first', induction: 'zoo.role.induction' };
-export const roleLabel = (score, field, t) => t(ROLE_WORDS[field] ?? 'zoo.role.none', { value: score[field]?.toFixed(2) });
 
 /**
  * Opens the zoo model `id`: { source (the checkpoint's, sources/pretrained.js), model (its manifest
