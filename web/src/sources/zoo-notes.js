@@ -3,6 +3,7 @@
 // previous-token and induction scores whether any shipped head reaches the floor a clear head of that
 // kind would (FLOORS), else the best one measured.
 import { zooLabel, zooRows } from './zoo-stats.js';
+import '../i18n/catalogs/en/zoo.js';  // the English words it speaks
 
 /** The scores a clear previous-token head and a clear induction head reach on the manifest's probes. */
 export const FLOORS = { previousToken: 0.7, induction: 0.5 };

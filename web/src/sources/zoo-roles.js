@@ -2,6 +2,7 @@
 // words of its label (sources/zoo-model.js, imported with its first maps): its strongest score where
 // that clearly beats a uniform head's (labs/role-baseline.js), else none.
 import { clearRole, uniformScores } from '../labs/role-baseline.js';
+import '../i18n/catalogs/en/zoo.js';  // the English words it speaks
 
 /** The scores a head's label may name, in the order ties go. */
 export const ROLE_FIELDS = ['previousToken', 'diagonal', 'firstToken', 'induction'];

@@ -1,5 +1,5 @@
 // zoo.js — the page's words in English: the bundled models trained on Shakespeare as a source of maps
-// (sources/zoo.js: its summary, its notes on the sentence's characters, each head's label, chosen by sources/zoo-roles.js). Imported by
+// (sources/zoo-model.js: its summary, each head's label (sources/zoo-roles.js), the notes under the maps (sources/zoo-notes.js)). Imported by
 // that source, so they come with its chunk, not with the first map's; importing adds them to i18n/english.js.
 import { addEnglish } from '../../english.js';
 
