@@ -50,7 +50,7 @@ export function createZooBox(ctx) {
       el('caption', null, t('cmp.zoo.caption', { layers: g.nLayers, dModel: g.dModel, heads: g.nHeads, steps: tr.steps, batch: tr.batchSize,
         seqLen: tr.seqLen, vocab: manifest.corpus.tokenizer.vocabSize, count: tr.seeds.length, seeds: tr.seeds.join(', ') })),
       el('thead', null, el('tr', null, ...[t('cmp.zoo.col.variant'), t('cmp.zoo.col.kvHeads'), t('cmp.zoo.col.params'), t('cmp.zoo.col.cache'),
-        t('cmp.zoo.col.at4k'), t('cmp.zoo.col.bits'), t('cmp.zoo.col.vsMha'), t('cmp.zoo.col.maps')].map((h) => el('th', { scope: 'col' }, h)))),
+        t('cmp.zoo.col.at4k'), t(rows.every((r) => r.settled) ? 'cmp.zoo.col.bits' : 'cmp.zoo.col.bitsOneSeed'), t('cmp.zoo.col.vsMha'), t('cmp.zoo.col.maps')].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', null, ...rows.map((r) => el('tr', { dataset: { model: r.id } },
         el('th', { scope: 'row' }, zooLabel(r, i18n)),
         el('td', null, r.kvHeads ? String(r.kvHeads) : t('cmp.zoo.latent', { r: r.latentRank })),

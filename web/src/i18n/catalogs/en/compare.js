@@ -70,6 +70,7 @@ export default addEnglish({
   'cmp.zoo.col.cache': 'KV cache / token',
   'cmp.zoo.col.at4k': 'at 4K tokens',
   'cmp.zoo.col.bits': 'bits/token (mean ± sd)',
+  'cmp.zoo.col.bitsOneSeed': 'bits/token (held out)',
   'cmp.zoo.col.vsMha': 'vs MHA (± standard error)',
   'cmp.zoo.col.maps': 'Maps',
   'cmp.zoo.gqa': { one: 'GQA, {count} KV head', other: 'GQA, {count} KV heads' },
