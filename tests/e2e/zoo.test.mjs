@@ -355,3 +355,24 @@ test('decode: the newest token\'s strips have their keys under them, none overla
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('a change of language keeps the zoo\'s opened model (nothing fetched again) and its words follow the language', async () => {
+  const requests = [];
+  const page = await b.open('embed.html?view=heatmap&source=trained&v=2');
+  page.on('request', (r) => requests.push(r.url()));
+  await viewReady(page, 'heatmap');
+  const fetched = requests.filter((u) => u.includes('/zoo/')).length;
+  await page.evaluate(() => document.querySelector('attention-playground').setLang('hi'));
+  await page.waitForFunction(() => document.querySelector('attention-playground').getAttribute('lang') === 'hi');
+  await viewReady(page, 'heatmap');
+  const el = app(page);
+  const hi = (await import(pathToFileURL(path.join(REPO, 'web/src/i18n/catalogs/hi.js')).href)).default;
+  await page.waitForFunction((want) => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="summary"]')?.textContent.includes(want), hi['source.zoo']);
+  assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
+  assert.equal(requests.filter((u) => u.includes('/zoo/')).length, fetched, 'the opened model is kept');
+  const notes = await el.locator('[data-role="zoo-note"]').allInnerTexts();
+  assert.ok(notes.length > 0 && notes[0].startsWith(hi['zoo.trainedHow'].other.split(':')[0]), notes.join(' | '));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

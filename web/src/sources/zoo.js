@@ -19,9 +19,9 @@ export function zooModelId(state, variant = state.variant) {
   return 'mha';
 }
 
-/** @param {{ client: object, i18n?: object, rerender?: () => void }} ctx */
+/** @param {{ client: object, i18n?: object, rerender?: () => void }} ctx  read at each use (the page's language may change) */
 export function zooSource(ctx) {
-  const { t } = ctx.i18n ?? EN;
+  const t = (key, params) => (ctx.i18n ?? EN).t(key, params);
   const models = new Map();  // id -> { promise, opened (sources/zoo-model.js, once it is), error }
 
   /** The zoo model `id`, opened once (a failed opening is tried again at the next ask). */
@@ -40,7 +40,7 @@ export function zooSource(ctx) {
 
   return {
     id: 'trained',
-    title: t('source.zoo'),
+    get title() { return t('source.zoo'); },
     /** variant '' (a view showing several): every variant's model, as the state picks them. */
     key: (state, variant = state.variant) => JSON.stringify(['zoo', variant ? zooModelId(state, variant)
       : ['mha', 'mqa', 'gqa', 'mla'].map((v) => zooModelId(state, v)), state.text, state.layer]),
