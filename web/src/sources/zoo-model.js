@@ -24,7 +24,8 @@ export async function openZooModel(ctx, id) {
   const m = await (manifest ??= files.zooManifest().catch((e) => { manifest = null; throw e; }));
   const model = m.models.find((x) => x.id === id);
   if (!model) throw new Error(`the zoo has no model '${id}'`);
-  const source = await openCheckpoint(ctx, { files: await files.zooFiles(model), name: model.label });
+  // its name as the decode view says it ("MHA (Shakespeare): MHA decoding with its KV cache …")
+  const source = await openCheckpoint(ctx, { files: await files.zooFiles(model), name: `${model.label} (Shakespeare)` });
   const t = (key, params) => (ctx.i18n ?? EN).t(key, params);
   const seqLen = m.training.seqLen;
   const seed = model.seeds.find((s) => s.seed === model.shippedSeed);
