@@ -376,3 +376,27 @@ test('a change of language keeps the zoo\'s opened model (nothing fetched again)
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('a zoo file that cannot be fetched: the maps say so (once, no loop), and the next ask tries again', async () => {
+  const page = await b.context.newPage();
+  page.errors = [];
+  let refuse = true, asked = 0;
+  await page.route('**/zoo/mha/model.safetensors', (route) => {
+    asked++;
+    return refuse ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback();
+  });
+  await page.goto(`${b.base}embed.html?view=heatmap&source=trained&v=2`);
+  const slot = () => page.evaluate(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="heatmap"]')?.textContent ?? '');
+  await page.waitForFunction(() => /HTTP 503/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="summary"]')?.textContent ?? ''), null, { timeout: 20000 });
+  await new Promise((r) => setTimeout(r, 500));
+  assert.ok(asked <= 2, `asked ${asked} times: no loop of retries`);
+  assert.match(await slot(), /HTTP 503/);
+  // the next change asks again, and draws
+  refuse = false;
+  await page.evaluate(() => document.querySelector('attention-playground').setState({ text: 'to be or not' }));
+  await viewReady(page, 'heatmap');
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"]')?.result?.source === 'trained', null, { timeout: 20000 });
+  await page.close();
+});
