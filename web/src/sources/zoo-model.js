@@ -8,6 +8,7 @@ import { openCheckpoint } from './pretrained.js';
 import { attentionSpecOf } from './trained-spec.js';
 import { roleField, roleLabel } from './zoo-roles.js';
 import { zooNotes } from './zoo-notes.js';
+import { zooLabel, zooRows } from './zoo-stats.js';
 import { EN } from '../i18n/index.js';
 import '../i18n/catalogs/en/zoo.js';  // the English words it speaks
 
@@ -29,6 +30,7 @@ export async function openZooModel(ctx, id) {
   const t = (key, params) => (ctx.i18n ?? EN).t(key, params);
   const seqLen = m.training.seqLen;
   const seed = model.seeds.find((s) => s.seed === model.shippedSeed);
+  const row = zooRows(m).find((r) => r.id === id);  // its name in the page's language (zooLabel)
   return {
     source,
     model,
@@ -39,7 +41,7 @@ export async function openZooModel(ctx, id) {
         // for the compare view: the attention block's spec (its parameters), and that each variant's
         // model was trained on its own (no shared weights: heads do not correspond across models)
         paramSpec: attentionSpecOf(data.shape), independent: true,
-        which: t('zoo.which', { label: model.label, seed: model.shippedSeed, bits: seed?.bitsPerToken?.toFixed(2) ?? '?' }) };
+        which: t('zoo.which', { label: zooLabel(row, { t }), seed: model.shippedSeed, bits: seed?.bitsPerToken?.toFixed(2) ?? '?' }) };
     },
     /** The walkthrough's stages of the checkpoint, named as the manifest names the model. */
     stages: async (state, options) => ({ ...await source.stages(state, options), trained: { name: model.label, seed: model.shippedSeed } }),
