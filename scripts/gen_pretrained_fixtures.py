@@ -420,7 +420,8 @@ def deepseek_v2(c, m, ids):
         h = rms_norm(x, w_post, eps)
         x = x + (silu(h @ wg.T) * (h @ wu.T)) @ wd.T
     x = rms_norm(x, m.norm('model.norm.weight', D), eps)
-    return x @ m.linear('lm_head.weight', V, D).T, maps, stages
+    head = embed if c.get('tie_word_embeddings') else m.linear('lm_head.weight', V, D)
+    return x @ head.T, maps, stages
 
 
 # ---------------------------------------------------------------------------------------------

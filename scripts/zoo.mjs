@@ -8,7 +8,7 @@
 //   labs   Lab 1's head-count sweep on its two-tokens-back task (the 1- and 2-head models ship)
 //          and Lab 4's induction model, with the labs' own settings (web/src/labs/tasks.js)
 //
-//   node scripts/zoo.mjs [--only words|labs] [--steps 3000] [--seeds 3] [--jobs 2]
+//   node scripts/zoo.mjs [--only words|labs] [--steps 700] [--seeds 3] [--jobs 2]
 //
 // --only retrains one group and keeps the other's entries of the manifest as they are. --steps sets
 // the word-level models' steps (the labs train for their own). Also written, for the tests (not the
@@ -31,7 +31,7 @@ const arg = (name, fallback) => {
 };
 const only = arg('only', '');
 if (only && !['words', 'labs'].includes(only)) throw new Error(`zoo: --only must be 'words' or 'labs', got '${only}'`);
-const steps = Number(arg('steps', 3000));
+const steps = Number(arg('steps', 700));
 const seedCount = Number(arg('seeds', 3));
 const jobs = Number(arg('jobs', Math.min(2, cpus().length)));
 const corpusFile = join(root, '../shared/data/tinyshakespeare.txt');
@@ -46,7 +46,7 @@ const SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1);
 // (RMSNorm, RoPE, SwiGLU, no biases); MLA is DeepSeek-V2's dense block (its latent, the decoupled
 // RoPE key of ropeDim per query head), as the checkpoint loader reads them.
 const GEOMETRY = { dModel: 96, nHeads: 8, dHead: 12, nLayers: 2, tiedEmbeddings: true };
-const TRAINING = { seqLen: 256, batchSize: 8, learningRate: 6e-3, repeatFraction: 0.25 };
+const TRAINING = { seqLen: 256, batchSize: 8, learningRate: 3e-3 };
 const VARIANTS = [
   { id: 'mha', label: 'MHA', model: { variant: 'mha', block: 'llama' } },
   { id: 'gqa4', label: 'GQA, 4 KV heads', model: { variant: 'gqa', nKvHeads: 4, block: 'llama' } },

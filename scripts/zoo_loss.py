@@ -1,21 +1,29 @@
 #!/usr/bin/python3
-"""The held-out loss of a bundled model, recomputed with PyTorch from its .safetensors file alone.
+"""The held-out loss of a bundled (zoo) checkpoint, recomputed with PyTorch from its files alone.
 
-  zoo_loss.py MODEL.safetensors TEXT_FILE     prints one JSON line {"loss": nats/char, "bitsPerChar", "windows"}
+  zoo_loss.py CHECKPOINT_DIR HELDOUT_TOKENS_BIN PROBE_JSON
+      prints one JSON line {"loss": nats/token, "bitsPerToken", "windows", "tokens"}
 
-Written from the file's layout and the trainer's definitions (docs/zoo.md, docs/api.md "The model
-file"), not from the core: the characters' ids (the sorted distinct code points of the text), the
-held-out text (its last 10 %), the evaluation windows (up to 256, evenly spaced: start w * span //
-(windows - 1)), and the model (learned positions, pre-LayerNorm blocks, attention of the file's
-variant, a tanh-GELU MLP, final LayerNorm, logits on the tied embedding), in float64.
+CHECKPOINT_DIR is a Hugging Face folder (config.json, model.safetensors) of model_type llama or
+deepseek_v2; HELDOUT_TOKENS_BIN the held-out token ids (uint16 little-endian) and PROBE_JSON the
+evaluation windows' starts in them (both written by `npm run zoo`: tests/fixtures/zoo-heldout/). The
+loss is the mean cross-entropy of every position of every window (seqLen tokens, each predicting
+the next), as the trainer's evaluate() defines it (docs/api.md, "Training").
+
+The forward passes are the PyTorch references of scripts/gen_pretrained_fixtures.py (written from the
+Hugging Face modeling files' eager paths, reference/hf-models.md, not from the core), run in float64
+on the file's stored values: here they read the checkpoint's tensors instead of drawing random ones.
 """
 import json
+import os
 import sys
-import zlib
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_pretrained_fixtures import deepseek_v2, llama_like  # noqa: E402
 
 
 def read_safetensors(path):
@@ -23,75 +31,62 @@ def read_safetensors(path):
         data = f.read()
     n = int.from_bytes(data[:8], "little")
     header = json.loads(data[8:8 + n])
-    meta = header.pop("__metadata__", {})
+    header.pop("__metadata__", None)
     dtypes = {"F16": np.float16, "F32": np.float32}
     base = 8 + n
-    tensors = {k: torch.from_numpy(np.frombuffer(data[base + v["data_offsets"][0]:base + v["data_offsets"][1]],
-                                                 dtypes[v["dtype"]]).astype(np.float64).reshape(v["shape"]))
-               for k, v in header.items()}
-    return tensors, meta
+    return {k: torch.from_numpy(np.frombuffer(data[base + v["data_offsets"][0]:base + v["data_offsets"][1]],
+                                              dtypes[v["dtype"]]).astype(np.float64).reshape(v["shape"]))
+            for k, v in header.items()}
 
 
-def attention(p, l, a, meta):
-    """a: (B, N, D) -> the attention block's output (B, N, D), causal."""
-    b, n, d = a.shape
-    h = int(meta["nHeads"])
-    dh = int(meta.get("dHead", d // h))
-    w = lambda name: p[f"layers.{l}.attn.{name}"]
-    heads = lambda t, count: t.reshape(b, n, count, dh).transpose(1, 2)               # (B, count, N, dh)
-    q = heads(a @ w("wq"), h)
-    if meta["variant"] == "mla":
-        if "ropeDim" in meta:
-            raise SystemExit("zoo_loss.py: MLA with decoupled RoPE is not written here")
-        c = a @ w("wDkv")                                                            # (B, N, r): the latent
-        k, v = heads(c @ w("wUk"), h), heads(c @ w("wUv"), h)
-    else:
-        g = w("wk").shape[1] // dh                                                   # KV heads: H, G or 1
-        k = heads(a @ w("wk"), g).repeat_interleave(h // g, dim=1)
-        v = heads(a @ w("wv"), g).repeat_interleave(h // g, dim=1)
-    mask = torch.triu(torch.full((n, n), float("-inf"), dtype=a.dtype), 1)
-    att = torch.softmax(q @ k.transpose(-1, -2) / np.sqrt(dh) + mask, dim=-1)      # (B, H, N, N)
-    return (att @ v).transpose(1, 2).reshape(b, n, h * dh) @ w("wo")
+class FileWeights:
+    """What the references ask of their random-weight Maker, answered from a checkpoint: each call
+    returns the stored tensor of that name (widened to float64), after checking its shape."""
+
+    def __init__(self, tensors):
+        self.tensors = tensors
+        self.used = set()
+
+    def get(self, name, *shape):
+        t = self.tensors[name]
+        if shape and tuple(t.shape) != tuple(shape):
+            raise ValueError(f"{name}: shape {tuple(t.shape)}, the architecture says {shape}")
+        self.used.add(name)
+        return t
+
+    def linear(self, name, out_f, in_f, gain=1.0):
+        return self.get(name, out_f, in_f)
+
+    def embed(self, name, rows, cols):
+        return self.get(name, rows, cols)
+
+    def norm(self, name, n):
+        return self.get(name, n)
+
+    bias = norm
 
 
-def logits(p, meta, tokens):
-    n, d, layers = tokens.shape[1], int(meta["dModel"]), int(meta["nLayers"])
-    if meta.get("layerNorm") != "true" or meta.get("mlp") != "true" or meta.get("tiedEmbeddings") != "true":
-        raise SystemExit("zoo_loss.py: written for the zoo's blocks (layerNorm, mlp, tiedEmbeddings)")
-    ln = lambda x, name: F.layer_norm(x, (d,), p[name + ".weight"], p[name + ".bias"], 1e-5)
-    x = p["wte"][tokens] + p["wpe"][:n]                                              # (B, N, D)
-    for l in range(layers):
-        x = x + attention(p, l, ln(x, f"layers.{l}.ln1"), meta)
-        m = ln(x, f"layers.{l}.ln2")
-        mlp = lambda name: p[f"layers.{l}.mlp.{name}"]
-        x = x + F.gelu(m @ mlp("w1") + mlp("b1"), approximate="tanh") @ mlp("w2") + mlp("b2")
-    return ln(x, "lnf") @ p["wte"].t()                                                # (B, N, V)
-
-
-def main(model_path, text_path):
-    p, meta = read_safetensors(model_path)
-    with open(text_path, encoding="utf-8", newline="") as f:
-        text = f.read()
-    raw = text.encode("utf-8")
-    if str(len(raw)) != meta["textBytes"] or "%08x" % zlib.crc32(raw) != meta["textCrc32"]:
-        raise SystemExit("zoo_loss.py: the text is not the one the model was trained on")
-    cps = [ord(c) for c in text]
-    index = {c: i for i, c in enumerate(sorted(set(cps)))}
-    ids = np.array([index[c] for c in cps], np.int64)
-    val = ids[len(ids) * 9 // 10:]
-    n = int(meta["seqLen"])
-    span = len(val) - n - 1
-    windows = max(1, min(256, span + 1))
-    starts = [0 if windows == 1 else w * span // (windows - 1) for w in range(windows)]
-    tokens = torch.from_numpy(np.stack([val[s:s + n] for s in starts]))
-    targets = torch.from_numpy(np.stack([val[s + 1:s + n + 1] for s in starts]))
+def main():
+    folder, heldout_file, probe_file = sys.argv[1:4]
+    config = json.load(open(os.path.join(folder, "config.json")))
+    weights = FileWeights(read_safetensors(os.path.join(folder, "model.safetensors")))
+    forward = {"llama": llama_like, "deepseek_v2": deepseek_v2}[config["model_type"]]
+    ids = np.frombuffer(open(heldout_file, "rb").read(), "<u2").astype(np.int64)
+    probe = json.load(open(probe_file))
+    n = probe["seqLen"]
+    total, count = 0.0, 0
     with torch.no_grad():
-        out = logits(p, meta, tokens)
-        loss = float(F.cross_entropy(out.reshape(-1, out.shape[-1]), targets.reshape(-1)))
-    print(json.dumps({"loss": loss, "bitsPerChar": loss / np.log(2), "windows": windows}))
+        for start in probe["evalStarts"]:
+            window = torch.from_numpy(ids[start:start + n + 1].copy())
+            logits, _, _ = forward(config, weights, window[:n])
+            total += F.cross_entropy(logits, window[1:], reduction="sum").item()
+            count += n
+    unused = set(weights.tensors) - weights.used
+    if unused:
+        raise ValueError(f"tensors the architecture never read: {sorted(unused)}")
+    loss = total / count
+    print(json.dumps({"loss": loss, "bitsPerToken": loss / np.log(2), "windows": len(probe["evalStarts"]), "tokens": count}))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        raise SystemExit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main()

@@ -1,9 +1,11 @@
 // zoo.test.mjs: the bundled trained models (web/zoo/, written by `npm run zoo`) are what their
-// manifest says. Every shipped model's bytes match its SHA-256, load with `attn.loadModel` given the
-// corpus (the files carry the text by reference: its length and CRC-32), re-evaluate to the manifest's
-// held-out bits/char of the shipped seed, and give back the manifest's head scores. PyTorch recomputes
-// the held-out loss of three of them (one per attention family) from the .safetensors file alone
-// (scripts/zoo_loss.py), within 1e-4 nats/char.
+// manifest says. The word-level models are Hugging Face checkpoints (one folder per variant): their
+// bytes match their SHA-256, the checkpoint loader (attn.loadPretrained, not the trainer that wrote
+// them) re-measures the shipped seed's held-out bits/token and every head's scores on the windows and
+// probes the trainer used (tests/fixtures/zoo-heldout/, written with them), and an independent PyTorch
+// forward (scripts/zoo_loss.py, the Hugging Face eager paths of scripts/gen_pretrained_fixtures.py)
+// recomputes the held-out loss from the files alone. The labs' models load with attn.loadModel and
+// give back their figures.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,27 +14,36 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { REPO, load, throwsField } from './helpers.mjs';
+import { REPO, load } from './helpers.mjs';
 import { HEADS_MODEL, HEADS_STEPS, HEADS_SWEEP, INDUCTION_MODEL, INDUCTION_STEPS, INDUCTION_TASK, PAIRS_TASK } from '../../web/src/labs/tasks.js';
 
 const ZOO = path.join(REPO, 'web/zoo');
+const HELDOUT = path.join(REPO, 'tests/fixtures/zoo-heldout');
 const manifest = JSON.parse(fs.readFileSync(path.join(ZOO, 'manifest.json'), 'utf8'));
-const text = fs.readFileSync(path.join(REPO, manifest.corpus.file), 'utf8');
+const probe = JSON.parse(fs.readFileSync(path.join(HELDOUT, 'probe.json'), 'utf8'));
+const heldOut = (() => {
+  const b = fs.readFileSync(path.join(HELDOUT, 'heldout.tokens.bin'));
+  return Int32Array.from({ length: b.length / 2 }, (_, i) => b[2 * i] | (b[2 * i + 1] << 8));
+})();
 const PYTHON = process.env.PYTHON || '/usr/bin/python3';
-const ZOO_BUDGET_BYTES = 4 * 1024 * 1024;
+const ZOO_BUDGET_BYTES = 8 * 1024 * 1024;
+const SCORES = ['previousToken', 'induction', 'firstToken', 'diagonal'];
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const filesUnder = (dir) => fs.readdirSync(dir, { withFileTypes: true })
+  .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 
 describe('the zoo manifest', () => {
-  test('one model per variant of the lesson, each trained with at least 5 seeds', () => {
+  test('one word-level model per variant of the lesson, each trained with at least 3 seeds', () => {
     assert.equal(manifest.format, 'attention-playground-zoo');
-    const ids = manifest.models.map((m) => m.id);
-    assert.deepEqual(ids, ['mha', 'gqa4', 'gqa2', 'mqa', 'mla32', 'mla16']);
+    assert.equal(manifest.formatVersion, 3);
+    assert.deepEqual(manifest.models.map((m) => m.id), ['mha', 'gqa4', 'gqa2', 'mqa', 'mla32', 'mla16']);
+    assert.ok(manifest.training.seqLen >= 256, 'a context of at least 256 tokens');
     for (const m of manifest.models) {
-      assert.ok(m.seeds.length >= 5, `${m.id}: ${m.seeds.length} seeds`);
+      assert.ok(m.seeds.length >= 3, `${m.id}: ${m.seeds.length} seeds`);
       assert.equal(new Set(m.seeds.map((s) => s.seed)).size, m.seeds.length, `${m.id}: repeated seeds`);
       assert.ok(m.seeds.some((s) => s.seed === m.shippedSeed), `${m.id}: the shipped seed has no figure`);
-      for (const s of m.seeds) assert.ok(s.bitsPerChar > 1 && s.bitsPerChar < Math.log2(64), `${m.id} seed ${s.seed}: ${s.bitsPerChar}`);
+      for (const s of m.seeds) assert.ok(s.bitsPerToken > 1 && s.bitsPerToken < Math.log2(manifest.corpus.tokenizer.vocabSize), `${m.id} seed ${s.seed}: ${s.bitsPerToken}`);
       assert.ok(m.params > 0 && m.kvBytesPerToken > 0);
     }
   });
@@ -40,79 +51,114 @@ describe('the zoo manifest', () => {
   test('the KV cache shrinks as the lesson says: MHA > GQA 4 > GQA 2 > MQA, and MLA by its latent rank', () => {
     const kv = Object.fromEntries(manifest.models.map((m) => [m.id, m.kvBytesPerToken]));
     const g = manifest.geometry;
-    // float32 K and V per KV head per layer, or the latent per layer (no RoPE part in these models).
+    const rope = manifest.models.find((m) => m.id === 'mla32').ropeDim;
+    // float32 K and V per KV head per layer; MLA: its latent and its decoupled RoPE key per layer
     assert.equal(kv.mha, g.nLayers * 2 * g.nHeads * g.dHead * 4);
     assert.equal(kv.gqa4, g.nLayers * 2 * 4 * g.dHead * 4);
     assert.equal(kv.gqa2, g.nLayers * 2 * 2 * g.dHead * 4);
     assert.equal(kv.mqa, g.nLayers * 2 * 1 * g.dHead * 4);
-    assert.equal(kv.mla32, g.nLayers * 32 * 4);
-    assert.equal(kv.mla16, g.nLayers * 16 * 4);
+    assert.equal(kv.mla32, g.nLayers * (32 + rope) * 4);
+    assert.equal(kv.mla16, g.nLayers * (16 + rope) * 4);
   });
 
-  test('standalone.html inlines every file the manifest names (sources/zoo-files-standalone.js)', () => {
-    const src = fs.readFileSync(path.join(REPO, 'web/src/sources/zoo-files-standalone.js'), 'utf8');
-    const files = [...manifest.models, ...Object.values(manifest.labs).flatMap((l) => l.models)].map((m) => m.file);
-    for (const f of files) {
-      assert.ok(src.includes(`'../../zoo/${f}?inline'`) && src.includes(`'${f}':`), `${f} is not inlined for standalone.html`);
+  test('each model folder is a Hugging Face checkpoint: its config, its float16 weights and the zoo\'s tokenizer', () => {
+    const tokenizer = fs.readFileSync(path.join(REPO, 'zoo/tokenizer/tokenizer.json'));
+    for (const m of manifest.models) {
+      assert.deepEqual(fs.readdirSync(path.join(ZOO, m.dir)).sort(), ['config.json', 'model.safetensors', 'tokenizer.json']);
+      assert.ok(fs.readFileSync(path.join(ZOO, m.dir, 'tokenizer.json')).equals(tokenizer), `${m.id}: tokenizer.json`);
+      const config = JSON.parse(fs.readFileSync(path.join(ZOO, m.dir, 'config.json'), 'utf8'));
+      assert.equal(config.model_type, m.block === 'deepseek' ? 'deepseek_v2' : 'llama');
+      assert.equal(config.torch_dtype, 'float16');
+      assert.equal(config.vocab_size, manifest.corpus.tokenizer.vocabSize);
     }
-    assert.deepEqual(fs.readdirSync(ZOO).filter((f) => f.endsWith('.safetensors')).sort(), [...files].sort(), 'web/zoo holds exactly the manifest\'s models');
   });
 
   test(`the zoo fits its budget (${ZOO_BUDGET_BYTES} bytes with the manifest)`, () => {
-    const total = fs.readdirSync(ZOO).reduce((sum, f) => sum + fs.statSync(path.join(ZOO, f)).size, 0);
+    const total = filesUnder(ZOO).reduce((sum, f) => sum + fs.statSync(f).size, 0);
     assert.ok(total <= ZOO_BUDGET_BYTES, `web/zoo holds ${total} bytes`);
+  });
+
+  test('web/zoo holds exactly the manifest\'s files', () => {
+    const named = [...manifest.models.flatMap((m) => m.files.map((f) => f.file)),
+      ...Object.values(manifest.labs).flatMap((l) => l.models.map((m) => m.file)), 'manifest.json'];
+    assert.deepEqual(filesUnder(ZOO).map((f) => path.relative(ZOO, f)).sort(), named.sort());
   });
 });
 
-describe('every shipped model, through attn.loadModel', () => {
+describe('every shipped checkpoint, re-measured through the checkpoint loader', () => {
   let attn;
   before(async () => {
     attn = await load(true);
   });
 
   for (const m of manifest.models) {
-    test(`${m.id}: its bytes, its held-out bits/char and its head scores are the manifest's`, () => {
-      const bytes = new Uint8Array(fs.readFileSync(path.join(ZOO, m.file)));
-      assert.equal(bytes.length, m.fileBytes);
-      assert.equal(createHash('sha256').update(bytes).digest('hex'), m.sha256, `${m.file}: SHA-256`);
-
-      // The file holds weights only and names its text by length and CRC: without it, a clear refusal.
-      throwsField(() => attn.loadModel(bytes), TypeError, 'text', [/text/]);
-
-      const trainer = attn.loadModel(bytes, { text });
+    test(`${m.id}: its bytes, its held-out bits/token and its head scores are the manifest's`, async () => {
+      for (const f of m.files) {
+        const bytes = fs.readFileSync(path.join(ZOO, f.file));
+        assert.equal(bytes.length, f.fileBytes, f.file);
+        assert.equal(createHash('sha256').update(bytes).digest('hex'), f.sha256, `${f.file}: SHA-256`);
+      }
+      const model = await attn.loadPretrained({ config: JSON.parse(fs.readFileSync(path.join(ZOO, m.dir, 'config.json'), 'utf8')),
+        weights: fs.readFileSync(path.join(ZOO, m.dir, 'model.safetensors')) });
       try {
-        const shipped = m.seeds.find((s) => s.seed === m.shippedSeed);
-        const { bitsPerToken } = trainer.evaluate();
-        assert.ok(Math.abs(bitsPerToken - shipped.bitsPerChar) < 1e-4,
-          `${m.id}: re-evaluated ${bitsPerToken} bits/char, manifest ${shipped.bitsPerChar}`);
-
-        const scores = trainer.headScores();
-        assert.equal(scores.length, manifest.geometry.nLayers * manifest.geometry.nHeads);
-        for (const [i, want] of m.headScores.entries()) {
-          const got = scores[i];
-          assert.equal(got.layer, want.layer);
-          assert.equal(got.head, want.head);
-          for (const k of ['previousToken', 'induction', 'firstToken', 'diagonal']) {
-            assert.ok(Math.abs(got[k] - want[k]) < 1e-3, `${m.id} layer ${want.layer} head ${want.head} ${k}: ${got[k]} vs ${want[k]}`);
+        const n = probe.seqLen, V = model.info.vocabSize, H = model.info.nHeads, L = model.info.nLayers;
+        const sums = Array.from({ length: L * H }, () => ({ previousToken: 0, induction: 0, firstToken: 0, diagonal: 0 }));
+        let nll = 0, count = 0, queries = 0, pairs = 0;
+        for (const [w, start] of probe.evalStarts.entries()) {
+          const ids = heldOut.subarray(start, start + n);
+          const { logits, attentions } = model.forward(ids, { attentions: w < probe.scoreRows, allowLongWork: true });
+          for (let i = 0; i < n; i++) {  // float64 log-sum-exp of each row
+            const row = logits.subarray(i * V, (i + 1) * V);
+            let max = -Infinity;
+            for (const v of row) max = Math.max(max, v);
+            let z = 0;
+            for (const v of row) z += Math.exp(v - max);
+            nll += Math.log(z) + max - row[heldOut[start + i + 1]];
+            count++;
+          }
+          if (w >= probe.scoreRows) continue;
+          attentions.forEach((maps, l) => {  // (H, N, N)
+            for (let h = 0; h < H; h++) {
+              for (let i = 1; i < n; i++) {
+                const at = (h * n + i) * n;
+                sums[l * H + h].previousToken += maps[at + i - 1];
+                sums[l * H + h].diagonal += maps[at + i];
+                sums[l * H + h].firstToken += maps[at];
+              }
+            }
+          });
+          queries += n - 1;
+        }
+        const { tokens, pairs: keys } = probe.induction;
+        for (const [r, seq] of tokens.entries()) {
+          const { attentions } = model.forward(seq, { attentions: true, allowLongWork: true });
+          for (const [row, i, k] of keys) {
+            if (row !== r) continue;
+            pairs++;
+            attentions.forEach((maps, l) => {
+              for (let h = 0; h < H; h++) sums[l * H + h].induction += maps[(h * n + i) * n + k];
+            });
           }
         }
+        const shipped = m.seeds.find((s) => s.seed === m.shippedSeed);
+        const bits = nll / count / Math.LN2;
+        assert.ok(Math.abs(bits - shipped.bitsPerToken) < 1e-4, `${m.id}: re-measured ${bits} bits/token, manifest ${shipped.bitsPerToken}`);
+        assert.equal(m.headScores.length, L * H);
+        for (const want of m.headScores) {
+          const got = sums[want.layer * H + want.head];
+          for (const k of SCORES) {
+            const value = got[k] / (k === 'induction' ? pairs : queries);
+            assert.ok(Math.abs(value - want[k]) < 1e-3, `${m.id} layer ${want.layer} head ${want.head} ${k}: ${value} vs ${want[k]}`);
+          }
+        }
+        // the seed's summary is its head scores' best
+        assert.equal(shipped.bestPreviousToken, Math.max(...m.headScores.map((h) => h.previousToken)));
+        assert.equal(shipped.bestInduction, Math.max(...m.headScores.map((h) => h.induction)));
       } finally {
-        trainer.dispose();
+        model.dispose();
       }
     });
   }
-
-  test('a model given the wrong text is refused, naming the field, and the module keeps working', () => {
-    const m = manifest.models[0];
-    const bytes = new Uint8Array(fs.readFileSync(path.join(ZOO, m.file)));
-    throwsField(() => attn.loadModel(bytes, { text: text.slice(1) }), RangeError, 'text', [/text/]);
-    const altered = text.slice(0, 1000) + (text[1000] === 'a' ? 'b' : 'a') + text.slice(1001);
-    throwsField(() => attn.loadModel(bytes, { text: altered }), RangeError, 'text', [/CRC|crc/]);
-    throwsField(() => attn.loadModel(bytes, { text: 42 }), TypeError, 'text', [/string/]);
-    const trainer = attn.loadModel(bytes, { text });
-    assert.ok(Number.isFinite(trainer.evaluate().loss));
-    trainer.dispose();
-  });
 });
 
 describe('the labs\' bundled models (trained with the labs\' own settings)', () => {
@@ -181,25 +227,25 @@ describe('PyTorch recomputes the held-out loss from the files alone (python3-tor
   });
 
   for (const id of ['mha', 'gqa2', 'mla16']) {
-    test(`${id}: within 1e-4 nats/char of the manifest`, () => {
+    test(`${id}: within 1e-4 nats/token of the manifest`, () => {
       const m = manifest.models.find((x) => x.id === id);
-      const run = spawnSync(PYTHON, [path.join(REPO, 'scripts/zoo_loss.py'), path.join(ZOO, m.file), path.join(REPO, manifest.corpus.file)],
-        { encoding: 'utf8', timeout: 300_000 });
+      const run = spawnSync(PYTHON, [path.join(REPO, 'scripts/zoo_loss.py'), path.join(ZOO, m.dir), path.join(HELDOUT, 'heldout.tokens.bin'),
+        path.join(HELDOUT, 'probe.json')], { encoding: 'utf8', timeout: 600_000 });
       assert.equal(run.status, 0, `zoo_loss.py failed:\n${run.stderr}`);
       const { loss } = JSON.parse(run.stdout.trim());
       const shipped = m.seeds.find((s) => s.seed === m.shippedSeed);
-      assert.ok(Math.abs(loss - shipped.valLoss) < 1e-4, `${id}: PyTorch ${loss} nats/char, manifest ${shipped.valLoss}`);
+      assert.ok(Math.abs(loss - shipped.valLoss) < 1e-4, `${id}: PyTorch ${loss} nats/token, manifest ${shipped.valLoss}`);
     });
   }
 });
 
 describe('the zoo\'s spread', () => {
-  test('every variant\'s seeds agree to within a few hundredths of a bit (the training is stable)', () => {
+  test('every variant\'s seeds agree to within a few tenths of a bit (the training is stable)', () => {
     for (const m of manifest.models) {
-      const b = m.seeds.map((s) => s.bitsPerChar);
+      const b = m.seeds.map((s) => s.bitsPerToken);
       const spread = Math.max(...b) - Math.min(...b);
-      assert.ok(spread < 0.1, `${m.id}: seeds span ${spread} bits/char (${b.join(', ')})`);
-      assert.ok(Math.abs(mean(b) - b[0]) < 0.1);
+      assert.ok(spread < 0.3, `${m.id}: seeds span ${spread} bits/token (${b.join(', ')})`);
+      assert.ok(Math.abs(mean(b) - b[0]) < 0.3);
     }
   });
 });

@@ -70,52 +70,35 @@ std::vector<uint8_t> safetensors_file(const std::map<std::string, HfTensor>& ten
   return out;
 }
 
-// Block 'deepseek': DeepseekV2ForCausalLM with every layer dense.
-HfCheckpoint export_deepseek(const Model& model, bool float16) {
-  const ModelConfig& c = model.config();
-  const MlaDims m = mla_dims(c);
-  nlohmann::ordered_json config = {
-      {"architectures", {"DeepseekV2ForCausalLM"}},
-      {"model_type", "deepseek_v2"},
-      {"hidden_size", m.d},
-      {"intermediate_size", c.ffn},
-      {"num_attention_heads", m.h},
-      {"num_key_value_heads", m.h},
-      {"num_hidden_layers", c.n_layers},
-      {"q_lora_rank", m.qr > 0 ? nlohmann::ordered_json(m.qr) : nlohmann::ordered_json(nullptr)},
-      {"kv_lora_rank", m.r},
-      {"qk_nope_head_dim", m.nope},
-      {"qk_rope_head_dim", m.dr},
-      {"v_head_dim", m.dv},
-      {"first_k_dense_replace", c.n_layers},  // every layer dense
-      {"n_routed_experts", nullptr},
-      {"rms_norm_eps", c.norm_eps},
-      {"rope_theta", m.base},
-      {"rope_scaling", nullptr},
-      {"vocab_size", c.vocab},
-      {"max_position_embeddings", c.attn.n},
-      {"tie_word_embeddings", c.tied},
-      {"hidden_act", "silu"},
-      {"attention_bias", false},
-      {"torch_dtype", float16 ? "float16" : "float32"},
+// config.json: what every block writes alike, in this order, around the architecture's own fields
+// (`head` after model_type, `middle` after num_hidden_layers, `tail` before torch_dtype).
+using Json = nlohmann::ordered_json;
+Json common_config(const ModelConfig& c, const char* architecture, const char* model_type, double rope_theta,
+                   const Json& head, const Json& middle, const Json& tail, bool float16) {
+  Json config = {{"architectures", {architecture}}, {"model_type", model_type}};
+  auto add = [&](const Json& fields) {
+    for (const auto& [k, v] : fields.items()) config[k] = v;
   };
-  std::map<std::string, HfTensor> t;
+  add(head);
+  config["num_hidden_layers"] = c.n_layers;
+  add(middle);
+  add(Json{{"rms_norm_eps", c.norm_eps}, {"rope_theta", rope_theta}, {"rope_scaling", nullptr}, {"vocab_size", c.vocab},
+           {"max_position_embeddings", c.attn.n}, {"tie_word_embeddings", c.tied}, {"hidden_act", "silu"},
+           {"attention_bias", false}});
+  add(tail);
+  config["torch_dtype"] = float16 ? "float16" : "float32";
+  return config;
+}
+
+// model.embed_tokens, model.norm, lm_head (untied), and per layer the two norms and the SwiGLU MLP.
+template <typename Layer>
+void common_tensors(const Model& model, const Layer& (Model::*layer)(int64_t) const, std::map<std::string, HfTensor>& t) {
+  const ModelConfig& c = model.config();
   t["model.embed_tokens.weight"] = as_is(model.token_embedding());
   for (int64_t l = 0; l < c.n_layers; ++l) {
-    const DeepseekLayer& L = model.deepseek_layer(l);
-    const std::string p = "model.layers." + std::to_string(l) + ".", a = p + "self_attn.";
+    const Layer& L = (model.*layer)(l);
+    const std::string p = "model.layers." + std::to_string(l) + ".";
     t[p + "input_layernorm.weight"] = vector_of(L.attn_norm);
-    if (m.qr == 0) {
-      t[a + "q_proj.weight"] = linear_weight(L.attn.wq);                    // (H*dqk, D)
-    } else {
-      t[a + "q_a_proj.weight"] = linear_weight(L.attn.wq_a);                // (qr, D)
-      t[a + "q_a_layernorm.weight"] = vector_of(L.attn.q_a_norm);          // (qr)
-      t[a + "q_b_proj.weight"] = linear_weight(L.attn.wq_b);                // (H*dqk, qr)
-    }
-    t[a + "kv_a_proj_with_mqa.weight"] = linear_weight(L.attn.wkv_a);       // (r + dr, D)
-    t[a + "kv_a_layernorm.weight"] = vector_of(L.attn.kv_a_norm);          // (r)
-    t[a + "kv_b_proj.weight"] = linear_weight(L.attn.wkv_b);                // (H*(nope+dv), r)
-    t[a + "o_proj.weight"] = linear_weight(L.attn.wo);                      // (D, H*dv)
     t[p + "post_attention_layernorm.weight"] = vector_of(L.mlp_norm);
     t[p + "mlp.gate_proj.weight"] = linear_weight(L.mlp.w_gate);
     t[p + "mlp.up_proj.weight"] = linear_weight(L.mlp.w_up);
@@ -123,6 +106,39 @@ HfCheckpoint export_deepseek(const Model& model, bool float16) {
   }
   t["model.norm.weight"] = vector_of(model.final_norm());
   if (!c.tied) t["lm_head.weight"] = linear_weight(model.unembedding());
+}
+
+// Block 'deepseek': DeepseekV2ForCausalLM with every layer dense.
+HfCheckpoint export_deepseek(const Model& model, bool float16) {
+  const ModelConfig& c = model.config();
+  const MlaDims m = mla_dims(c);
+  const Json config = common_config(c, "DeepseekV2ForCausalLM", "deepseek_v2", m.base,
+      {{"hidden_size", m.d}, {"intermediate_size", c.ffn}, {"num_attention_heads", m.h}, {"num_key_value_heads", m.h}},
+      {{"q_lora_rank", m.qr > 0 ? Json(m.qr) : Json(nullptr)},
+       {"kv_lora_rank", m.r},
+       {"qk_nope_head_dim", m.nope},
+       {"qk_rope_head_dim", m.dr},
+       {"v_head_dim", m.dv},
+       {"first_k_dense_replace", c.n_layers},  // every layer dense
+       {"n_routed_experts", nullptr}},
+      Json::object(), float16);
+  std::map<std::string, HfTensor> t;
+  common_tensors(model, &Model::deepseek_layer, t);
+  for (int64_t l = 0; l < c.n_layers; ++l) {
+    const MlaParams& a = model.deepseek_layer(l).attn;
+    const std::string p = "model.layers." + std::to_string(l) + ".self_attn.";
+    if (m.qr == 0) {
+      t[p + "q_proj.weight"] = linear_weight(a.wq);                    // (H*dqk, D)
+    } else {
+      t[p + "q_a_proj.weight"] = linear_weight(a.wq_a);                // (qr, D)
+      t[p + "q_a_layernorm.weight"] = vector_of(a.q_a_norm);          // (qr)
+      t[p + "q_b_proj.weight"] = linear_weight(a.wq_b);                // (H*dqk, qr)
+    }
+    t[p + "kv_a_proj_with_mqa.weight"] = linear_weight(a.wkv_a);       // (r + dr, D)
+    t[p + "kv_a_layernorm.weight"] = vector_of(a.kv_a_norm);          // (r)
+    t[p + "kv_b_proj.weight"] = linear_weight(a.wkv_b);                // (H*(nope+dv), r)
+    t[p + "o_proj.weight"] = linear_weight(a.wo);                      // (D, H*dv)
+  }
   return {config.dump(2) + "\n", safetensors_file(t, float16)};
 }
 
@@ -136,43 +152,20 @@ HfCheckpoint export_hf_checkpoint(const Model& model, bool float16) {
                                "(LlamaForCausalLM, DeepseekV2ForCausalLM); this model has the GPT-style block");
   }
   const Shape& s = c.attn;
-  nlohmann::ordered_json config = {
-      {"architectures", {"LlamaForCausalLM"}},
-      {"model_type", "llama"},
-      {"hidden_size", s.d},
-      {"intermediate_size", c.ffn},
-      {"num_attention_heads", s.h},
-      {"num_key_value_heads", s.g},
-      {"head_dim", s.dh},
-      {"num_hidden_layers", c.n_layers},
-      {"rms_norm_eps", c.norm_eps},
-      {"rope_theta", s.rope_base},
-      {"rope_scaling", nullptr},
-      {"vocab_size", c.vocab},
-      {"max_position_embeddings", s.n},
-      {"tie_word_embeddings", c.tied},
-      {"hidden_act", "silu"},
-      {"attention_bias", false},
-      {"mlp_bias", false},
-      {"torch_dtype", float16 ? "float16" : "float32"},
-  };
+  const Json config = common_config(c, "LlamaForCausalLM", "llama", s.rope_base,
+      {{"hidden_size", s.d}, {"intermediate_size", c.ffn}, {"num_attention_heads", s.h}, {"num_key_value_heads", s.g},
+       {"head_dim", s.dh}},
+      Json::object(), {{"mlp_bias", false}}, float16);
   std::map<std::string, HfTensor> t;
-  t["model.embed_tokens.weight"] = as_is(model.token_embedding());
+  common_tensors(model, &Model::llama_layer, t);
   for (int64_t l = 0; l < c.n_layers; ++l) {
-    const LlamaLayer& L = model.llama_layer(l);
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    t[p + "input_layernorm.weight"] = vector_of(L.attn_norm);
-    t[p + "self_attn.q_proj.weight"] = linear_weight(L.attn.wq);
-    t[p + "self_attn.k_proj.weight"] = linear_weight(L.attn.wk);
-    t[p + "self_attn.v_proj.weight"] = linear_weight(L.attn.wv);
-    t[p + "self_attn.o_proj.weight"] = linear_weight(L.attn.wo);
-    t[p + "post_attention_layernorm.weight"] = vector_of(L.mlp_norm);
-    t[p + "mlp.gate_proj.weight"] = linear_weight(L.mlp.w_gate);
-    t[p + "mlp.up_proj.weight"] = linear_weight(L.mlp.w_up);
-    t[p + "mlp.down_proj.weight"] = linear_weight(L.mlp.w_down);
+    const Weights& a = model.llama_layer(l).attn;
+    const std::string p = "model.layers." + std::to_string(l) + ".self_attn.";
+    t[p + "q_proj.weight"] = linear_weight(a.wq);
+    t[p + "k_proj.weight"] = linear_weight(a.wk);
+    t[p + "v_proj.weight"] = linear_weight(a.wv);
+    t[p + "o_proj.weight"] = linear_weight(a.wo);
   }
-  t["model.norm.weight"] = vector_of(model.final_norm());
-  if (!c.tied) t["lm_head.weight"] = linear_weight(model.unembedding());
   return {config.dump(2) + "\n", safetensors_file(t, float16)};
 }
 
