@@ -37,7 +37,7 @@ async function nodeMaps(id, sentence) {
   const ids = [...tok.encode(sentence, { addSpecialTokens: true }).ids];
   const model = await attn.loadPretrained({ config: JSON.parse(zooFile(id, 'config.json')), weights: [new Blob([zooFile(id, 'model.safetensors')])] });
   try {
-    return { ids, n: ids.length, labels: ids.map((i) => tok.decode([i])), tokens: tok.encode(sentence).tokens,
+    return { ids, n: ids.length, labels: ids.map((i) => tok.decode([i]).replaceAll(' ', '␣')), tokens: tok.encode(sentence).tokens,
       attentions: model.forward(ids, { attentions: true }).attentions };
   } finally {
     model.dispose();
@@ -60,8 +60,8 @@ test('source=trained: the variant\'s checkpoint, its tokenizer\'s word tokens, t
   assert.equal(result.source, 'trained');
   assert.equal(result.tokens, want.n, 'one position per token of the model\'s tokenizer');
   assert.equal(result.heads, H);
-  assert.deepEqual(await rowLabels(el), want.labels, 'the tokens\' labels are the tokenizer\'s (" sat", not characters)');
-  assert.ok(want.labels.includes(' sat'));
+  assert.deepEqual(await rowLabels(el), want.labels, 'the tokens\' labels are the tokenizer\'s ("␣sat", not characters)');
+  assert.ok(want.labels.includes('␣sat'));
   assert.equal(await el.locator('.kv-group').count(), 2, 'GQA with 2 KV heads: two groups');
   const summary = await el.locator('[data-role="summary"]').innerText();
   assert.match(summary, new RegExp(`${want.n} tokens`));

@@ -1,5 +1,5 @@
 // zoo-notes.js — what the page says under a zoo model's maps (sources/zoo-model.js), all from the
-// manifest: how the models were trained (steps, seeds, CPU-hours, the copying curriculum), and for the
+// manifest: how the models were trained (steps, seeds, CPU-hours, a copying curriculum if any), and for the
 // previous-token and induction scores whether any shipped head reaches the floor a clear head of that
 // kind would (FLOORS), else the best one measured.
 import { zooLabel, zooRows } from './zoo-stats.js';
@@ -24,8 +24,9 @@ export function bestHead(manifest, field) {
  */
 export function zooNotes(manifest, t) {
   const tr = manifest.training;
-  const how = t('zoo.trainedHow', { steps: tr.steps, count: tr.seeds.length, seeds: tr.seeds.join(', '), hours: String(tr.cpuHours),
-    percent: String(Math.round(tr.repeatFraction * 100)) });
+  const how = [t('zoo.trainedHow', { steps: tr.steps, count: tr.seeds.length, seeds: tr.seeds.join(', '), hours: String(tr.cpuHours),
+    tokens: String(tr.batchSize * tr.seqLen) }), tr.repeatFraction > 0 ? t('zoo.curriculum', { percent: String(Math.round(tr.repeatFraction * 100)) }) : '']
+    .filter(Boolean).join(' ');
   const floors = Object.entries(FLOORS).map(([field, floor]) => {
     const best = bestHead(manifest, field);
     if (!best) return '';
