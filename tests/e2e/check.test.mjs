@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { DIST, REPO, app, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 import { QUESTIONS } from '../../web/src/lesson/questions.js';
 import { INDUCTION_TARGET } from '../../web/src/parts/head-types.js';
+import { roleField, roleLabel } from '../../web/src/sources/zoo-roles.js';
 import { methods } from '../../web/src/worker-methods.js';
 import { createI18n, loadI18n } from '../../web/src/i18n/index.js';
 import '../node/i18n-kit.mjs';  // every English file of the catalog, so that createI18n('en') has the views' words
@@ -249,7 +250,10 @@ for (const lang of ['en', 'hi']) {
     await landedOn(page, 'heatmap');
     await resultWhen(page, 'heatmap', (x) => x.source === 'trained' && x.layer === 0);
     const titles = await app(page).locator('[data-slot="heatmap"] figure.hm').evaluateAll((fs) => fs.map((f) => f.textContent));
-    assert.ok(titles.some((x) => x.includes(t('zoo.role.previous', { value: '' }).trim())), titles.join(' | '));
+    const zoo = JSON.parse(fs.readFileSync(path.join(REPO, 'web/zoo/manifest.json'), 'utf8'));
+    const labels = zoo.models.find((m) => m.id === 'mha').headScores.filter((h) => h.layer === 0)
+      .map((h) => roleLabel(h, roleField(h, zoo.training.seqLen), t));
+    assert.ok(labels.every((l, h) => titles[h].includes(l)), `${titles.join(' | ')} against ${labels.join(' | ')}`);
     // first token: the same models' table of scores, opened.
     await pressType(page, 'positional', 'scores');
     await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-role="head-scores-box"]')?.open === true);

@@ -7,7 +7,15 @@
 // token and rewrites only the words that changed, and what they say is still the cache's.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { app, startBrowser, viewReady } from './browser.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DIST, REPO, app, startBrowser, viewReady } from './browser.mjs';
+
+// The zoo's tokenizer (every zoo folder has the same): a trained model's tokens are its pieces, each shown as its text.
+const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
+const zooTokenizer = await (await loadAttention({ simd: true })).loadTokenizer(fs.readFileSync(path.join(REPO, 'web/zoo/mha/tokenizer.json'), 'utf8'));
+const pieces = (text) => [...zooTokenizer.encode(text, { addSpecialTokens: true }).ids].map((id) => zooTokenizer.decode([id]).replaceAll(' ', '␣'));
 
 let b;
 before(async () => { b = await startBrowser(); });
@@ -66,8 +74,9 @@ const said = `(() => { const v = ${root}; return {
   keys: [...v.querySelectorAll('.dec-keys span')].map((s) => s.textContent),
   length: v.result.length }; })()`;
 
-// The lesson's block takes words, a trained model characters (a space shown as ␣).
-for (const [source, first4, word] of [['', ['to', 'be', 'or', 'not'], ['to', 'ab']], ['&source=trained', ['t', 'o', '␣', 'b'], ['t', 'a', 'b']]]) {
+// The lesson's block takes words, a trained model its tokenizer's pieces ('␣be': a piece with its space).
+const trained4 = pieces('to be or not').slice(0, 4);
+for (const [source, first4, word] of [['', ['to', 'be', 'or', 'not'], ['to', 'ab']], ['&source=trained', trained4, [trained4[0], ...pieces('ab')]]]) {
   test(`decode${source ? ' (a trained model)' : ''}: a step keeps the token list, the facts, the intro and the keys, and they stay right`, async () => {
     const page = await b.open(`embed.html?view=decode${source}&text=${encodeURIComponent('to be or not')}`);
     await viewReady(page, 'decode');

@@ -103,7 +103,7 @@ async function dataWords(page) {
     const model = ctx.model();
     const vocabulary = model ? Array.from({ length: Math.min(model.opened.info.vocabSize, 5000) }, (_, id) => model.label(id)) : [];
     const opened = model ? [model.opened.name, model.opened.info.modelType, ...vocabulary] : [];
-    // the sentence as each view's source splits it (words, a trained model's characters, a checkpoint's pieces)
+    // the sentence as each view's source splits it (words, a tokenizer's pieces: a checkpoint's or a zoo model's)
     const tokens = [...root.querySelectorAll('[data-slot]')].flatMap((v) => ctx.sourceFor(v.dataset.slot, element.state).tokens?.(element.state) ?? []);
     return [...ctx.presets.flatMap((p) => [p.name, p.id, p.source ?? '']), element.state.text, ...opened, ...tokens]
       .join(' ');

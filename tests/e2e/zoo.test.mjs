@@ -1,8 +1,11 @@
 // The trained source (web/src/sources/zoo.js): `source=trained` draws the zoo model of the variant
-// (dist/zoo/) in the attention-maps and compare views — the same weights the core gives in Node for that file and
-// the sentence's characters, a layer picker, each head labelled with its measured role. The first map
-// of the default page fetches nothing of the zoo; the switch in the form fetches the manifest and one
-// model. standalone.html carries the zoo and draws it from file:// with no request.
+// (dist/zoo/<id>/, a Hugging Face checkpoint folder) opened as a dropped folder is (sources/pretrained.js):
+// the sentence split by the model's own tokenizer.json, the maps the core's (the same as attn.loadPretrained
+// gives in Node for that folder), a layer picker, each head labelled with the manifest's measured role,
+// the notes on how the models were trained and which scores reach their floors. The compare view's
+// columns, the walkthrough and the decode view run the same checkpoint. The first map of the default
+// page fetches nothing of the zoo; the switch in the form fetches the manifest and the folders drawn.
+// standalone.html carries the zoo and draws it from file:// with no request.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,77 +13,95 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DIST, REPO, SHOTS, app, shot, startBrowser, startStandalone, viewReady, viewResult } from './browser.mjs';
 
+const src = (f) => import(pathToFileURL(path.join(REPO, 'web/src', f)).href);
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
-const { charVocab, charTokens } = await import(pathToFileURL(path.join(REPO, 'web/src/sources/zoo.js')).href);
-const { zooRows } = await import(pathToFileURL(path.join(REPO, 'web/src/sources/zoo-stats.js')).href);
-const { verdictText, zooLabel: zooLabelOf } = await import(pathToFileURL(path.join(REPO, 'web/src/parts/compare-zoo.js')).href);
+const { zooRows, zooLabel } = await src('sources/zoo-stats.js');
+const { verdictText } = await src('parts/compare-zoo.js');
+const { roleField, roleLabel } = await src('sources/zoo-roles.js');
+const { zooNotes } = await src('sources/zoo-notes.js');
+const { EN } = await src('i18n/index.js');
+await src('i18n/catalogs/en/zoo.js');
 const manifest = JSON.parse(fs.readFileSync(path.join(REPO, 'web/zoo/manifest.json'), 'utf8'));
-const corpus = fs.readFileSync(path.join(REPO, manifest.corpus.file), 'utf8');
+const H = manifest.geometry.nHeads;
 
 let b, attn;
 before(async () => { b = await startBrowser(); attn = await loadAttention({ simd: true }); });
 after(async () => { await b?.close(); });
 
-/** The core's maps (layers, H, N, N) for a zoo model and a sentence, in Node. */
-function nodeMaps(id, sentence) {
-  const m = manifest.models.find((x) => x.id === id);
-  const trainer = attn.loadModel(new Uint8Array(fs.readFileSync(path.join(REPO, 'web/zoo', m.file))), { text: corpus });
+/** A zoo folder's file in the repository. */
+const zooFile = (id, name) => fs.readFileSync(path.join(REPO, 'web/zoo', id, name));
+
+/** The sentence as the model's tokenizer splits it (labels: each id's text, as the page shows it) and every layer's maps, in Node. */
+async function nodeMaps(id, sentence) {
+  const tok = await attn.loadTokenizer(zooFile(id, 'tokenizer.json').toString('utf8'));
+  const ids = [...tok.encode(sentence, { addSpecialTokens: true }).ids];
+  const model = await attn.loadPretrained({ config: JSON.parse(zooFile(id, 'config.json')), weights: [new Blob([zooFile(id, 'model.safetensors')])] });
   try {
-    const { ids } = charTokens(sentence, charVocab(corpus), manifest.training.seqLen);
-    return { ...trainer.attention(ids), ids };
+    return { ids, n: ids.length, labels: ids.map((i) => tok.decode([i]).replaceAll(' ', '␣')), tokens: tok.encode(sentence).tokens,
+      attentions: model.forward(ids, { attentions: true }).attentions };
   } finally {
-    trainer.dispose();
+    model.dispose();
   }
 }
 
-test('source=trained: the zoo model of the variant, the core\'s weights, a layer picker and head roles', async () => {
+/** A head's label as the manifest's scores give it (sources/zoo-roles.js), over the manifest's seqLen. */
+const roleOf = (h) => roleLabel(h, roleField(h, manifest.training.seqLen), EN.t);
+
+const rowLabels = (el) => el.locator('[data-slot="heatmap"] figure.hm').first().locator('.hm-rows span').allTextContents();
+
+test('source=trained: the variant\'s checkpoint, its tokenizer\'s word tokens, the core\'s maps, a layer picker, measured labels and notes', async () => {
+  const sentence = 'the cat sat on the mat';
   const page = await b.open('embed.html?view=heatmap&source=trained&variant=gqa&nKvHeads=2&v=2');
   await viewReady(page, 'heatmap');
   const el = app(page);
+  const want = await nodeMaps('gqa2', sentence);
+  assert.deepEqual(want.tokens, ['the', 'Ġc', 'at', 'Ġsat', 'Ġon', 'Ġthe', 'Ġm', 'at'].slice(0, want.tokens.length), 'the shipped tokenizer\'s pieces');
   const result = await viewResult(page, 'heatmap');
-  const sentence = 'the cat sat on the mat';
   assert.equal(result.source, 'trained');
-  assert.equal(result.tokens, sentence.length, 'one position per character');
-  assert.equal(result.heads, manifest.geometry.nHeads);
+  assert.equal(result.tokens, want.n, 'one position per token of the model\'s tokenizer');
+  assert.equal(result.heads, H);
+  assert.deepEqual(await rowLabels(el), want.labels, 'the tokens\' labels are the tokenizer\'s ("␣sat", not characters)');
+  assert.ok(want.labels.includes('␣sat'));
   assert.equal(await el.locator('.kv-group').count(), 2, 'GQA with 2 KV heads: two groups');
   const summary = await el.locator('[data-role="summary"]').innerText();
-  assert.match(summary, /trained on Shakespeare/);
-  assert.match(summary, /GQA, 2 KV heads, seed 1, \d\.\d\d bits per character/);
+  assert.match(summary, new RegExp(`${want.n} tokens`));
+  assert.match(summary, /trained on Shakespeare \(word-level tokens\)/);
+  assert.match(summary, /GQA, 2 KV heads, seed 1, \d+\.\d\d bits per token/);
 
   // Layer 0's head 0, cell (1, 0) as the read-out gives it, against the core in Node.
-  const want = nodeMaps('gqa2', sentence);
   const N = want.n;
   const canvas = el.locator('canvas[data-head="0"]');
   await canvas.focus();
   await page.keyboard.press('ArrowDown');
   const readout = await el.locator('[data-slot="heatmap"] [data-role="readout"]').innerText();
-  assert.ok(readout.includes(want.weights[(0 * N + 1) * N + 0].toFixed(3)), `read-out "${readout}" vs the core's ${want.weights[N]}`);
+  assert.ok(readout.includes(want.attentions[0][N].toFixed(3)), `read-out "${readout}" vs the core's ${want.attentions[0][N]}`);
 
-  // Each map's title carries its head's strongest score, from the manifest.
-  const titles = await el.locator('[data-slot="heatmap"] figure.hm').evaluateAll((fs) => fs.map((f) => f.querySelector('figcaption, .hm-title')?.textContent ?? ''));
-  assert.ok(titles.some((t) => /previous token 0\.\d\d/.test(t)), `titles: ${titles.join(' | ')}`);
+  // Each map's title carries its head's strongest score from the manifest, where it clearly beats a uniform head's.
+  const scores = manifest.models.find((m) => m.id === 'gqa2').headScores;
+  const titlesOf = async (layer) => {
+    const titles = await el.locator('[data-slot="heatmap"] figure.hm .hm-title').allTextContents();
+    assert.deepEqual(titles, scores.filter((h) => h.layer === layer).map((h) => `head ${h.head} → K/V ${Math.floor(h.head / 4)} · ${roleOf(h)}`), titles.join(' | '));
+  };
+  await titlesOf(0);
+  // Under the maps: how the models were trained, and each floor met or not, the manifest's words and numbers.
+  assert.deepEqual(await el.locator('[data-role="zoo-note"]').allInnerTexts(), zooNotes(manifest, EN.t));
 
-  // The layer picker: layer 3 draws the core's layer 3.
+  // The layer picker: the last layer draws the core's last layer.
+  const last = manifest.geometry.nLayers - 1;
   const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
-  await el.locator('[data-slot="heatmap"] select[name="layer"]').selectOption('3');
+  await el.locator('[data-slot="heatmap"] select[name="layer"]').selectOption(String(last));
   await viewReady(page, 'heatmap', draws + 1);
-  assert.equal((await viewResult(page, 'heatmap')).layer, 3);
+  assert.equal((await viewResult(page, 'heatmap')).layer, last);
   await canvas.focus();
   await page.keyboard.press('ArrowDown');
-  const size = manifest.geometry.nHeads * N * N;
-  const readout3 = await el.locator('[data-slot="heatmap"] [data-role="readout"]').innerText();
-  assert.ok(readout3.includes(want.weights[3 * size + N].toFixed(3)), `layer 3 read-out "${readout3}"`);
-  // Layer 3's heads: a role only where a score clearly beats a uniform head's over 64 characters
-  // (labs/role-baseline.js: 0.295 for the previous token and self); GQA-2's layer 3 has none.
-  const titles3 = await el.locator('[data-slot="heatmap"] figure.hm .hm-title').allTextContents();
-  const scores3 = manifest.models.find((m) => m.id === 'gqa2').headScores.filter((h) => h.layer === 3);
-  assert.ok(scores3.every((h) => Math.max(h.previousToken, h.diagonal, h.firstToken) < 0.29));
-  assert.deepEqual(titles3, scores3.map((h) => `head ${h.head} → K/V ${Math.floor(h.head / 4)} · no role stands out`), titles3.join(' | '));
+  const readoutLast = await el.locator('[data-slot="heatmap"] [data-role="readout"]').innerText();
+  assert.ok(readoutLast.includes(want.attentions[last][N].toFixed(3)), `layer ${last} read-out "${readoutLast}"`);
+  await titlesOf(last);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
 
-test('the default page fetches none of the zoo; the form\'s switch fetches the manifest and the models drawn', async () => {
+test('the default page fetches none of the zoo; the form\'s switch fetches the manifest and the folders drawn', async () => {
   const requests = [];
   const page = await b.open('index.html');
   page.on('request', (r) => requests.push(r.url()));
@@ -95,8 +116,9 @@ test('the default page fetches none of the zoo; the form\'s switch fetches the m
   assert.match(page.url(), /source=trained/, 'the URL carries the switch');
   await viewReady(page, 'compare', 2);
   const zoo = [...new Set(requests.filter((u) => u.includes('/zoo/')).map((u) => u.split('/zoo/')[1]))];
-  // the manifest and the models drawn: MHA in the maps view; compare's default columns MHA, GQA (nKvHeads 2), MLA (latent 16)
-  assert.deepEqual(zoo.sort(), ['gqa2.safetensors', 'manifest.json', 'mha.safetensors', 'mla16.safetensors']);
+  // the manifest and the folders drawn: MHA in the maps view; compare's default columns MHA, GQA (nKvHeads 2), MLA (latent 16)
+  const folder = (id) => ['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => `${id}/${f}`);
+  assert.deepEqual(zoo.sort(), ['manifest.json', ...folder('gqa2'), ...folder('mha'), ...folder('mla16')].sort());
   await el.locator('[data-slot="heatmap"]').screenshot({ path: path.join(SHOTS, 'zoo-heatmap.png') });
   // Back to the lesson's example.
   await el.locator('select[name="source"]').selectOption('seeded');
@@ -106,7 +128,7 @@ test('the default page fetches none of the zoo; the form\'s switch fetches the m
   await page.close();
 });
 
-test('compare: the zoo\'s table, fetched when opened, its words following the numbers; "Show its maps" draws that model', async () => {
+test('compare: the zoo\'s table in bits per token, fetched when opened, its words following the numbers; "Show its maps" draws that model', async () => {
   const requests = [];
   const page = await b.open('index.html?v=2');
   page.on('request', (r) => requests.push(r.url()));
@@ -120,24 +142,34 @@ test('compare: the zoo\'s table, fetched when opened, its words following the nu
   const rows = zooRows(manifest);
   const got = await box.locator('tr[data-model] [data-role="verdict"]').allInnerTexts();
   assert.deepEqual(got, rows.map((r) => verdictText(r.vsMha)));
-  assert.ok(rows.slice(1).every((r) => got[rows.indexOf(r)].includes(r.vsMha.measurable ? 'worse' : 'no measurable')));
-  // The scatter of bits/char against cache bytes: its x axis spans the data (not a decade beyond it), a
+  const seeds = manifest.training.seeds.length;
+  const caption = await box.locator('caption').innerText();
+  assert.ok(caption.includes(`${manifest.training.steps} steps`) && caption.includes('bits per token'), caption);
+  const words = await box.locator('[data-role="zoo-words"]').innerText();
+  if (seeds < 2) {
+    // one seed: no spread to give, so no "± 0" and no verdict
+    assert.ok(got.slice(1).every((v) => v.endsWith('one seed: not settled')), got.join(' | '));
+    assert.ok(!(await box.locator('tr[data-model]').allInnerTexts()).join(' ').includes('±'), 'no ± 0 of a single seed');
+    assert.match(words, /one seed, so no difference here is settled/);
+  } else {
+    assert.ok(rows.slice(1).every((r) => got[rows.indexOf(r)].includes(r.vsMha.measurable ? (r.vsMha.diff > 0 ? 'worse' : 'better') : 'no measurable')));
+  }
+  // The scatter of bits/token against cache bytes: its x axis spans the data (not a decade beyond it), a
   // tick at each model's cache size, and each point labelled with its model.
   await box.locator('.lab-chart').scrollIntoViewIfNeeded();
   const drawn = await box.locator('.lab-chart').evaluate((e) => e.drawn());
   const xs = [...new Set(rows.map((r) => r.kvBytesPerToken))].sort((a, c) => a - c);
   assert.ok(drawn.x[0] >= xs[0] / 1.5 && drawn.x[1] <= xs.at(-1) * 1.5, `x domain ${drawn.x} for data ${xs}`);
   assert.deepEqual(drawn.ticks, xs.map((x) => `${x.toLocaleString('en-US')} B`), 'a tick at each cache size');
-  assert.deepEqual([...drawn.pointLabels].sort(), rows.map((r) => zooLabelOf(r)).sort(), 'every point labelled with its model');
+  assert.deepEqual([...drawn.pointLabels].sort(), rows.map((r) => zooLabel(r)).sort(), 'every point labelled with its model');
   await shot(page, 'zoo-scatter');
-  // Click 2 of 3: the MQA row's "Show its maps" puts the trained MQA in the attention-maps view.
+  // The MQA row's "Show its maps" puts the trained MQA in the attention-maps view.
   const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));
   await box.locator('tr[data-model="mqa"] button[data-action="zoo-maps"]').click();
   await viewReady(page, 'heatmap', draws + 1);
-  const result = await viewResult(page, 'heatmap');
-  assert.equal(result.source, 'trained');
+  assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
   assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').innerText(), /Model: MQA, seed 1/);
-  assert.ok(requests.some((u) => u.endsWith('/zoo/mqa.safetensors')));
+  assert.ok(requests.some((u) => u.endsWith('/zoo/mqa/model.safetensors')));
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -149,18 +181,19 @@ test('one click from the lesson\'s example to trained heads; every head\'s score
   await el.locator('button[data-action="see-trained"]').click();
   await viewReady(page, 'heatmap', 2);
   assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
-  const titles = await el.locator('[data-slot="heatmap"] figure.hm').allInnerTexts();
-  assert.ok(titles.some((x) => /previous token 0\.[1-9]/.test(x)), 'a previous-token head is labelled on its map');
-  await el.locator('details[data-role="head-scores-box"] summary').click();
   const mha = manifest.models.find((m) => m.id === 'mha');
+  const titles = await el.locator('[data-slot="heatmap"] figure.hm .hm-title').allTextContents();
+  assert.deepEqual(titles, mha.headScores.filter((h) => h.layer === 0).map((h) => `head ${h.head} · ${roleOf(h)}`));
+  await el.locator('details[data-role="head-scores-box"] summary').click();
   const rows = el.locator('table[data-role="head-scores"] tbody tr');
   assert.equal(await rows.count(), mha.headScores.length);
   const l0h1 = await el.locator('table[data-role="head-scores"] tr[data-layer="0"][data-head="1"]').innerText();
   assert.ok(l0h1.includes(mha.headScores[1].previousToken.toFixed(2)), l0h1);
-  await el.locator('button[data-action="show-layer"]', { hasText: '2' }).click();
+  const last = manifest.geometry.nLayers - 1;
+  await el.locator('button[data-action="show-layer"]', { hasText: String(last) }).click();
   await viewReady(page, 'heatmap', 3);
-  assert.equal((await viewResult(page, 'heatmap')).layer, 2);
-  assert.equal(await el.locator('table[data-role="head-scores"] tr.current[data-layer="2"]').count(), 8);
+  assert.equal((await viewResult(page, 'heatmap')).layer, last);
+  assert.equal(await el.locator(`table[data-role="head-scores"] tr.current[data-layer="${last}"]`).count(), H);
   assert.ok(await el.locator('details[data-role="head-scores-box"]').evaluate((d) => d.open), 'the table stays open');
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -171,71 +204,70 @@ test('compare with source=trained: each column the zoo model of its variant, nev
   await viewReady(page, 'compare');
   const el = app(page);
   const slot = el.locator('[data-slot="compare"]');
-  assert.match(await slot.locator('.cmp-note').innerText(), /trained on its own/);
+  const note = await slot.locator('.cmp-note').innerText();
+  assert.match(note, /trained on its own/);
+  assert.match(note, /Same input \(8 tokens\)/, note);
   assert.equal(await slot.locator('[data-role="honest"] > p').first().isHidden(), true, 'no "these weights are random" over trained models');
   assert.equal(await slot.locator('.cmp-col').count(), 3);
-  for (let c = 0; c < 3; c++) assert.equal(await slot.locator('.cmp-col').nth(c).locator('canvas').count(), manifest.geometry.nHeads);
+  for (let c = 0; c < 3; c++) assert.equal(await slot.locator('.cmp-col').nth(c).locator('canvas').count(), H);
   const diffs = await slot.locator('.cmp-diff').allInnerTexts();
   assert.ok(diffs.slice(1).every((d) => /not differenced/.test(d)) && diffs.length === 3, diffs.join(' | '));
-  // The GQA column's parameters are the trained model's block: dModel 64, 8 heads of 8, 2 KV heads.
+  // The GQA column's parameters are the trained model's block: 8 query heads, 2 KV heads of dHead each.
   const g = manifest.geometry;
   const gqaBlock = 2 * g.dModel * g.nHeads * g.dHead + 2 * g.dModel * 2 * g.dHead;
   assert.ok((await slot.locator('.cmp-col').nth(1).innerText()).includes(gqaBlock.toLocaleString('en-US')), `GQA block ${gqaBlock}`);
+  // The MLA column draws the DeepSeek-V2 checkpoint's layer 0, as the core computes it in Node.
+  const want = await nodeMaps('mla16', 'the cat sat on the mat');
+  const mla = slot.locator('.cmp-col').nth(2).locator('canvas').first();
+  await mla.focus();
+  await page.keyboard.press('ArrowDown');
+  const readout = await slot.locator('[data-role="readout"]').first().innerText();
+  assert.ok(readout.includes(want.attentions[0][want.n].toFixed(3)), `MLA read-out "${readout}" vs ${want.attentions[0][want.n]}`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
 
-test('with source=trained, the walkthrough draws a trained layer\'s stages and decode runs its KV cache, both the core\'s', async () => {
+test('with source=trained, the walkthrough draws the checkpoint\'s layer and decode runs its KV cache, both the pretrained source\'s', async () => {
   const sentence = 'to be or not';
   const page = await b.open(`index.html?source=trained&layer=1&v=2&text=${encodeURIComponent(sentence)}`);
   await viewReady(page, 'walkthrough');
   const el = app(page);
-  const want = nodeMaps('mha', sentence);
-  const N = want.n, H = manifest.geometry.nHeads;
-  // The walkthrough's softmax step: its attention tensor is layer 1 of the trainer's maps.
+  const want = await nodeMaps('mha', sentence);
+  const N = want.n;
+  // The walkthrough's softmax step: its attention tensor is layer 1 of the checkpoint's maps.
   await el.locator('[data-slot="walkthrough"] button[data-step="softmax"]').click();
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-slot="walkthrough"]')?.result?.step === 'softmax');
   const wt = await viewResult(page, 'walkthrough');
   const drawn = wt.drawn.attention;
   assert.deepEqual(drawn.shape, [H, N, N]);
-  const layer1 = want.weights.subarray(1 * H * N * N, 2 * H * N * N);
-  const worst = Math.max(...Array.from(drawn.data, (v, i) => Math.abs(v - layer1[i])));
-  assert.ok(worst < 1e-5, `walkthrough's attention vs the trainer's layer 1: ${worst}`);
+  const worst = Math.max(...Array.from(drawn.data, (v, i) => Math.abs(v - want.attentions[1][i])));
+  assert.ok(worst < 1e-5, `walkthrough's attention vs the checkpoint's layer 1: ${worst}`);
   assert.equal(wt.shape.dModel, manifest.geometry.dModel);
-  assert.match(await el.locator('[data-slot="walkthrough"] [data-role="summary"]').innerText(), /trained on Shakespeare \(MHA, seed 1\): its layer 1 of 4/);
+  const summary = await el.locator('[data-slot="walkthrough"] [data-role="summary"]').innerText();
+  assert.match(summary, new RegExp(`Layer 1 of llama \\(${manifest.geometry.nLayers} layers\\)`), 'the checkpoint\'s own steps (lesson/layer-steps.js)');
+  assert.match(summary, /a bundled model trained on Shakespeare \(MHA, seed 1\)\./);
   assert.equal(await el.locator('[data-slot="walkthrough"] [data-role="seeded-here"]').count(), 0);
 
-  // Decode: three characters one by one through the core's session over layer 1; the newest token's
-  // weights are its row of the maps, the cache grows by one layer's K and V in float32 per character.
+  // Decode: the sentence's tokens one by one through the checkpoint's KV-cache session, the model naming its next token.
   await viewReady(page, 'decode');
   const dec = el.locator('[data-slot="decode"]');
+  assert.match(await dec.locator('button[data-action="step"]').textContent(), /to/, 'the first step appends the tokenizer\'s first token');
   for (let i = 0; i < 3; i++) {
     await dec.locator('button[data-action="step"]').click();
     await page.waitForFunction((k) => document.querySelector('attention-playground').shadowRoot
       .querySelector('[data-slot="decode"]')?.result?.length === k, i + 1);
   }
   const r = await viewResult(page, 'decode');
-  assert.equal(r.cacheBytes, 3 * 2 * H * manifest.geometry.dHead * 4, 'K and V of 8 heads of 8, float32, per character');
+  const mha = manifest.models.find((m) => m.id === 'mha');
+  assert.equal(r.cacheBytes, 3 * mha.kvBytesPerToken, 'K and V of every layer, float32, per token');
   const predict = dec.locator('button[data-action="predict"]');
-  assert.equal(await predict.isHidden(), false, 'the trained model says its next character');
+  assert.equal(await predict.isHidden(), false, 'the trained model says its next token');
   await predict.click();
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-slot="decode"]')?.result?.length === 4);
   assert.equal(await el.locator('[data-slot="decode"] [data-role="seeded-here"]').count(), 0);
   await dec.screenshot({ path: path.join(SHOTS, 'zoo-decode.png') });
-  assert.deepEqual(page.errors, []);
-  await page.close();
-});
-
-test('characters the corpus never uses are left out, and the view says which', async () => {
-  const page = await b.open(`embed.html?view=heatmap&source=trained&v=2&text=${encodeURIComponent('café 42 ok')}`);
-  await viewReady(page, 'heatmap');
-  const summary = await app(page).locator('[data-role="summary"]').innerText();
-  const { labels, unknown } = charTokens('café 42 ok', charVocab(corpus), 64);
-  assert.ok(unknown.length > 0, 'the sentence has characters the corpus lacks');
-  assert.equal((await viewResult(page, 'heatmap')).tokens, labels.length);
-  for (const c of unknown) assert.ok(summary.includes(c), `the note names ${c}: ${summary}`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -246,7 +278,9 @@ test('standalone.html draws a zoo model from file:// with no request', async () 
     const page = await standalone.open('?source=trained&variant=mla&latentRank=16&v=2');
     await viewReady(page, 'heatmap', 1, 0, 60000);
     assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
-    assert.match(await page.locator('attention-playground [data-slot="heatmap"] [data-role="summary"]').innerText(), /MLA, latent 16/);
+    const el = page.locator('attention-playground');
+    assert.match(await el.locator('[data-slot="heatmap"] [data-role="summary"]').innerText(), /MLA, latent 16/);
+    assert.deepEqual(await rowLabels(el), (await nodeMaps('mla16', 'the cat sat on the mat')).labels);
     assert.deepEqual(page.errors, []);
     assert.deepEqual(page.outside(), []);
   } finally {
@@ -254,17 +288,18 @@ test('standalone.html draws a zoo model from file:// with no request', async () 
   }
 });
 
+const LONG = 'First Citizen: Before we proceed any further, hear me speak. All: Speak, speak. First Citizen: You are all resolved rather to die than to famish? All: Resolved. resolved.';
+
 test('a trained model\'s eight heads are small maps on one screen (desktop and phone); a click or Enter opens one large', async () => {
-  const text = 'to be, or not to be, that is the question: whether tis nobler in the mind';
   for (const [width, height] of [[1280, 900], [390, 844]]) {
-    const page = await b.open(`embed.html?view=heatmap&v=2&source=trained&text=${encodeURIComponent(text)}`, { viewport: { width, height } });
+    const page = await b.open(`embed.html?view=heatmap&v=2&source=trained&text=${encodeURIComponent(LONG)}`, { viewport: { width, height } });
     await viewReady(page, 'heatmap', 1, 0, 30000);
     const el = app(page);
     const result = await viewResult(page, 'heatmap');
     assert.ok(result.smallMaps > 0, `${width}px: small maps (${JSON.stringify(result)})`);
     const boxes = await el.locator('[data-slot="heatmap"] canvas[data-head]').evaluateAll((cs) => cs.map((c) => c.getBoundingClientRect())
       .map((r) => ({ top: r.top, bottom: r.bottom })));
-    assert.equal(boxes.length, manifest.geometry.nHeads);
+    assert.equal(boxes.length, H);
     const span = Math.max(...boxes.map((r) => r.bottom)) - Math.min(...boxes.map((r) => r.top));
     assert.ok(span <= height, `${width}px: every head within one screen (${Math.round(span)} px of ${height})`);
     await shot(page, `zoo-heatmap-small-${width}`);
@@ -300,8 +335,7 @@ test('a trained model\'s eight heads are small maps on one screen (desktop and p
 });
 
 test('decode: the newest token\'s strips have their keys under them, none overlapping another', async () => {
-  const text = 'to be, or not to be, that is the question';
-  const page = await b.open(`embed.html?view=decode&v=2&source=trained&text=${encodeURIComponent(text)}`);
+  const page = await b.open(`embed.html?view=decode&v=2&source=trained&text=${encodeURIComponent(LONG)}`);
   await viewReady(page, 'decode', 1, 0, 30000);
   const dec = app(page).locator('[data-slot="decode"]');
   await dec.locator('button[data-action="all"]').click();
@@ -319,5 +353,50 @@ test('decode: the newest token\'s strips have their keys under them, none overla
   for (let k = 1; k < shown.length; k++) assert.ok(shown[k].left >= shown[k - 1].right - 0.5, `labels ${k - 1} and ${k} overlap`);
   await dec.screenshot({ path: path.join(SHOTS, 'zoo-decode-keys.png') });
   assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a change of language keeps the zoo\'s opened model (nothing fetched again) and its words follow the language', async () => {
+  const requests = [];
+  const page = await b.open('embed.html?view=heatmap&source=trained&v=2');
+  page.on('request', (r) => requests.push(r.url()));
+  await viewReady(page, 'heatmap');
+  const fetched = requests.filter((u) => u.includes('/zoo/')).length;
+  await page.evaluate(() => document.querySelector('attention-playground').setLang('hi'));
+  await page.waitForFunction(() => document.querySelector('attention-playground').getAttribute('lang') === 'hi');
+  await viewReady(page, 'heatmap');
+  const el = app(page);
+  const hi = (await import(pathToFileURL(path.join(REPO, 'web/src/i18n/catalogs/hi.js')).href)).default;
+  await page.waitForFunction((want) => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="summary"]')?.textContent.includes(want), hi['source.zoo']);
+  assert.equal((await viewResult(page, 'heatmap')).source, 'trained');
+  assert.equal(requests.filter((u) => u.includes('/zoo/')).length, fetched, 'the opened model is kept');
+  const notes = await el.locator('[data-role="zoo-note"]').allInnerTexts();
+  assert.ok(notes.length > 0 && notes[0].startsWith(hi['zoo.trainedHow'].other.split(':')[0]), notes.join(' | '));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a zoo file that cannot be fetched: the maps say so (once, no loop), and the next ask tries again', async () => {
+  const page = await b.context.newPage();
+  page.errors = [];
+  let refuse = true, asked = 0;
+  await page.route('**/zoo/mha/model.safetensors', (route) => {
+    asked++;
+    return refuse ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback();
+  });
+  await page.goto(`${b.base}embed.html?view=heatmap&source=trained&v=2`);
+  const slot = () => page.evaluate(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="heatmap"]')?.textContent ?? '');
+  await page.waitForFunction(() => /HTTP 503/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="summary"]')?.textContent ?? ''), null, { timeout: 20000 });
+  await new Promise((r) => setTimeout(r, 500));
+  assert.ok(asked <= 2, `asked ${asked} times: no loop of retries`);
+  assert.match(await slot(), /HTTP 503/);
+  // the next change asks again, and draws
+  refuse = false;
+  await page.evaluate(() => document.querySelector('attention-playground').setState({ text: 'to be or not' }));
+  await viewReady(page, 'heatmap');
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"]')?.result?.source === 'trained', null, { timeout: 20000 });
   await page.close();
 });

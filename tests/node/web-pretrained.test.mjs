@@ -151,7 +151,8 @@ test('token labels: the text a token stands for, one-to-one with ids (web/src/so
   const ids = [...tok.encode('the cat sat on the mat').ids];
   const labels = ids.map(label);
   assert.ok(ids.some((id) => tok.idToToken(id).startsWith('Ġ')), 'the fixture has byte-level BPE pieces (Ġ: a space)');
-  assert.deepEqual(labels, ids.map((id) => tok.decode([id])), 'each label is its token\'s text');
+  assert.deepEqual(labels, ids.map((id) => tok.decode([id]).replaceAll(' ', '␣')), 'each label is its token\'s text, its spaces shown');
+  assert.ok(labels.includes('␣sat'), labels.join('|'));
   assert.ok(labels.every((l) => !l.includes('Ġ')), labels.join('|'));
   const seen = new Set();
   for (let id = 0; id < tok.vocabSize; id++) {

@@ -10,10 +10,9 @@ import { REPO } from './helpers.mjs';
 
 const load = (p) => import(pathToFileURL(path.join(REPO, p)).href);
 const rb = await load('web/src/labs/role-baseline.js');
-const { roleField } = await load('web/src/sources/zoo-roles.js');
-const zoo = await load('web/src/sources/zoo.js');
+const zoo = await load('web/src/sources/zoo-roles.js');
 await load('web/src/i18n/catalogs/en/zoo.js');  // the zoo's words, which the page loads with the zoo's files
-const roleLabel = (s, t, n) => zoo.roleLabel(s, roleField(s, n), t);
+const roleLabel = (s, t, n) => zoo.roleLabel(s, zoo.roleField(s, n), t);
 const { roleOf, roleKey } = await load('web/src/labs/verdicts.js');
 const { EN, loadI18n } = await load('web/src/i18n/index.js');
 await load('web/src/i18n/catalogs/en/head-types.js');
@@ -39,20 +38,20 @@ test('the uniform baseline: the mean of 1/(i+1) over the queries a score uses, a
 });
 
 test('the bundled Shakespeare models: a map\'s title names a role only where the score clearly beats the uniform baseline', () => {
-  const mha = manifest.models.find((m) => m.id === 'mha');
   const n = manifest.training.seqLen;
-  const head = (l, h) => mha.headScores.find((s) => s.layer === l && s.head === h);
-  assert.ok(head(3, 0).diagonal < 0.1 && head(3, 0).diagonal > rb.uniformScores(n).diagonal, 'the head the labels overstated');
-  assert.equal(roleLabel(head(3, 0), EN.t, n), 'no role stands out');
-  assert.equal(roleLabel(head(0, 1), EN.t, n), 'previous token 0.39');
-  assert.equal(roleLabel(head(3, 0), hi.t, n), 'कोई भूमिका अलग से नहीं दिखती');
-  // every label the bundled models show names a score above its bar
+  const u = rb.uniformScores(n);
+  // worked by hand, over the manifest's sequences: a score just above uniform names nothing, a strong one its role
+  const weak = { previousToken: u.previousToken * 1.5, diagonal: u.diagonal, firstToken: u.firstToken, induction: u.induction };
+  assert.equal(roleLabel(weak, EN.t, n), 'no role stands out');
+  assert.equal(roleLabel(weak, hi.t, n), 'कोई भूमिका अलग से नहीं दिखती');
+  assert.equal(roleLabel({ ...weak, previousToken: 0.39 }, EN.t, n), 'previous token 0.39');
+  // every label the bundled models show names a score above its bar (whatever the shipped weights)
   for (const m of manifest.models) {
     for (const s of m.headScores) {
       const label = roleLabel(s, EN.t, n);
       if (label === 'no role stands out') continue;
       const value = Number(label.split(' ').at(-1));
-      assert.ok(value >= rb.roleBar(rb.uniformScores(n).previousToken) - 0.005 || label.startsWith('induction'), `${m.id} L${s.layer}h${s.head}: ${label}`);
+      assert.ok(value >= rb.roleBar(u.previousToken) - 0.005 || label.startsWith('induction'), `${m.id} L${s.layer}h${s.head}: ${label}`);
     }
   }
 });
@@ -65,8 +64,6 @@ test('Lab 4: a role needs a score above 0.5 that also clearly beats the uniform 
 });
 
 test('head types and the labs\' tasks: no more than the data show, in English and Hindi', () => {
-  const best = Math.max(...manifest.models.find((m) => m.id === 'mha').headScores.map((s) => s.previousToken));
-  assert.ok(best < 0.5, 'the bundled MHA model\'s best previous-token head puts less than half its weight there');
   assert.doesNotMatch(EN.t('headTypes.previous.what'), /\bmost of each query/);
   assert.doesNotMatch(hi.t('headTypes.previous.what'), /हर क्वेरी का ज़्यादातर वेट/);
   // Lab 1's default task is two tokens back: its subtitle and the head-types box say so
@@ -77,10 +74,6 @@ test('head types and the labs\' tasks: no more than the data show, in English an
   assert.match(hi.t('headTypes.copy.where'), /डिफ़ॉल्ट दो टोकन पीछे/);
 });
 
-test('the head-types box\'s figures are the bundled models\' own', () => {
-  const best = manifest.models.map((m) => Math.max(...m.headScores.filter((s) => s.layer === 0).map((s) => s.previousToken)));
-  const lo = Math.min(...best).toFixed(2), hi2 = Math.max(...best).toFixed(2);
-  assert.match(EN.t('headTypes.previous.where'), new RegExp(`${lo} to ${hi2} of its weight`));
-  assert.match(hi.t('headTypes.previous.where'), new RegExp(`${lo} से ${hi2} तक`));
-  assert.match(EN.t('headTypes.previous.where'), new RegExp(`gives ${rb.uniformScores(manifest.training.seqLen).previousToken.toFixed(2)}`));
+test('the head-types box quotes no figure of the bundled models (the notes under their maps do, from the manifest)', () => {
+  for (const i18n of [EN, hi]) assert.doesNotMatch(i18n.t('headTypes.previous.where'), /\d/);
 });

@@ -1,12 +1,14 @@
-// The compare view's table of the zoo (web/src/sources/zoo-stats.js): mean ± sd over the seeds and
-// the difference from MHA with its standard error, on a small manifest worked by hand and on the
-// shipped one (every variant's row, MHA's without a difference).
+// The compare view's table of the zoo (web/src/sources/zoo-stats.js): mean ± sd of bits per token over
+// the seeds and the difference from MHA with its standard error, on a small manifest worked by hand
+// (and with one seed: no spread, nothing settled), and on the shipped one (every variant's row, MHA's
+// without a difference).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { zooRows } from '../../web/src/sources/zoo-stats.js';
+import { verdictText } from '../../web/src/parts/compare-zoo.js';
 
-const seeds = (...bits) => bits.map((b, i) => ({ seed: i + 1, bitsPerChar: b }));
+const seeds = (...bits) => bits.map((b, i) => ({ seed: i + 1, bitsPerToken: b }));
 
 test('mean ± sd and the difference from MHA, worked by hand', () => {
   const rows = zooRows({ geometry: { nHeads: 8 }, models: [
@@ -23,14 +25,30 @@ test('mean ± sd and the difference from MHA, worked by hand', () => {
   assert.equal(rows[1].vsMha.measurable, true);
   assert.ok(Math.abs(rows[2].vsMha.diff - 0.1) < 1e-12);
   assert.equal(rows[2].vsMha.measurable, false);
+  assert.ok(rows.every((r) => r.settled) && rows.slice(1).every((r) => r.vsMha.settled));
 });
 
-test('the shipped manifest: six rows, 5 seeds each, MHA the baseline', () => {
+test('one seed: a mean, no spread, no difference settled (and the verdict says so, not ± 0)', () => {
+  const rows = zooRows({ geometry: { nHeads: 8 }, models: [
+    { id: 'mha', label: 'MHA', variant: 'mha', params: 10, kvBytesPerToken: 64, seeds: seeds(2.0) },
+    { id: 'mqa', label: 'MQA', variant: 'mqa', params: 8, kvBytesPerToken: 8, seeds: seeds(3.0) },
+  ] });
+  assert.deepEqual(rows.map((r) => [r.bits.mean, r.bits.n, r.settled]), [[2, 1, false], [3, 1, false]]);
+  assert.equal(rows[1].vsMha.diff, 1);
+  assert.equal(rows[1].vsMha.measurable, false);
+  assert.equal(rows[1].vsMha.settled, false);
+  assert.equal(verdictText(rows[1].vsMha), '+1.000, one seed: not settled');
+  assert.equal(verdictText(null), 'the baseline');
+});
+
+test('the shipped manifest: six rows, each with the manifest\'s seeds, MHA the baseline', () => {
   const manifest = JSON.parse(fs.readFileSync(new URL('../../web/zoo/manifest.json', import.meta.url), 'utf8'));
   const rows = zooRows(manifest);
   assert.deepEqual(rows.map((r) => r.id), ['mha', 'gqa4', 'gqa2', 'mqa', 'mla32', 'mla16']);
   assert.deepEqual(rows.map((r) => r.kvHeads), [8, 4, 2, 1, null, null]);
-  for (const r of rows) assert.equal(r.bits.n, 5);
+  const n = manifest.training.seeds.length;
+  for (const r of rows) assert.equal(r.bits.n, n);
+  for (const r of rows) assert.ok(Number.isFinite(r.bits.mean) && r.bits.mean > 0, r.id);
   assert.equal(rows[0].vsMha, null);
-  for (const r of rows.slice(1)) assert.ok(Number.isFinite(r.vsMha.diff) && r.vsMha.se > 0, r.id);
+  for (const r of rows.slice(1)) assert.ok(Number.isFinite(r.vsMha.diff) && r.vsMha.settled === n > 1 && (n === 1 || r.vsMha.se > 0), r.id);
 });

@@ -99,7 +99,7 @@ export class AttentionPlayground extends HTMLElement {
     this.i18n = i18n;
     this.#setLangAttributes(i18n);
     if (this.sourcesLang !== i18n.lang) {  // the sources speak the language they were made in: make them again
-      this.seeded = this.zoo = this.inspectedSource = null;
+      this.seeded = this.inspectedSource = null;  // the zoo's source reads the language at each use (#liveCtx): it keeps its opened models
       this.sourcesLang = i18n.lang;
     }
     const unknown = this.#unknownView();
@@ -159,7 +159,7 @@ export class AttentionPlayground extends HTMLElement {
           }
           return this.inspectedSource.source;
         }
-        if (ZOO_VIEWS.includes(view) && state.source === 'trained') return (this.zoo ??= zooSource(ctx));
+        if (ZOO_VIEWS.includes(view) && state.source === 'trained') return (this.zoo ??= zooSource(this.#liveCtx()));
         return (this.seeded ??= seededSource(ctx));
       },
       canInspect: () => sections.includes('heatmap'),
@@ -343,6 +343,15 @@ export class AttentionPlayground extends HTMLElement {
     return 'opened';
   }
 
+  /**
+   * The element's client and language as they are at each use, and its re-render: for a source that
+   * outlives the views (the zoo's, whose opened checkpoints a change of language keeps).
+   */
+  #liveCtx() {
+    const host = this;
+    return { get client() { return host.client; }, get i18n() { return host.i18n; }, rerender: () => host.rerender() };
+  }
+
   /** The code that opens and closes checkpoints (model-host.js), imported on first use. */
   #host() { return import('./model-host.js').then((m) => (this.hostModule = m)); }
 
@@ -383,10 +392,12 @@ export class AttentionPlayground extends HTMLElement {
    * looking at (npm run bench:page, docs/performance.md). Later views get the latest state.
    */
   #render() {
-    if (this.model?.waits?.(this.state)) return;  // its tokenizer's worker splits the sentence, then renders again
+    // An opened checkpoint's (or the zoo model's) tokenizer splits the sentence first, then renders again.
+    const zoo = this.state.source === 'trained' && this.viewIds?.some((v) => ZOO_VIEWS.includes(v)) ? (this.zoo ??= zooSource(this.#liveCtx())) : null;
+    if (this.model?.waits?.(this.state) || zoo?.waits?.(this.state)) return;
     const opened = this.model?.opened;
-    this.controls?.showModel(opened ? { name: this.model.title, layers: opened.info.nLayers, shape: opened.shape } : null,
-      (this.viewIds ?? []).every((v) => MODEL_VIEWS.includes(v)));
+    this.controls?.showModel(opened ? { name: this.model.title, layers: opened.info.nLayers, shape: opened.shape } : zoo?.shown(this.state) ?? null,
+      (this.viewIds ?? []).every((v) => (opened ? MODEL_VIEWS : ZOO_VIEWS).includes(v)));
     this.controls?.update(this.state, this.shape?.key === this.#shapeKey() ? this.shape.value : null);
     this.#resolveShape();
     this.#updatePlaygroundLink();

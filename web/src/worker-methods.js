@@ -90,7 +90,7 @@ export const methods = {
     trainers.set(key, { trainer: t, spec: t.spec ?? spec });
     return { steps: t.steps, vocabSize: t.vocabSize, spec: t.spec ?? spec };
   },
-  // options: loadModel's ({ text } for a file that names its corpus by reference, e.g. the zoo's).
+  // options: loadModel's ({ text } for a file that names its corpus by reference).
   async trainerLoad(attn, key, bytes, options = {}) {
     methods.trainerDispose(attn, key);
     const t = attn.loadModel(bytes, options);  // a refused file leaves nothing under key
@@ -176,8 +176,6 @@ export const methods = {
 const JOB_METHODS = new Set(['trainerTrain', 'decodeBandwidth', 'pretrainedOpen']);
 /** An opened checkpoint's methods (worker-pretrained.js) join `methods` with the first call of one. */
 let pretrained = null;
-/** A trained model's layer through the core (worker-trainer-layer.js): the same, on first use. */
-let trainerLayer = null;
 /** Methods that need the training module (a second WebAssembly module, loaded on demand), which
  *  also carries the decode probe. */
 const NEEDS_TRAINING = new Set(['trainerCreate', 'trainerLoad', 'decodeBandwidth']);
@@ -212,7 +210,6 @@ export function serve(load) {
       if (!core) core = load(simd);
       const attn = await core;
       if (method.startsWith('pretrained')) pretrained ??= Object.assign(methods, (await import('./worker-pretrained.js')).pretrainedMethods);
-      if (method.startsWith('trainerLayer')) trainerLayer ??= Object.assign(methods, (await import('./worker-trainer-layer.js')).trainerLayerMethods);
       if (!Object.hasOwn(methods, method)) throw new Error(`unknown method '${method}'`);
       // The worker loads the attention module only; the lab's training module comes on first use.
       if (NEEDS_TRAINING.has(method) && !attn.trainingLoaded) await attn.loadTraining();

@@ -1,32 +1,26 @@
 // compare-zoo.js — the compare view's measured table: the zoo's six trained models (docs/zoo.md), each
-// variant's held-out bits/char over its seeds (mean ± sd), the difference from MHA with its standard
-// error, in words that follow the numbers (labs/spread.js's rule), and a plot of quality against the
-// KV cache. Nothing is fetched until the box is opened. "Show its maps" switches the attention-maps
+// variant's held-out bits per token over its seeds (mean ± sd), the difference from MHA with its
+// standard error, in words that follow the numbers (labs/spread.js's rule; with one seed, no spread and
+// no verdict), and a plot of quality against the KV cache. Nothing is fetched until the box is opened. "Show its maps" switches the attention-maps
 // view to that trained model.
-import { coreDetail, el, variantName } from '../kit.js';
+import { coreDetail, el } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { scrollRegion } from '../render/scroll-region.js';
 import { plusMinus, signedDiff } from '../labs/spread.js';
-import { zooRows } from '../sources/zoo-stats.js';
+import { zooLabel, zooRows } from '../sources/zoo-stats.js';
 import '../i18n/catalogs/en/compare.js';  // the English words it speaks
 
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-
-/** A zoo model's name in the page's language: "GQA, 2 KV heads", "MLA, latent 16", "MQA". */
-export function zooLabel(r, i18n = EN) {
-  if (r.variant === 'gqa') return i18n.t('cmp.zoo.gqa', { count: r.kvHeads });
-  if (r.variant === 'mla') return i18n.t('cmp.zoo.mla', { r: r.latentRank });
-  return variantName(r.variant);
-}
 
 /** The state that draws a zoo model in the attention-maps view. */
 const stateFor = (r) => ({ source: 'trained', variant: r.variant,
   ...(r.kvHeads && r.variant === 'gqa' ? { nKvHeads: r.kvHeads } : {}), ...(r.latentRank ? { latentRank: r.latentRank } : {}) });
 
-/** "+0.053 ± 0.009: worse" or "no measurable difference (+0.005 ± 0.008)". */
+/** "+0.053 ± 0.009: worse", "no measurable difference (+0.005 ± 0.008)", or with one seed "+0.012, one seed: not settled". */
 export function verdictText(vsMha, i18n = EN) {
   const { t } = i18n;
   if (!vsMha) return t('cmp.zoo.baseline');
+  if (!vsMha.settled) return t('cmp.zoo.oneSeed', { diff: `${vsMha.diff >= 0 ? '+' : '−'}${Math.abs(vsMha.diff).toFixed(3)}` });
   if (!vsMha.measurable) return t('cmp.zoo.none', { diff: signedDiff(vsMha) });
   return t(vsMha.diff > 0 ? 'cmp.zoo.worse' : 'cmp.zoo.better', { diff: signedDiff(vsMha) });
 }
@@ -54,22 +48,23 @@ export function createZooBox(ctx) {
     };
     const table = el('table', null,
       el('caption', null, t('cmp.zoo.caption', { layers: g.nLayers, dModel: g.dModel, heads: g.nHeads, steps: tr.steps, batch: tr.batchSize,
-        seeds: tr.seeds.join(', ') })),
+        seqLen: tr.seqLen, vocab: manifest.corpus.tokenizer.vocabSize, count: tr.seeds.length, seeds: tr.seeds.join(', ') })),
       el('thead', null, el('tr', null, ...[t('cmp.zoo.col.variant'), t('cmp.zoo.col.kvHeads'), t('cmp.zoo.col.params'), t('cmp.zoo.col.cache'),
-        t('cmp.zoo.col.at4k'), t('cmp.zoo.col.bits'), t('cmp.zoo.col.vsMha'), t('cmp.zoo.col.maps')].map((h) => el('th', { scope: 'col' }, h)))),
+        t('cmp.zoo.col.at4k'), t(rows.every((r) => r.settled) ? 'cmp.zoo.col.bits' : 'cmp.zoo.col.bitsOneSeed'), t('cmp.zoo.col.vsMha'), t('cmp.zoo.col.maps')].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', null, ...rows.map((r) => el('tr', { dataset: { model: r.id } },
         el('th', { scope: 'row' }, zooLabel(r, i18n)),
         el('td', null, r.kvHeads ? String(r.kvHeads) : t('cmp.zoo.latent', { r: r.latentRank })),
         el('td', null, int(r.params)),
         el('td', null, `${int(r.kvBytesPerToken)} B`),
         el('td', null, mib(r.kvBytesPerToken * 4096)),
-        el('td', null, plusMinus(r.bits, 3)),
+        el('td', null, r.settled ? plusMinus(r.bits, 3) : t('cmp.zoo.oneSeedBits', { bits: r.bits.mean.toFixed(3) })),
         el('td', { dataset: { role: 'verdict' } }, verdictText(r.vsMha, i18n)),
         el('td', null, ctx.canInspect?.() ? el('button', { type: 'button', dataset: { action: 'zoo-maps' },
           'aria-label': t('cmp.showMapsOf', { name: zooLabel(r, i18n) }), onclick: () => showMaps(r) }, t('cmp.showMaps')) : '')))));
     const none = rows.filter((r) => r.vsMha && !r.vsMha.measurable).map((r) => zooLabel(r, i18n));
-    const words = el('p', null, [t('cmp.zoo.size'), none.length ? t('cmp.zoo.noneOf', { list: none.join(', ') }) : t('cmp.zoo.allMeasurable'),
-      t('cmp.zoo.scale')].join(' '));
+    const settled = rows.every((r) => !r.vsMha || r.vsMha.settled);
+    const verdict = !settled ? t('cmp.zoo.notSettled') : none.length ? t('cmp.zoo.noneOf', { list: none.join(', ') }) : t('cmp.zoo.allMeasurable');
+    const words = el('p', { dataset: { role: 'zoo-words' } }, [t('cmp.zoo.size'), verdict, t('cmp.zoo.scale')].join(' '));
     const chartBox = el('div');
     body.replaceChildren(scrollRegion(t('cmp.zoo.region'), table, '', i18n), words, chartBox);
     // A scatter: ticks at the models' cache sizes, the domain just beyond them, each point labelled with its model.

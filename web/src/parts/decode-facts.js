@@ -1,9 +1,8 @@
 // decode-facts.js — the decode view's words: what the session is, and what its cache stores per token
 // and holds now. For the lesson's block: one layer in float32. For an opened checkpoint: every layer,
 // per token at the file's precision (what a Hugging Face cache of that dtype holds) beside this
-// session's float32 cache, as the core reports it. For a trained zoo model: the one layer its session
-// caches, beside what the whole model would. The list is kept between appends (a step rewrites the
-// cache's figure, not the list).
+// session's float32 cache, as the core reports it (a zoo model is one: sources/zoo.js). The list is
+// kept between appends (a step rewrites the cache's figure, not the list).
 import { el, variantName } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { messageNodes } from '../i18n/nodes.js';
@@ -22,7 +21,7 @@ export function decodeIntro(s, model, maxLen, i18n = EN) {
   const { t } = i18n;
   if (model) {
     const name = el('span', { lang: 'en', dataset: { text: 'model' } }, model.name);
-    return messageNodes(t, model.trained ? 'dec.introTrained' : 'dec.introModel', { name }, { variant: variantName(s.variant), count: model.layers, max: maxLen,
+    return messageNodes(t, 'dec.introModel', { name }, { variant: variantName(s.variant), count: model.layers, max: maxLen,
       button: t('dec.predict'), layer: model.layer });
   }
   return [[t('dec.intro', { variant: variantName(s.variant), max: maxLen }), s.variant === 'mla' ? t('dec.introMla') : ''].filter(Boolean).join(' ')];
@@ -40,15 +39,6 @@ export function factRows(s, baseline, L, cacheBytes, model, i18n = EN) {
   const { t } = i18n;
   const f = cacheFormula(s, 0, i18n);
   const stored = { what: cacheWhat(s, i18n), symbolic: f.symbolic, filled: f.filled, n: f.value };
-  if (model?.trained) {  // a zoo model: one layer's session, float32 (sources/zoo.js)
-    const perLayer = f.value * 4;
-    return [
-      [t('dec.fact.storedPerLayer'), t('dec.storedNumbers', stored)],
-      [t('dec.fact.bytes'), t('dec.bytesTrained', { n: f.value, perLayer, count: model.layers, total: model.kvBytesPerToken })],
-      [t('dec.fact.now'), t('dec.nowTrained', { count: L, perLayer, total: L * perLayer, layer: model.layer, reported: cacheBytes,
-        all: L * model.kvBytesPerToken }), 'dec-total'],
-    ];
-  }
   if (model) {
     const bits = model.dtypeBytes * 8, perLayer = f.value * model.dtypeBytes;
     return [

@@ -10,6 +10,8 @@ import { el } from '../kit.js';
 export const EXTRA_COLOURS = ['#17becf', '#bcbd22', '#7f7f7f', '#e377c2'];
 /** Whole steps only on the x axis (never 5.25). */
 export const STEP_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000];
+/** The least distance between the centres of two x tick labels (CSS px) with xTicks. */
+const MIN_TICK_GAP = 48;
 
 const valueText = (u, v) => (v == null ? '—' : v.toFixed(3));
 /** The x value in the legend: a dash, not uPlot's "--", while the cursor is off the chart. */
@@ -21,7 +23,8 @@ const xText = (u, v) => (v == null ? '—' : uPlot.fmtNum(v));
  * lets series share a colour (a model's training and validation curves) or show as points;
  * yRange fixes the y axis (e.g. [0, 100] for percent); marker() -> { x, text } | null draws a dashed
  * vertical line at x with its text (e.g. "cache < 1/8 of MHA"). For a scatter of measured points:
- * xTicks puts the x axis's ticks at the data's x values (written by xTickText), its domain a little
+ * xTicks puts the x axis's ticks at the data's x values (written by xTickText; a label too close to the
+ * last one drawn is left out), its domain a little
  * beyond them (a factor 1.3 on a log axis), and labelPoints writes each point's series label beside it.
  * @param {HTMLElement} root
  * @param {{ yLabel: string, xLabel?: string, height?: number, logX?: boolean, logY?: boolean,
@@ -83,7 +86,16 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
   const xAxisMore = () => (xTicks ? {
     splits: () => data.xs.slice(),
     filter: (u, splits) => splits,  // every split labelled (a log axis otherwise keeps only the powers of ten)
-    values: (u, splits) => (drawn.ticks = splits.map((x) => xTickText(x))),
+    // a label too close to the last one drawn is left out (a narrow screen: 160 B beside 192 B)
+    values: (u, splits) => {
+      let last = -Infinity;
+      return (drawn.ticks = splits.map((x) => {
+        const px = u.valToPos(x, 'x');
+        if (px - last < MIN_TICK_GAP) return '';
+        last = px;
+        return xTickText(x);
+      }));
+    },
   } : logX ? {} : { incrs: STEP_INCRS });
   const xScale = () => ({ time: false, ...(logX ? { distr: 3 } : {}),
     ...(xTicks ? { range: (u, min, max) => {

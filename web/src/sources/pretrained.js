@@ -232,8 +232,9 @@ async function checkBeforeDownload(ctx, repo, config, bytes) {
 let opened = 0;
 /**
  * Opens a checkpoint in the worker and returns its source: `input` is { files: File[] } (a picker, a
- * drop), { url } (a folder served beside the page) or { url: 'hf:<org>/<name>[@<revision>]', hub } (a
- * Hub model, sources/hub.js). `onProgress({ phase: 'download' | 'load', loaded, total })`; `signal`
+ * drop, or a bundled model of the zoo: sources/zoo-model.js), { url } (a folder served beside the page)
+ * or { url: 'hf:<org>/<name>[@<revision>]', hub } (a Hub model, sources/hub.js); `input.name`, where
+ * given, is what the page calls the model (else the folder's name). `onProgress({ phase: 'download' | 'load', loaded, total })`; `signal`
  * stops it (the promise then rejects with an AbortError).
  */
 export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
@@ -249,6 +250,7 @@ export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
   } else {
     c = await checkpointFromUrl(input.url, { signal, onProgress: download });
   }
+  if (input.name) c.name = input.name;
   const key = `model-${++opened}`;
   const total = c.weights.reduce((s, w) => s + w.size, 0);
   // tokenizer.json is read in its own worker, before the weights: a refused tokenizer stops the open early

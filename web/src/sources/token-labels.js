@@ -1,11 +1,12 @@
 // sources/token-labels.js — how a checkpoint's tokens are shown: the text each token stands for
 // (the tokenizer's decode of that one id: "Ġcat" of a byte-level BPE and "▁cat" of SentencePiece both
-// read " cat"), with line breaks and tabs made visible; the vocabulary's own spelling where one id's
+// read " cat"), with spaces, line breaks and tabs made visible (" cat" shows as "␣cat", so that a
+// learner sees where words start); the vocabulary's own spelling where one id's
 // text is not text on its own (a partial UTF-8 byte). Labels are kept one-to-one with ids, so that a
 // label the page hands back (the decode view appends tokens by label) finds its id again: a second
 // id whose text is already taken shows its vocabulary spelling beside it.
 
-const VISIBLE = { '\n': '↵', '\r': '␍', '\t': '⇥' };
+const VISIBLE = { ' ': '␣', '\n': '↵', '\r': '␍', '\t': '⇥' };
 
 /**
  * @param {{ decode(ids: number[]): string, idToToken(id: number): string | undefined, tokenToId(t: string): number | undefined } | null} tokenizer
@@ -22,7 +23,7 @@ export function tokenLabels(tokenizer) {
     else {
       let text = '';
       try { text = tokenizer.decode([id]); } catch { text = ''; }
-      l = text && !text.includes('\uFFFD') ? text.replace(/[\n\r\t]/g, (c) => VISIBLE[c]) : piece;
+      l = text && !text.includes('\uFFFD') ? text.replace(/[ \n\r\t]/g, (c) => VISIBLE[c]) : piece;
     }
     if (byLabel.has(l)) l = `${l} (${piece ?? `#${id}`})`;
     byId.set(id, l);

@@ -1,5 +1,5 @@
 // trained-spec.js — the attention part of a trainer's model spec, as resolveShape takes it (shared by
-// the lab-trained source, trained.js, and the zoo's, zoo.js).
+// the lab-trained source, trained.js, and the zoo's checkpoints, zoo-model.js).
 
 /** The attention part of a trainer's model spec, as resolveShape takes it. */
 export function attentionSpecOf(model) {

@@ -14,5 +14,13 @@ async function get(name) {
 /** The zoo's manifest.json (scripts/zoo.mjs writes it). */
 export const zooManifest = async () => (await get('manifest.json')).json();
 
-/** One model's .safetensors bytes. @param {string} file  a manifest model's `file` */
+/** A lab model's .safetensors bytes (the trainer's format). @param {string} file  its manifest `file` */
 export const zooBytes = async (file) => new Uint8Array(await (await get(file)).arrayBuffer());
+
+/**
+ * A zoo model's checkpoint folder as a drop gives it: one File per manifest `files` entry
+ * (config.json, model.safetensors, tokenizer.json), named as in the folder.
+ * @param {{ files: { file: string }[] }} model  a manifest model
+ */
+export const zooFiles = (model) => Promise.all(model.files.map(async ({ file }) =>
+  new File([await (await get(file)).blob()], file.split('/').pop())));

@@ -1,23 +1,37 @@
 // zoo-stats.js — the zoo's seeds as the compare view states them (pure; tests/node/web-zoo-stats.test.mjs):
-// per model its seeds' held-out bits/char (mean ± sd) and its difference from MHA with that
+// per model its seeds' held-out bits per token (mean ± sd) and its difference from MHA with that
 // difference's standard error (labs/spread.js, the labs' own rule: within two standard errors is no
-// measurable difference).
+// measurable difference). A spread needs two seeds: with one (`settled` false) there is none to give.
+import { variantName } from '../kit.js';
+import { EN } from '../i18n/index.js';
 import { difference, meanSd } from '../labs/spread.js';
+import '../i18n/catalogs/en/compare.js';  // the English words it speaks (zooLabel)
 
 /**
  * One row per manifest model: { id, label, variant, kvHeads, latentRank, params, kvBytesPerToken,
- * bits: { mean, sd, n }, vsMha: null (MHA itself) | { diff, se, measurable } }.
- * @param {{ models: { id, label, variant, nKvHeads?, latentRank?, params, kvBytesPerToken, seeds: { bitsPerChar: number }[] }[],
+ * bits: { mean, sd, n }, settled (two seeds or more), vsMha: null (MHA itself) | { diff, se, measurable, settled } }.
+ * @param {{ models: { id, label, variant, nKvHeads?, latentRank?, params, kvBytesPerToken, seeds: { bitsPerToken: number }[] }[],
  *           geometry: { nHeads: number } }} manifest
  */
 export function zooRows(manifest) {
-  const bitsOf = (m) => m.seeds.map((s) => s.bitsPerChar);
+  const bitsOf = (m) => m.seeds.map((s) => s.bitsPerToken);
   const base = manifest.models.find((m) => m.variant === 'mha');
-  return manifest.models.map((m) => ({
-    id: m.id, label: m.label, variant: m.variant,
-    kvHeads: m.variant === 'mha' ? manifest.geometry.nHeads : m.variant === 'mqa' ? 1 : m.nKvHeads ?? null,
-    latentRank: m.latentRank ?? null, params: m.params, kvBytesPerToken: m.kvBytesPerToken,
-    bits: meanSd(bitsOf(m)),
-    vsMha: base && m !== base ? difference(bitsOf(base), bitsOf(m)) : null,
-  }));
+  return manifest.models.map((m) => {
+    const bits = meanSd(bitsOf(m));
+    const vsMha = base && m !== base ? difference(bitsOf(base), bitsOf(m)) : null;
+    return {
+      id: m.id, label: m.label, variant: m.variant,
+      kvHeads: m.variant === 'mha' ? manifest.geometry.nHeads : m.variant === 'mqa' ? 1 : m.nKvHeads ?? null,
+      latentRank: m.latentRank ?? null, params: m.params, kvBytesPerToken: m.kvBytesPerToken,
+      bits, settled: bits.n > 1,
+      vsMha: vsMha && { ...vsMha, settled: bits.n > 1 && meanSd(bitsOf(base)).n > 1 },
+    };
+  });
+}
+
+/** A zoo model's name in the page's language: "GQA, 2 KV heads", "MLA, latent 16", "MQA" (a zooRows row). */
+export function zooLabel(r, i18n = EN) {
+  if (r.variant === 'gqa') return i18n.t('cmp.zoo.gqa', { count: r.kvHeads });
+  if (r.variant === 'mla') return i18n.t('cmp.zoo.mla', { r: r.latentRank });
+  return variantName(r.variant);
 }

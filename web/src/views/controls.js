@@ -7,6 +7,9 @@
 import { VARIANT_IDS, coreDetail, el, field, variantLabel } from '../kit.js';
 import { SOURCES } from '../state.js';
 
+/** The fields that still apply while every section draws a bundled trained model: they pick which one (sources/zoo.js zooModelId). */
+const PICKS_TRAINED = ['source', 'variant', 'nKvHeads', 'latentRank'];
+
 /** The most characters the sentence box takes (the views use the first 100 tokens of it). */
 export const MAX_TEXT = 4000;
 
@@ -37,6 +40,7 @@ export function createControlsView(root, ctx, { uid }) {
   const modelNote = el('p', { className: 'landing-note model-note', role: 'status', dataset: { role: 'model-note' }, hidden: true });
   form.prepend(modelNote);
   let onlyModel = false;  // every section on the page draws the model: only the sentence applies
+  let onlyTrained = false;  // every section draws a zoo model: the sentence and what picks the model apply
   // The sentence box stops taking characters at MAX_TEXT: say so when it does.
   const full = el('small', { className: 'field-note', role: 'status', dataset: { role: 'text-full' }, hidden: true },
     t('form.textFull', { max: MAX_TEXT }));
@@ -101,11 +105,11 @@ export function createControlsView(root, ctx, { uid }) {
       }
       // Which fields apply to the variant: the others are hidden or disabled, with the value the variant implies.
       const v = state.variant;
-      for (const [f] of FIELDS) if (f !== 'text') fields.get(f).box.hidden = onlyModel;
+      for (const [f] of FIELDS) if (f !== 'text') fields.get(f).box.hidden = onlyModel || (onlyTrained && !PICKS_TRAINED.includes(f));
       if (onlyModel) return;
       fields.get('latentRank').box.hidden = v !== 'mla';
-      fields.get('ropeDim').box.hidden = v !== 'mla';
-      fields.get('rope').box.hidden = v === 'mla';
+      fields.get('ropeDim').box.hidden = v !== 'mla' || onlyTrained;
+      fields.get('rope').box.hidden = v === 'mla' || onlyTrained;
       const kv = input('nKvHeads');
       kv.disabled = v !== 'gqa';
       kv.placeholder = v === 'mla' ? t('form.notApplicable') : '';
@@ -115,17 +119,21 @@ export function createControlsView(root, ctx, { uid }) {
      * An opened checkpoint (null: none) and whether every section shown draws it. The sections that do
      * (attention maps, decode, the model view) take the model's own shape; the fields shape the lesson's
      * block of the others, so with only model sections on the page just the sentence stays.
-     * @param {{ name: string, layers: number, shape: { dModel: number, nHeads: number, nKvHeads: number, dHead: number } } | null} model
+     * @param {{ name: string, layers: number, shape: { dModel: number, nHeads: number, nKvHeads: number, dHead: number },
+     *   trained?: boolean } | null} model  trained: a bundled zoo model (source=trained), which the variant picks
      * @param {boolean} only
      */
     showModel(model, only) {
-      onlyModel = Boolean(model) && only;
+      onlyModel = Boolean(model) && only && !model.trained;
+      onlyTrained = Boolean(model?.trained) && only;
       modelNote.hidden = !model;
       if (!model) return;
       const s = model.shape;
       const facts = t('form.modelFacts', { count: model.layers, dModel: s.dModel, H: s.nHeads, G: s.nKvHeads, dh: s.dHead });
       // The checkpoint's name is its file's: shown as it is.
-      const [before, after] = t(onlyModel ? 'form.modelOnly' : 'form.modelOthers', { name: '\u0000', facts }).split('\u0000');
+      // a trained (zoo) model: the variant and its K/V heads or latent still pick which one is drawn
+      const key = model.trained ? (onlyTrained ? 'form.zooOnly' : 'form.zooOthers') : onlyModel ? 'form.modelOnly' : 'form.modelOthers';
+      const [before, after] = t(key, { name: '\u0000', facts }).split('\u0000');
       modelNote.replaceChildren(before, el('span', { dataset: { text: 'data' } }, model.name), after);
     },
     /** @param {Error[]} errors the core's current errors; each goes next to the field to fix (parts/error-field.js) when the form has it */

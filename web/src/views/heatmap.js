@@ -86,7 +86,7 @@ export function createHeatmapView(root, ctx) {
     }
   }
 
-  /** The head scores of a trained model under its maps (kept open across redraws). */
+  /** The head scores of a trained model under its maps (kept open across redraws), after its notes (how it was trained, which scores reach what). */
   function drawScores(data) {
     if (!data.headScores) return scoresBox.replaceChildren();
     const open = scoresBox.querySelector('details')?.open ?? false;
@@ -94,7 +94,7 @@ export function createHeatmapView(root, ctx) {
       onLayer: (layer) => ctx.setState({ layer }) });
     box.open = open || openScores;
     openScores = false;
-    return scoresBox.replaceChildren(box);
+    return scoresBox.replaceChildren(...(data.scoresNotes ?? []).map((n) => el('p', { className: 'note', dataset: { role: 'zoo-note' } }, n)), box);
   }
 
   /** A layer picker where the source has several layers (state.layer). */

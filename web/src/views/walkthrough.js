@@ -104,9 +104,9 @@ export function createWalkthroughView(root, ctx) {
     if (data.shape.modelType) {
       summary.append(' ', t('layerSteps.summary', { layer: data.layer, layers: data.layers, model: data.shape.modelType }));
     }
-    if (data.trained) {  // a zoo model (sources/zoo-layer.js); its name is the manifest's
+    if (data.trained) {  // a zoo model (sources/zoo-model.js); its name is the manifest's
       summary.append(' ', ...messageNodes(t, 'walk.trained', { name: el('span', { lang: 'en', dataset: { text: 'model' } }, data.trained.name) },
-        { seed: data.trained.seed, layer: data.layer, layers: data.layers }));
+        { seed: data.trained.seed }));
     }
     if (cut) summary.append(' ', el('strong', { dataset: { role: 'truncated' } }, cut));
     tools.replaceChildren(...layerPicker(data));

@@ -48,13 +48,13 @@ export default addEnglish({
   'source.seeded': 'seeded random weights',
   'source.truncated': 'Your sentence has {count} tokens: only the first {max} are used ({left} left out).',
   // ---- the trained source (a zoo model, sources/zoo.js) ----
-  'source.zoo': 'trained on Shakespeare (characters)',
+  'source.zoo': 'trained on Shakespeare (word-level tokens)',
   'maps.seeTrained': 'See heads trained on Shakespeare',
   // the list of the lesson's head types under the maps (its words: catalogs/en/head-types.js, with parts/head-types.js)
   'maps.headTypes': 'Head types the lesson names, and where on this page to see a real one',
   // ---- a trained model's head scores (parts/head-scores.js) ----
   'scores.summary': { one: 'The head\'s measured scores', other: 'Every head\'s measured scores ({count} heads)' },
-  'scores.caption': 'Mean attention weight on one key per query, measured by the core on held-out text (previous token: the key just before; self: the query\'s own position; first token: position 0) and, for induction, on repeated random characters (the key after the earlier copy). A head spreading its weight evenly over {n} positions scores about {uniform} on the first three. Bold: the highest of each column.',
+  'scores.caption': 'Mean attention weight on one key per query, measured by the core on held-out text (previous token: the key just before; self: the query\'s own position; first token: position 0) and, for induction, on repeated stretches of ordinary tokens (the key after the earlier copy). A head spreading its weight evenly over {n} positions scores about {uniform} on the first three. Bold: the highest of each column.',
   'scores.layer': 'layer',
   'scores.head': 'head',
   'scores.previous': 'previous token',

@@ -108,6 +108,8 @@ export default {
   'form.textFull': 'The box holds at most {max} characters; typing more adds nothing.',
   'form.modelFacts': { one: '{count} layer, dModel {dModel}, {H} query heads, {G} K/V heads, dHead {dh}', other: '{count} layers, dModel {dModel}, {H} query heads, {G} K/V heads, dHead {dh}' },
   'form.modelOnly': '{name} ({facts}) has its own shape: only the sentence applies.',
+  'form.zooOnly': 'Trained weights: {name} ({facts}), one of the bundled models; the variant (and for GQA the K/V heads, for MLA the latent rank) picks which one is drawn.',
+  'form.zooOthers': 'The attention maps, the walkthrough and the decode view show the trained {name} ({facts}), the compare view each variant\'s bundled model; the variant (and for GQA the K/V heads, for MLA the latent rank) picks which bundled model, and the other fields shape the lesson\'s random-weight block of the other sections.',
   'form.modelOthers': 'The attention maps, the decode view and the model view show {name} ({facts}); the fields below the sentence shape the lesson\'s random-weight block of the other sections.',
   'form.notApplicable': 'n/a',
   'form.notANumber': '{label}: what is typed is not a number',

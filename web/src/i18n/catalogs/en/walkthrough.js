@@ -14,7 +14,7 @@ export default addEnglish({
   'walk.counter': 'Step {k} of {n}',
   'walk.summary': { one: '{variant} on {count} token: {dims}. Every tensor below is the core\'s own, from this very pass.',
     other: '{variant} on {count} tokens: {dims}. Every tensor below is the core\'s own, from this very pass.' },
-  'walk.trained': 'The weights are a bundled model trained on Shakespeare ({name}, seed {seed}): its layer {layer} of {layers}, the layer picker\'s.',
+  'walk.trained': 'The weights are a bundled model trained on Shakespeare ({name}, seed {seed}).',
   'walk.summaryCausal': { one: '{variant} on {count} token: {dims}, causal. Every tensor below is the core\'s own, from this very pass.',
     other: '{variant} on {count} tokens: {dims}, causal. Every tensor below is the core\'s own, from this very pass.' },
   'walk.noStages': 'The walkthrough needs the stages of a pass, which {source} does not give.',
