@@ -16,7 +16,7 @@
 // DIR/probe.json { seqLen, evalStarts (each held-out window's first index in those ids; the first
 // scoreRows windows are the previous/diagonal/first scores'), scoreRows, induction: { tokens (64, N),
 // pairs [[row, query, key], ...] } }.
-// Prints the training loss every 500 steps on stderr, and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
+// Prints the training loss every 500 steps on stderr (with --scores, the best head scores so far), and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
 #include <algorithm>
@@ -148,7 +148,14 @@ int main(int argc, char** argv) {
     double last_loss = 0;
     for (int64_t done = 0; done < steps; done += 100) {
       last_loss = t.step(std::min<int64_t>(100, steps - done)).loss;
-      if ((done + 100) % 500 == 0) std::cerr << "zoo_train: step " << done + 100 << " loss " << last_loss << "\n";
+      if ((done + 100) % 500 != 0) continue;
+      std::cerr << "zoo_train: step " << done + 100 << " loss " << last_loss;
+      if (a.count("scores")) {  // how the heads are forming: the best of each score so far
+        double prev = 0, induction = 0;
+        for (const auto& h : t.head_scores()) prev = std::max(prev, h.previous_token), induction = std::max(induction, h.induction);
+        std::cerr << " best previous-token " << prev << " induction " << induction;
+      }
+      std::cerr << "\n";
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double f32_bits = t.evaluate().bits_per_token;

@@ -137,6 +137,9 @@ test('?model= opens a folder served beside the page, with its tokenizer', async 
   const note = el.locator('[data-role="model-note"]');
   assert.match(await note.innerText(), /show gpt2 \(gpt2\) \(2 layers, dModel 32, 4 query heads, 4 K\/V heads, dHead 8\)/);
   assert.equal(await el.locator('input[name="dModel"]').isVisible(), true);
+  // the sentence's hint gives the model's limit: its 32 positions (a pass takes 64 at most)
+  const textHint = el.locator('[data-field="text"] small[id$="-help"]');
+  assert.match(await textHint.innerText(), /the first 32 are used/);
   await viewReady(page, 'model');
   assert.equal(await el.locator('[data-slot="model"] canvas[data-layer]').count(), 8, 'gpt2 fixture: 2 layers × 4 heads');
   assert.ok(page.url().includes('model=models'), 'the link keeps the model');
@@ -146,6 +149,7 @@ test('?model= opens a folder served beside the page, with its tokenizer', async 
     .querySelector('[data-slot="heatmap"]')?.result?.source === 'seeded');
   assert.ok(!page.url().includes('model='), 'closing the model drops it from the link');
   assert.equal(await el.locator('[data-role="model-note"]').isHidden(), true, 'no model, no note');
+  assert.match(await textHint.innerText(), /the first 100 are used/, 'the seeded block takes 100 tokens');
   assert.deepEqual(b.outside, []);
   assert.deepEqual(page.errors, [], 'a folder with model.safetensors and its tokenizer asks for no file it lacks');
   await page.close();

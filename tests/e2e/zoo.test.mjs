@@ -200,7 +200,13 @@ test('one click from the lesson\'s example to trained heads; every head\'s score
 });
 
 test('compare with source=trained: each column the zoo model of its variant, never differenced head by head', async () => {
-  const page = await b.open('embed.html?view=compare&source=trained&compare=mha,gqa,mla&nKvHeads=2&latentRank=16&v=2');
+  // every Worker the page starts, by its script's URL
+  const countWorkers = () => {
+    const W = window.Worker;
+    window.startedWorkers = [];
+    window.Worker = class extends W { constructor(url, options) { super(url, options); window.startedWorkers.push(String(url)); } };
+  };
+  const page = await b.open('embed.html?view=compare&source=trained&compare=mha,gqa,mla&nKvHeads=2&latentRank=16&v=2', { init: countWorkers });
   await viewReady(page, 'compare');
   const el = app(page);
   const slot = el.locator('[data-slot="compare"]');
@@ -223,6 +229,9 @@ test('compare with source=trained: each column the zoo model of its variant, nev
   await page.keyboard.press('ArrowDown');
   const readout = await slot.locator('[data-role="readout"]').first().innerText();
   assert.ok(readout.includes(want.attentions[0][want.n].toFixed(3)), `MLA read-out "${readout}" vs ${want.attentions[0][want.n]}`);
+  // three models, one tokenizer.json: one tokenizer worker
+  const workers = await page.evaluate(() => window.startedWorkers);
+  assert.equal(workers.filter((u) => /worker-tokenizer/.test(u)).length, 1, workers.join(' '));
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -396,7 +396,7 @@ export class AttentionPlayground extends HTMLElement {
     const zoo = this.state.source === 'trained' && this.viewIds?.some((v) => ZOO_VIEWS.includes(v)) ? (this.zoo ??= zooSource(this.#liveCtx())) : null;
     if (this.model?.waits?.(this.state) || zoo?.waits?.(this.state)) return;
     const opened = this.model?.opened;
-    this.controls?.showModel(opened ? { name: this.model.title, layers: opened.info.nLayers, shape: opened.shape } : zoo?.shown(this.state) ?? null,
+    this.controls?.showModel(opened ? { name: this.model.title, layers: opened.info.nLayers, shape: opened.shape, maxTokens: this.model.maxTokens } : zoo?.shown(this.state) ?? null,
       (this.viewIds ?? []).every((v) => (opened ? MODEL_VIEWS : ZOO_VIEWS).includes(v)));
     this.controls?.update(this.state, this.shape?.key === this.#shapeKey() ? this.shape.value : null);
     this.#resolveShape();

@@ -119,6 +119,8 @@ export function pretrainedSource(ctx, opened) {
     id: 'pretrained',
     title: `${opened.name} (${info.modelType})`,
     opened,
+    /** The most tokens of the sentence one pass takes (the form's hint says so). */
+    maxTokens: limit,
     label,
     acceptsText,
     /**
@@ -234,7 +236,8 @@ let opened = 0;
  * Opens a checkpoint in the worker and returns its source: `input` is { files: File[] } (a picker, a
  * drop, or a bundled model of the zoo: sources/zoo-model.js), { url } (a folder served beside the page)
  * or { url: 'hf:<org>/<name>[@<revision>]', hub } (a Hub model, sources/hub.js); `input.name`, where
- * given, is what the page calls the model (else the folder's name). `onProgress({ phase: 'download' | 'load', loaded, total })`; `signal`
+ * given, is what the page calls the model (else the folder's name); `input.openTokenizer`, where given,
+ * opens (or shares) its tokenizer instead of a worker of its own (the zoo's models share one file). `onProgress({ phase: 'download' | 'load', loaded, total })`; `signal`
  * stops it (the promise then rejects with an AbortError).
  */
 export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
@@ -254,13 +257,13 @@ export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
   const key = `model-${++opened}`;
   const total = c.weights.reduce((s, w) => s + w.size, 0);
   // tokenizer.json is read in its own worker, before the weights: a refused tokenizer stops the open early
-  const tokenizer = c.tokenizer ? await openTokenizer(c.tokenizer, { config: c.config, signal }) : null;
+  const tokenizer = c.tokenizer ? await (input.openTokenizer ?? openTokenizer)(c.tokenizer, { config: c.config, signal }) : null;
   let r;
   try {
     r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: c.weights }],
       { signal, onProgress: (p) => onProgress?.({ phase: 'load', ...p }) });
   } catch (e) {
-    tokenizer?.close();
+    if (!input.openTokenizer) tokenizer?.close();
     throw e;
   }
   return pretrainedSource(ctx, { key, name: c.name, url: input.url ?? '', hub: c.hub ?? null, config: c.config, info: r.info, shape: r.shape,

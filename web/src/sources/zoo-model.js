@@ -5,6 +5,7 @@
 // sources/zoo-roles.js), every head's scores for the table under the maps, and the notes that go with
 // them (sources/zoo-notes.js).
 import { openCheckpoint } from './pretrained.js';
+import { openTokenizer } from './tokenizer-client.js';
 import { attentionSpecOf } from './trained-spec.js';
 import { roleField, roleLabel } from './zoo-roles.js';
 import { zooNotes } from './zoo-notes.js';
@@ -14,6 +15,11 @@ import '../i18n/catalogs/en/zoo.js';  // the English words it speaks
 
 let manifest = null;  // Promise of the zoo's manifest.json, fetched once
 const filesModule = () => import('attn-zoo-files');
+// One tokenizer worker for every zoo model: their tokenizer.json and special ids are the same (scripts/zoo.mjs
+// copies one file into each folder), so the compare view's models do not start a worker each.
+let tokenizer = null;
+const sharedTokenizer = (files, options) =>
+  (tokenizer ??= openTokenizer(files, { config: options.config }).catch((e) => { tokenizer = null; throw e; }));
 
 /**
  * Opens the zoo model `id`: { source (the checkpoint's, sources/pretrained.js), model (its manifest
@@ -26,7 +32,8 @@ export async function openZooModel(ctx, id) {
   const model = m.models.find((x) => x.id === id);
   if (!model) throw new Error(`the zoo has no model '${id}'`);
   // its name as the decode view says it ("MHA (Shakespeare): MHA decoding with its KV cache …")
-  const source = await openCheckpoint(ctx, { files: await files.zooFiles(model), name: `${model.label} (Shakespeare)` });
+  const source = await openCheckpoint(ctx, { files: await files.zooFiles(model), name: `${model.label} (Shakespeare)`,
+    openTokenizer: sharedTokenizer });
   const t = (key, params) => (ctx.i18n ?? EN).t(key, params);
   const seqLen = m.training.seqLen;
   const seed = model.seeds.find((s) => s.seed === model.shippedSeed);

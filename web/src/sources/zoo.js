@@ -44,10 +44,10 @@ export function zooSource(ctx) {
     /** variant '' (a view showing several): every variant's model, as the state picks them. */
     key: (state, variant = state.variant) => JSON.stringify(['zoo', variant ? zooModelId(state, variant)
       : ['mha', 'mqa', 'gqa', 'mla'].map((v) => zooModelId(state, v)), state.text, state.layer]),
-    /** The state's model once it is open: { name, layers, shape } for the form's note (views/controls.js showModel), else null. */
+    /** The state's model once it is open: { name, layers, shape, maxTokens } for the form's note (views/controls.js showModel), else null. */
     shown(state) {
       const s = now(state);
-      return s ? { name: s.opened.name, layers: s.opened.info.nLayers, shape: s.opened.shape, trained: true } : null;
+      return s ? { name: s.opened.name, layers: s.opened.info.nLayers, shape: s.opened.shape, maxTokens: s.maxTokens, trained: true } : null;
     },
     tokens: (state) => now(state)?.tokens(state) ?? ['…'],
     note: (state) => now(state)?.note(state) ?? '',

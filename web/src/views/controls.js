@@ -6,6 +6,7 @@
 // field of this form shows under it, each of its sentences apart.
 import { VARIANT_IDS, coreDetail, el, field, variantLabel } from '../kit.js';
 import { SOURCES } from '../state.js';
+import { MAX_TOKENS } from '../tokens.js';
 
 /** The fields that still apply while every section draws a bundled trained model: they pick which one (sources/zoo.js zooModelId). */
 const PICKS_TRAINED = ['source', 'variant', 'nKvHeads', 'latentRank'];
@@ -28,7 +29,7 @@ export function createControlsView(root, ctx, { uid }) {
   for (const [name, kind] of FIELDS) {
     const attrs = kind === 'number' ? { inputmode: 'numeric', step: '1' }
       : kind === 'text' ? { spellcheck: 'false', maxlength: String(MAX_TEXT) } : {};
-    const hint = i18n.has(`hint.${name}`) ? t(`hint.${name}`) : '';
+    const hint = i18n.has(`hint.${name}`) ? t(`hint.${name}`, { max: MAX_TOKENS }) : '';
     const f = field({ id: `${uid}-${name}`, name, label: t(`field.${name}`), kind, hint, attrs, wide: kind === 'text', i18n,
       options: name === 'variant' ? VARIANT_IDS.map((v) => [v, variantLabel(v, i18n)])
         : name === 'source' ? SOURCES.map((v) => [v, t(`field.source.${v}`)]) : [] });
@@ -45,6 +46,7 @@ export function createControlsView(root, ctx, { uid }) {
   const full = el('small', { className: 'field-note', role: 'status', dataset: { role: 'text-full' }, hidden: true },
     t('form.textFull', { max: MAX_TEXT }));
   fields.get('text').box.append(full);
+  const textHint = fields.get('text').box.querySelector(`[id="${uid}-text-help"]`);
   const sayFull = (text) => { full.hidden = String(text).length < MAX_TEXT; };
   root.replaceChildren(form, general);
   const input = (f) => fields.get(f).input;
@@ -120,13 +122,16 @@ export function createControlsView(root, ctx, { uid }) {
      * (attention maps, decode, the model view) take the model's own shape; the fields shape the lesson's
      * block of the others, so with only model sections on the page just the sentence stays.
      * @param {{ name: string, layers: number, shape: { dModel: number, nHeads: number, nKvHeads: number, dHead: number },
-     *   trained?: boolean } | null} model  trained: a bundled zoo model (source=trained), which the variant picks
+     *   maxTokens?: number, trained?: boolean } | null} model  trained: a bundled zoo model (source=trained), which the variant picks;
+     *   maxTokens: the most tokens of the sentence its pass takes
      * @param {boolean} only
      */
     showModel(model, only) {
       onlyModel = Boolean(model) && only && !model.trained;
       onlyTrained = Boolean(model?.trained) && only;
       modelNote.hidden = !model;
+      // how many of the sentence's tokens are drawn: the model's pass takes fewer than the seeded block's
+      textHint.textContent = t('hint.text', { max: model?.maxTokens ?? MAX_TOKENS });
       if (!model) return;
       const s = model.shape;
       const facts = t('form.modelFacts', { count: model.layers, dModel: s.dModel, H: s.nHeads, G: s.nKvHeads, dh: s.dHead });

@@ -89,7 +89,7 @@ export default {
   'field.dtype': 'cache का डेटा टाइप',
   'field.batch': 'बैच',
   'field.nLayers': 'लेयर (l)',
-  'hint.text': 'शब्द और विराम-चिह्न टोकन बनते हैं (पहले 100 लिए जाते हैं)',
+  'hint.text': 'शब्द और विराम-चिह्न टोकन बनते हैं (पहले {max} लिए जाते हैं)',
   'hint.dModel': 'मॉडल की चौड़ाई',
   'hint.nHeads': 'क्वेरी हेड',
   'hint.nKvHeads': 'K/V हेड (GQA)',

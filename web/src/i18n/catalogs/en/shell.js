@@ -91,7 +91,7 @@ export default {
   'field.dtype': 'Cache data type',
   'field.batch': 'Batch',
   'field.nLayers': 'Layers (l)',
-  'hint.text': 'words and punctuation become tokens (the first 100 are used)',
+  'hint.text': 'words and punctuation become tokens (the first {max} are used)',
   'hint.dModel': 'model width',
   'hint.nHeads': 'query heads',
   'hint.nKvHeads': 'K/V heads (GQA)',
