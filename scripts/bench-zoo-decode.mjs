@@ -1,14 +1,14 @@
 // A trained (zoo) model's decode as a learner feels it: `embed.html?view=decode&source=trained` in
-// Chromium, the "step" button pressed once per character of a 61-character sentence, each timed from
+// Chromium, the "step" button pressed once per token of a sentence (its tokenizer's word pieces), each timed from
 // the click to the view's drawn result (web/src/kit.js's view-ready event: the worker's append, the
-// model's next character and the page's script) and to the next frame after it (the style, layout and
+// model's next token and the page's script) and to the next frame after it (the style, layout and
 // paint that put it on the screen: the first task after that frame's requestAnimationFrame). Prints the
-// median and range per stretch of the sentence (the work grows with the characters cached) and over
+// median and range per stretch of the sentence (the work grows with the tokens cached) and over
 // all of it; one frame is 16.7 ms.
-// Beside the wall time, the page's main thread's busy time per character (Chromium's
+// Beside the wall time, the page's main thread's busy time per token (Chromium's
 // Performance.getMetrics: TaskDuration, of which script, style and layout), which other processes on a
 // shared machine inflate less: on a loaded machine the wall time mostly waits for a core.
-// --trace: also Chromium's trace of the presses, and the main thread's CPU time per character (the
+// --trace: also Chromium's trace of the presses, and the main thread's CPU time per token (the
 // trace's thread time, which a core shared with other processes does not inflate) by phase: script
 // (with the canvases' drawing calls), style, layout, paint, the canvases' frames, the commit to the
 // compositor, the rest. Tracing slows the page a little; compare traced runs with traced runs.
@@ -20,7 +20,8 @@ import { startBrowser } from '../tests/e2e/browser.mjs';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, layer: { type: 'string', default: '1' },
   trace: { type: 'boolean', default: false } } });
-const SENTENCE = 'to be, or not to be, that is the question: whether tis nobler';  // 61 characters, fewer than the 64 cached
+// Hamlet's lines: 54 tokens of the zoo's tokenizer, fewer than the 64 a pass takes
+const SENTENCE = 'to be, or not to be, that is the question: whether tis nobler in the mind to suffer the slings and arrows of outrageous fortune, or to take arms against a sea of troubles';
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 // A trace event's phase: its own name's, else its nearest enclosing event's (a canvas's frame inside the commit is the canvas's).
@@ -122,16 +123,16 @@ const row = (label, from, to) => {
   };
   return `| ${label} | ${cell('ready')} | ${cell('painted')} |`;
 };
-console.log(`| characters cached | ms per character to drawn, median (range) of ${rounds.length} rounds | to the next frame |\n|---|--:|--:|`);
+console.log(`| tokens cached | ms per token to drawn, median (range) of ${rounds.length} rounds | to the next frame |\n|---|--:|--:|`);
 for (let from = 0; from < n; from += 15) console.log(row(`${from + 1}-${Math.min(n, from + 15)}`, from, Math.min(n, from + 15)));
 console.log(row(`all ${n}`, 0, n));
 const mid = (k) => median(busy.map((x) => x[k])).toFixed(1);
 const other = median(busy.map((x) => x.TaskDuration - x.ScriptDuration - x.RecalcStyleDuration - x.LayoutDuration)).toFixed(1);
-console.log(`\nmain thread busy per character (median of rounds): ${mid('TaskDuration')} ms, of which script ${mid('ScriptDuration')}, ` +
+console.log(`\nmain thread busy per token (median of rounds): ${mid('TaskDuration')} ms, of which script ${mid('ScriptDuration')}, ` +
   `style ${mid('RecalcStyleDuration')}, layout ${mid('LayoutDuration')}, the rest (paint, canvases, compositing, tasks) ${other}`);
 if (cpu.length) {
   const phases = ['script', 'style', 'layout', 'paint', 'canvas', 'commit', 'rest'];
   const at = (k) => median(cpu.map((x) => x[k] ?? 0)).toFixed(1);
-  console.log(`main thread CPU per character, traced (median of rounds): ${at('total')} ms, of which ${phases.map((k) => `${k} ${at(k)}`).join(', ')}`);
+  console.log(`main thread CPU per token, traced (median of rounds): ${at('total')} ms, of which ${phases.map((k) => `${k} ${at(k)}`).join(', ')}`);
 }
 console.log(`\n${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
