@@ -249,6 +249,20 @@ class JsLoader {
       val(emscripten::typed_memory_view(n, loader_->destination(std::size_t(i)))).call<void>("set", bytes);
     });
   }
+  // writeAt(i, offset, bytes): a piece of copy i's bytes, at `offset` in it (a file read as a stream,
+  // whose chunks do not end where tensors do).
+  val write_at(double i, double offset, val bytes) {
+    return guarded([&] {
+      const auto& c = loader_->copies().at(std::size_t(i));
+      const double n = double(c.end - c.begin), length = bytes["length"].as<double>();
+      if (!(offset >= 0 && offset + length <= n)) {
+        attn::throw_range("weights." + c.name, "weights." + c.name + ": bytes " + attn::fmt(offset) + " to " + attn::fmt(offset + length) +
+                                                   " are past its " + attn::fmt(n));
+      }
+      val(emscripten::typed_memory_view(std::size_t(length), loader_->destination(std::size_t(i)) + std::size_t(offset)))
+          .call<void>("set", bytes);
+    });
+  }
   double bytes() const { return loader_->bytes(); }
   // A RawPretrained, or the error (guarded).
   val finish() {
@@ -320,6 +334,7 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
       .function("copyCount", &JsLoader::copy_count)
       .function("copy", &JsLoader::copy)
       .function("write", &JsLoader::write)
+      .function("writeAt", &JsLoader::write_at)
       .function("bytes", &JsLoader::bytes)
       .function("finish", &JsLoader::finish);
   emscripten::class_<JsModel>("RawPretrained")

@@ -36,13 +36,21 @@ const detached = (b) => {
 };
 
 /**
- * One weights file as { field, size, read(begin, end) -> Promise<Uint8Array> }.
+ * One weights file as { field, size, read(begin, end) -> Promise<Uint8Array>, stream? }: a Blob also
+ * has stream() (its bytes in order: the tensors are copied as they pass, see streamCopies).
  * @param {unknown} w  @param {string} field
  */
 function fileSource(w, field) {
   if (branded(w, blobSize)) {
     const blob = /** @type {Blob} */ (w);
-    return { field, size: blob.size, read: async (/** @type {number} */ b, /** @type {number} */ e) => new Uint8Array(await blob.slice(b, e).arrayBuffer()) };
+    return { field, size: blob.size, read: async (/** @type {number} */ b, /** @type {number} */ e) => new Uint8Array(await blob.slice(b, e).arrayBuffer()),
+      stream: () => {
+        try {
+          return Blob.prototype.stream.call(blob).getReader();
+        } catch (e) {
+          throw fieldTypeError(field, `${field} could not be read as a stream (${e instanceof Error ? e.message : String(e)})`);
+        }
+      } };
   }
   /** @type {Uint8Array | null} */
   let bytes = null;
@@ -80,6 +88,54 @@ const nextTask = (() => {
     channel.port2.postMessage(0);
   });
 })();
+
+/**
+ * Copies the tensors of one Blob into the loader's destinations as the file streams past, in file
+ * order: each chunk read goes straight into the wasm heap, piece by piece (loader.writeAt), so the
+ * weights are never gathered in JavaScript, and a file costs one read, not one per tensor (in
+ * Chromium a worker's Blob.slice().arrayBuffer() per tensor read a 269 MB checkpoint at ~60-80 MB/s,
+ * its stream at ~290 MB/s; docs/performance.md).
+ * @param {any} P @param {any} loader
+ * @param {{ stream: () => ReadableStreamDefaultReader<Uint8Array> }} file
+ * @param {{ i: number, name: string, begin: number, end: number }[]} copies  this file's, sorted by begin
+ * @param {{ signal?: AbortSignal, onBytes: (n: number) => void }} options
+ */
+async function streamCopies(P, loader, file, copies, { signal, onBytes }) {
+  const written = copies.map(() => 0);
+  const last = Math.max(0, ...copies.map((c) => c.end));
+  const reader = file.stream();
+  let pos = 0, first = 0, turn = Date.now();
+  try {
+    while (pos < last) {
+      signal?.throwIfAborted();
+      const { done, value } = await reader.read();
+      if (done) break;
+      const from = pos, to = pos + value.length;  // this chunk's bytes of the file
+      pos = to;
+      while (first < copies.length && copies[first].end <= from) first++;
+      for (let k = first; k < copies.length && copies[k].begin < to; k++) {
+        const c = copies[k];
+        const b = Math.max(c.begin, from), e = Math.min(c.end, to);
+        if (b >= e) continue;
+        call(P, () => loader.writeAt(c.i, b - c.begin, value.subarray(b - from, e - from)));
+        written[k] += e - b;
+        onBytes(e - b);
+      }
+      if (Date.now() - turn >= YIELD_EVERY_MS) {
+        await nextTask();
+        turn = Date.now();
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  signal?.throwIfAborted();
+  copies.forEach((c, k) => {
+    if (written[k] !== c.end - c.begin) {
+      throw fieldRangeError(`weights.${c.name}`, `weights.${c.name}: read ${written[k]} bytes, expected ${c.end - c.begin} (the file changed while loading?)`);
+    }
+  });
+}
 
 /**
  * The pretrained part of the API over the raw module P (its objects are Handles of attention-api.mjs:
@@ -218,19 +274,30 @@ export function makePretrained(P) {
     try {
       const count = loader.copyCount();
       const total = loader.bytes();
+      const copies = Array.from({ length: count }, (_, i) => ({ i, ...loader.copy(i) }));
       let loaded = 0;
+      const onBytes = (/** @type {number} */ n) => {
+        loaded += n;
+        onProgress?.({ loaded, total });
+      };
+      // Blobs: each file streamed once, in order; bytes in memory: each tensor a view of them
+      for (const [f, file] of files.entries()) {
+        if (!file.stream) continue;
+        const mine = copies.filter((c) => c.file === f).sort((a, b) => a.begin - b.begin);
+        if (mine.length) await streamCopies(P, loader, file, mine, { signal, onBytes });
+      }
       let turn = Date.now();
-      for (let i = 0; i < count; i++) {
+      for (const c of copies) {
+        const file = files[c.file];
+        if (file.stream) continue;
         if (Date.now() - turn >= YIELD_EVERY_MS) {
           await nextTask();
           turn = Date.now();
         }
         signal?.throwIfAborted();
-        const c = loader.copy(i);
-        const bytes = await files[c.file].read(c.begin, c.end);
-        call(P, () => loader.write(i, bytes));
-        loaded += c.end - c.begin;
-        onProgress?.({ loaded, total });
+        const bytes = await file.read(c.begin, c.end);
+        call(P, () => loader.write(c.i, bytes));
+        onBytes(c.end - c.begin);
       }
       await nextTask();
       signal?.throwIfAborted();

@@ -60,6 +60,33 @@ for (const build of BUILDS) {
       assert.equal(err.name, 'AbortError');
     });
 
+    test('a Blob is read as a stream: chunks that end inside tensors give the same model; abort mid-stream; the module loads again', async () => {
+      const attn = await load(build.simd);
+      // Node's Blob streams a Blob of many parts part by part: chunks of 1,000 bytes (and a last, shorter one)
+      const parts = (bytes) => new Blob(Array.from({ length: Math.ceil(bytes.length / 1000) }, (_, k) => bytes.slice(k * 1000, (k + 1) * 1000)));
+      for (const name of ['llama3', 'deepseek_v2', 'gpt2']) {
+        const files = weights(name);
+        const e = expected(name);
+        const seen = [];
+        const fromBytes = await attn.loadPretrained({ config: config(name), weights: files });
+        const model = await attn.loadPretrained({ config: config(name), weights: files.map(parts), onProgress: (p) => seen.push(p.loaded) });
+        assert.ok(bitIdentical(model.forward(e.ids).logits, fromBytes.forward(e.ids).logits), `${name}: the same logits as from the bytes`);
+        assert.ok(seen.length > files.reduce((s, f) => s + f.length, 0) / 1000 / 2, `${name}: progress as the chunks pass (${seen.length})`);
+        assert.ok(seen.every((x, k) => k === 0 || x > seen[k - 1]), 'progress only grows');
+        assert.equal(seen.at(-1), model.info.weightBytes);
+        model.dispose();
+        fromBytes.dispose();
+      }
+      const controller = new AbortController();
+      let calls = 0;
+      const err = await rejection(() => attn.loadPretrained({ config: config('llama3'), weights: weights('llama3').map(parts), signal: controller.signal,
+        onProgress: () => { if (++calls === 5) controller.abort(); } }));
+      assert.equal(err.name, 'AbortError');
+      const again = await attn.loadPretrained({ config: config('llama3'), weights: weights('llama3').map((f) => new Blob([f])) });
+      assertClose(again.forward(expected('llama3').ids).logits, expected('llama3').logits, TOL, 'llama3 after an abort');
+      again.dispose();
+    });
+
     test('weights stay 16-bit in memory: weightBytes is the files\' tensors', async () => {
       const attn = await load(build.simd);
       for (const name of ['llama3', 'gpt2']) {
