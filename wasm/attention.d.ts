@@ -735,9 +735,15 @@ export interface TrainerSpec {
   weightDecay?: number;
   /**
    * 'chars', 'tokens' only: the fraction (0 to 1, default 0) of training windows in which a stretch of
-   * the window's own text is written again later in it (a copying curriculum: induction heads form sooner).
+   * the window's own text is written again later in it (a copying curriculum).
    */
   repeatFraction?: number;
+  /**
+   * 'chars', 'tokens' only: the fraction (0 to 1, default 0; with repeatFraction at most 1) of training
+   * windows in which a stretch of random ordinary tokens (ids the training text holds) is written twice:
+   * its second copy is predictable only by copying the first.
+   */
+  repeatRandomFraction?: number;
 }
 
 /** Options of {@link Trainer.train}. */

@@ -255,3 +255,74 @@ TEST(TrainerTokens, ARepeatFractionTravelsInTheModelFile) {
   auto back = Trainer::load_model(file, false, std::nullopt, ids);
   EXPECT_EQ(t.step(3).loss, back->step(3).loss);  // the same curriculum draws the same windows
 }
+
+TEST(TrainerTokens, ARepeatRandomFractionWritesRandomOrdinaryTokensTwice) {
+  // ids: 100..599 in order, so the training text holds ids 100..599 only (a vocabulary of 1,000)
+  std::vector<int32_t> ids(20000);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = int32_t(100 + i % 500);
+  Task task(TaskKind::Tokens, 1000, 64, "", &ids);
+  const auto next = [](int32_t t) { return t == 599 ? 100 : t + 1; };
+  struct Count { int text = 0, random = 0; };
+  auto count = [&](double text, double random, bool validation) {
+    task.set_repeat_fraction(text);
+    task.set_repeat_random_fraction(random);
+    Rng rng(11);
+    const Batch b = task.sample(rng, 400, validation);
+    Count c;
+    for (int64_t r = 0; r < b.batch; ++r) {
+      const int32_t* t = b.tokens.data() + r * b.n;  // (N) this row
+      std::vector<int64_t> breaks;
+      for (int64_t i = 1; i < b.n; ++i)
+        if (t[i] != next(t[i - 1])) breaks.push_back(i);
+      if (breaks.empty()) continue;
+      for (int64_t i = 0; i < b.n; ++i) EXPECT_TRUE(t[i] >= 100 && t[i] < 600) << "row " << r << ": id " << t[i] << " is not in the text";
+      // a random stretch breaks the run at almost every token; a repeated text stretch at its two ends
+      if (breaks.size() > 8) {
+        ++c.random;
+        // its tokens occur twice: the window's second half repeats a stretch of its first
+        int64_t twice = 0;
+        for (int64_t i = 0; i < b.n; ++i)
+          if (std::find(t, t + i, t[i]) != t + i) ++twice;
+        EXPECT_GE(twice, b.n / 8 - 2) << "row " << r;
+      } else {
+        ++c.text;
+      }
+    }
+    return c;
+  };
+  Count none = count(0, 0, false);
+  EXPECT_EQ(none.text + none.random, 0);
+  Count random = count(0, 0.25, false);
+  EXPECT_GT(random.random, 60);  // about 100 of 400
+  EXPECT_LT(random.random, 140);
+  EXPECT_LE(random.text, 2);     // a random stretch of few breaks is rare
+  Count both = count(0.25, 0.25, false);
+  EXPECT_GT(both.text, 60);
+  EXPECT_GT(both.random, 60);
+  Count held = count(0.5, 0.5, true);
+  EXPECT_EQ(held.text + held.random, 0);  // held-out windows are never changed
+
+  // the spec: the two fractions share the windows; named in the error; travels in the model file
+  TrainerSpec s = tokens_spec(cycle(3000, 9), 12);
+  s.repeat_fraction = 0.6;
+  s.repeat_random_fraction = 0.6;
+  try {
+    Trainer t(s);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "repeatRandomFraction");
+    EXPECT_NE(e.message().find("at most 1"), std::string::npos) << e.message();
+  }
+  s.repeat_fraction.reset();
+  s.repeat_random_fraction = 0.5;
+  Trainer t(s);
+  t.step(4);
+  const std::vector<uint8_t> file = t.export_model();
+  const std::string header(file.begin(), file.begin() + std::min<std::size_t>(file.size(), 4096));
+  EXPECT_NE(header.find("\"repeatRandomFraction\":\"0.5\""), std::string::npos);
+  auto back = Trainer::load_model(file, false, std::nullopt, cycle(3000, 9));
+  EXPECT_EQ(t.step(3).loss, back->step(3).loss);
+  s.task = "copy";
+  s.tokens.reset();
+  EXPECT_EQ(error_kind([&] { Trainer c(s); }), Error::Kind::Range);
+}

@@ -159,13 +159,29 @@ void Task::induction_sequence(Rng& rng, Batch& b, int64_t row) const {
   }
 }
 
+void Task::set_repeat_random_fraction(double f) {
+  repeat_random_fraction_ = f;
+  if (f > 0 && train_symbols_.empty()) {
+    std::vector<bool> seen(std::size_t(vocab_), false);
+    for (int32_t t : train_ids_) seen[std::size_t(t)] = true;
+    for (int64_t i = 0; i < vocab_; ++i)
+      if (seen[std::size_t(i)]) train_symbols_.push_back(int32_t(i));
+  }
+}
+
 void Task::chars_window(int64_t start, const std::vector<int32_t>& ids, Batch& b, int64_t row, Rng* repeat) const {
   std::vector<int32_t> seq(ids.begin() + start, ids.begin() + start + b.n + 1);  // (N+1)
-  if (repeat && repeat_fraction_ > 0 && repeat->uniform() < repeat_fraction_) {
+  const double any = repeat_fraction_ + repeat_random_fraction_;
+  const double u = repeat && any > 0 ? repeat->uniform() : 1.0;
+  if (u < any) {
     const int64_t n1 = b.n + 1;
     const int64_t len = std::max<int64_t>(1, n1 / 8 + int64_t(repeat->below(uint64_t(std::max<int64_t>(1, n1 / 4)))));
     const int64_t q = len + int64_t(repeat->below(uint64_t(n1 - 2 * len + 1)));  // the copy: [q, q + len)
     const int64_t p = int64_t(repeat->below(uint64_t(q - len + 1)));            // the original: [p, p + len)
+    if (u >= repeat_fraction_) {  // random ordinary tokens in place of the original's text
+      for (int64_t i = 0; i < len; ++i)
+        seq[std::size_t(p + i)] = train_symbols_[std::size_t(repeat->below(uint64_t(train_symbols_.size())))];
+    }
     for (int64_t i = 0; i < len; ++i) seq[std::size_t(q + i)] = seq[std::size_t(p + i)];
   }
   put(b, row, seq);

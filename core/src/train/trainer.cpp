@@ -30,6 +30,7 @@ const std::vector<TrainerNumberField>& trainer_number_fields() {
       {"vHeadDim", &TrainerSpec::v_head_dim, true, true, 1, kMaxDim},
       {"qLoraRank", &TrainerSpec::q_lora_rank, true, true, 1, kMaxDim},
       {"repeatFraction", &TrainerSpec::repeat_fraction, false, false, 0, 1},
+      {"repeatRandomFraction", &TrainerSpec::repeat_random_fraction, false, false, 0, 1},
   };
   return table;
 }
@@ -202,12 +203,20 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_p
                           copy ? 16 : pairs ? 8 : 32);
     task_ = std::make_unique<Task>(kind, vocab, n);
   }
-  if (spec.repeat_fraction) {
-    const double f = number("repeatFraction", 0);
+  for (const char* name : {"repeatFraction", "repeatRandomFraction"}) {
+    const double f = number(name, 0);
     if (kind != TaskKind::Chars && kind != TaskKind::Tokens && f != 0) {
-      throw_range("repeatFraction", "repeatFraction (" + fmt(f) + ") applies to tasks 'chars' and 'tokens' only");
+      throw_range(name, std::string(name) + " (" + fmt(f) + ") applies to tasks 'chars' and 'tokens' only");
     }
-    task_->set_repeat_fraction(f);
+  }
+  if (spec.repeat_fraction || spec.repeat_random_fraction) {
+    const double text = number("repeatFraction", 0), random = number("repeatRandomFraction", 0);
+    if (text + random > 1) {
+      throw_range("repeatRandomFraction", "repeatRandomFraction (" + fmt(random) + ") and repeatFraction (" + fmt(text) +
+                                              ") are fractions of the same windows: their sum must be at most 1");
+    }
+    task_->set_repeat_fraction(text);
+    task_->set_repeat_random_fraction(random);
   }
 
   // Model: the attention geometry is checked by the inference core's resolve().

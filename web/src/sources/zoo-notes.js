@@ -25,7 +25,8 @@ export function bestHead(manifest, field) {
 export function zooNotes(manifest, t) {
   const tr = manifest.training;
   const how = [t('zoo.trainedHow', { steps: tr.steps, count: tr.seeds.length, seeds: tr.seeds.join(', '), hours: String(tr.cpuHours),
-    tokens: tr.batchSize * tr.seqLen }), tr.repeatFraction > 0 ? t('zoo.curriculum', { percent: String(Math.round(tr.repeatFraction * 100)) }) : '']
+    tokens: tr.batchSize * tr.seqLen }), tr.repeatFraction > 0 ? t('zoo.curriculum', { percent: String(Math.round(tr.repeatFraction * 100)) }) : '',
+  tr.repeatRandomFraction > 0 ? t('zoo.curriculumRandom', { percent: String(Math.round(tr.repeatRandomFraction * 100)) }) : '']
     .filter(Boolean).join(' ');
   const floors = Object.entries(FLOORS).map(([field, floor]) => {
     const best = bestHead(manifest, field);

@@ -76,6 +76,12 @@ class Task {
   // predictable from its first. 0 (the default) draws nothing more from the stream.
   void set_repeat_fraction(double f) { repeat_fraction_ = f; }
   double repeat_fraction() const { return repeat_fraction_; }
+  // chars, tokens: the fraction of training windows whose repeated stretch is not their own text but L
+  // random ordinary tokens (drawn uniformly from the distinct ids of the training part), written at p
+  // and again at q as above: a window repeats its own text (repeat_fraction), random tokens (this) or
+  // nothing, by one draw from the stream (made only when either fraction is above 0).
+  void set_repeat_random_fraction(double f);
+  double repeat_random_fraction() const { return repeat_random_fraction_; }
 
   Batch sample(Rng& rng, int64_t batch, bool validation = false) const;
   // Induction-style sequences over this task's vocabulary (for the heads' induction score).
@@ -92,7 +98,8 @@ class Task {
 
   TaskKind kind_;
   int64_t vocab_ = 0, n_ = 0, pair_alphabet_ = 0;
-  double repeat_fraction_ = 0;
+  double repeat_fraction_ = 0, repeat_random_fraction_ = 0;
+  std::vector<int32_t> train_symbols_;  // the distinct ids of train_ids_, ascending (random repeats draw from them)
   std::vector<uint32_t> alphabet_;
   std::vector<int32_t> train_ids_, val_ids_;
 };

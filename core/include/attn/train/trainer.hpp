@@ -52,6 +52,12 @@ struct TrainerSpec {
   // window's own text is written again later in it (tasks.hpp, Task::set_repeat_fraction): a copying
   // curriculum, which makes induction heads form in far fewer steps. Held-out windows are never changed.
   std::optional<double> repeat_fraction;
+  // 'chars', 'tokens' only: the fraction of training windows (0..1, default 0; with repeat_fraction at
+  // most 1 in all) in which a stretch of random ordinary tokens (ids drawn uniformly from those the
+  // training text holds) is written, then written again later in the window
+  // (Task::set_repeat_random_fraction): the only way to predict its second copy is to copy the first,
+  // as an induction head does. Held-out windows are never changed.
+  std::optional<double> repeat_random_fraction;
   // Lifts the cap on the time of each synchronous call (kMaxSyncSeconds, cost.hpp): at creation,
   // step(n), evaluate, headScores, attention, exportModel. JS allowLongWork; not saved in a file.
   std::optional<bool> allow_long_work;
