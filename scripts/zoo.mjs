@@ -8,10 +8,12 @@
 //   labs   Lab 1's head-count sweep on its two-tokens-back task (the 1- and 2-head models ship)
 //          and Lab 4's induction model, with the labs' own settings (web/src/labs/tasks.js)
 //
-//   node scripts/zoo.mjs [--only words|labs] [--steps 700] [--seeds 3] [--jobs 2]
+//   node scripts/zoo.mjs [--only words|labs] [--steps 700] [--seeds 3] [--jobs 2] [--layers 2] [--repeat-random 0]
 //
 // --only retrains one group and keeps the other's entries of the manifest as they are. --steps sets
-// the word-level models' steps (the labs train for their own). Also written, for the tests (not the
+// the word-level models' steps (the labs train for their own), --layers their depth, --repeat-random
+// their copying curriculum (the trainer's repeatRandomFraction: that share of training windows holds
+// random ordinary tokens written twice; the manifest records it and the page says so). Also written, for the tests (not the
 // page): tests/fixtures/zoo-heldout/ the held-out token ids and each shipped model's induction probe
 // (zoo_train --probe), so tests/node/zoo.test.mjs re-measures every figure through the checkpoint
 // loader. Deterministic: the same command on the same machine writes the same model bytes (and the
@@ -34,6 +36,8 @@ if (only && !['words', 'labs'].includes(only)) throw new Error(`zoo: --only must
 const steps = Number(arg('steps', 700));
 const seedCount = Number(arg('seeds', 3));
 const jobs = Number(arg('jobs', Math.min(2, cpus().length)));
+const layers = Number(arg('layers', 2));
+const repeatRandom = Number(arg('repeat-random', 0));
 const corpusFile = join(root, '../shared/data/tinyshakespeare.txt');
 const tokenizerFile = join(root, 'zoo/tokenizer/tokenizer.json');
 const tokensFile = join(root, 'build-zoo/tinyshakespeare.tokens.bin');
@@ -45,8 +49,8 @@ const SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1);
 // The word-level models: one geometry, one attention variant each. GQA, MQA and MHA are Llama blocks
 // (RMSNorm, RoPE, SwiGLU, no biases); MLA is DeepSeek-V2's dense block (its latent, the decoupled
 // RoPE key of ropeDim per query head), as the checkpoint loader reads them.
-const GEOMETRY = { dModel: 96, nHeads: 8, dHead: 12, nLayers: 2, tiedEmbeddings: true };
-const TRAINING = { seqLen: 256, batchSize: 8, learningRate: 3e-3 };
+const GEOMETRY = { dModel: 96, nHeads: 8, dHead: 12, nLayers: layers, tiedEmbeddings: true };
+const TRAINING = { seqLen: 256, batchSize: 8, learningRate: 3e-3, ...(repeatRandom > 0 ? { repeatRandomFraction: repeatRandom } : {}) };
 const VARIANTS = [
   { id: 'mha', label: 'MHA', model: { variant: 'mha', block: 'llama' } },
   { id: 'gqa4', label: 'GQA, 4 KV heads', model: { variant: 'gqa', nKvHeads: 4, block: 'llama' } },
