@@ -102,7 +102,7 @@ const nextTask = (() => {
  */
 async function streamCopies(P, loader, file, copies, { signal, onBytes }) {
   const written = copies.map(() => 0);
-  const last = Math.max(0, ...copies.map((c) => c.end));
+  const last = copies.reduce((m, c) => Math.max(m, c.end), 0);
   const reader = file.stream();
   let pos = 0, first = 0, turn = Date.now();
   try {
