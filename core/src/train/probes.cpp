@@ -7,6 +7,7 @@
 // overflowed float32 are refused instead (refuse_non_finite_maps).
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "attn/errors.hpp"
 #include "attn/overflow.hpp"
@@ -42,15 +43,9 @@ int64_t add_induction_weights(std::vector<HeadScore>& scores, const std::vector<
 }
 
 std::vector<int32_t> probe_symbols(const Task& task, int64_t vocab) {
-  std::vector<int32_t> ids;
-  if (task.kind() == TaskKind::Tokens) {
-    std::vector<bool> seen(std::size_t(vocab), false);
-    for (int32_t t : task.train_ids()) seen[std::size_t(t)] = true;
-    for (int64_t i = 0; i < vocab; ++i)
-      if (seen[std::size_t(i)]) ids.push_back(int32_t(i));
-  } else {
-    for (int64_t i = 0; i < vocab; ++i) ids.push_back(int32_t(i));
-  }
+  if (task.kind() == TaskKind::Tokens) return task.train_symbols();
+  std::vector<int32_t> ids(static_cast<std::size_t>(vocab));
+  std::iota(ids.begin(), ids.end(), 0);
   return ids;
 }
 

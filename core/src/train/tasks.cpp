@@ -159,14 +159,18 @@ void Task::induction_sequence(Rng& rng, Batch& b, int64_t row) const {
   }
 }
 
+std::vector<int32_t> Task::train_symbols() const {
+  std::vector<bool> seen(std::size_t(vocab_), false);
+  for (int32_t t : train_ids_) seen[std::size_t(t)] = true;
+  std::vector<int32_t> ids;
+  for (int64_t i = 0; i < vocab_; ++i)
+    if (seen[std::size_t(i)]) ids.push_back(int32_t(i));
+  return ids;
+}
+
 void Task::set_repeat_random_fraction(double f) {
   repeat_random_fraction_ = f;
-  if (f > 0 && train_symbols_.empty()) {
-    std::vector<bool> seen(std::size_t(vocab_), false);
-    for (int32_t t : train_ids_) seen[std::size_t(t)] = true;
-    for (int64_t i = 0; i < vocab_; ++i)
-      if (seen[std::size_t(i)]) train_symbols_.push_back(int32_t(i));
-  }
+  if (f > 0 && repeat_symbols_.empty()) repeat_symbols_ = train_symbols();
 }
 
 void Task::chars_window(int64_t start, const std::vector<int32_t>& ids, Batch& b, int64_t row, Rng* repeat) const {
@@ -180,7 +184,7 @@ void Task::chars_window(int64_t start, const std::vector<int32_t>& ids, Batch& b
     const int64_t p = int64_t(repeat->below(uint64_t(q - len + 1)));            // the original: [p, p + len)
     if (u >= repeat_fraction_) {  // random ordinary tokens in place of the original's text
       for (int64_t i = 0; i < len; ++i)
-        seq[std::size_t(p + i)] = train_symbols_[std::size_t(repeat->below(uint64_t(train_symbols_.size())))];
+        seq[std::size_t(p + i)] = repeat_symbols_[std::size_t(repeat->below(uint64_t(repeat_symbols_.size())))];
     }
     for (int64_t i = 0; i < len; ++i) seq[std::size_t(q + i)] = seq[std::size_t(p + i)];
   }

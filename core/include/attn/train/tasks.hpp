@@ -69,6 +69,9 @@ class Task {
   // chars, tokens: the ids of the training part and of the held-out tail (the last 10 %).
   const std::vector<int32_t>& train_ids() const { return train_ids_; }
   const std::vector<int32_t>& val_ids() const { return val_ids_; }
+  // chars, tokens: the distinct ids of the training part, ascending (the ordinary tokens that random
+  // repeats and the induction probe draw from).
+  std::vector<int32_t> train_symbols() const;
 
   // chars, tokens: the fraction of training windows that repeat a stretch of themselves (a copying
   // curriculum): in such a window of N+1 tokens, a stretch of L in [N/8, 3N/8) tokens starting at p is
@@ -99,7 +102,7 @@ class Task {
   TaskKind kind_;
   int64_t vocab_ = 0, n_ = 0, pair_alphabet_ = 0;
   double repeat_fraction_ = 0, repeat_random_fraction_ = 0;
-  std::vector<int32_t> train_symbols_;  // the distinct ids of train_ids_, ascending (random repeats draw from them)
+  std::vector<int32_t> repeat_symbols_;  // train_symbols(), kept once random repeats are asked for
   std::vector<uint32_t> alphabet_;
   std::vector<int32_t> train_ids_, val_ids_;
 };
