@@ -9,11 +9,16 @@
 //          and Lab 4's induction model, with the labs' own settings (web/src/labs/tasks.js)
 //
 //   node scripts/zoo.mjs [--only words|labs] [--steps 700] [--seeds 3] [--jobs 2] [--layers 2] [--repeat-random 0]
+//                        [--synthetic-steps 0]
 //
 // --only retrains one group and keeps the other's entries of the manifest as they are. --steps sets
 // the word-level models' steps (the labs train for their own), --layers their depth, --repeat-random
 // their copying curriculum (the trainer's repeatRandomFraction: that share of training windows holds
-// random ordinary tokens written twice; the manifest records it and the page says so). Also written, for the tests (not the
+// random ordinary tokens written twice; the manifest records it and the page says so), --synthetic-steps
+// a synthetic start before the text (SYNTHETIC: each model is first trained that many steps on the
+// trainer's induction task, short windows of random tokens with a stretch written twice; zoo_train
+// --warmup). zoo_train is built with -march=native in build-zoo-arch/ (about twice as fast here as the
+// portable build; the same machine still writes the same bytes, another CPU may differ in the last bits). Also written, for the tests (not the
 // page): tests/fixtures/zoo-heldout/ the held-out token ids and each shipped model's induction probe
 // (zoo_train --probe), so tests/node/zoo.test.mjs re-measures every figure through the checkpoint
 // loader. Deterministic: the same command on the same machine writes the same model bytes (and the
@@ -38,6 +43,7 @@ const seedCount = Number(arg('seeds', 3));
 const jobs = Number(arg('jobs', Math.min(2, cpus().length)));
 const layers = Number(arg('layers', 2));
 const repeatRandom = Number(arg('repeat-random', 0));
+const syntheticSteps = Number(arg('synthetic-steps', 0));
 const corpusFile = join(root, '../shared/data/tinyshakespeare.txt');
 const tokenizerFile = join(root, 'zoo/tokenizer/tokenizer.json');
 const tokensFile = join(root, 'build-zoo/tinyshakespeare.tokens.bin');
@@ -51,6 +57,10 @@ const SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1);
 // RoPE key of ropeDim per query head), as the checkpoint loader reads them.
 const GEOMETRY = { dModel: 96, nHeads: 8, dHead: 12, nLayers: layers, tiedEmbeddings: true };
 const TRAINING = { seqLen: 256, batchSize: 8, learningRate: 3e-3, ...(repeatRandom > 0 ? { repeatRandomFraction: repeatRandom } : {}) };
+// The synthetic start: the induction task's windows of 32 tokens (a stretch of distinct random ids of
+// the vocabulary written twice, the rest random too), 2,048 tokens per step as the text's steps. Short
+// windows are what let the two-layer circuit form: at 256 tokens it did not within 1,000 steps.
+const SYNTHETIC = { task: 'induction', seqLen: 32, batchSize: 64 };
 const VARIANTS = [
   { id: 'mha', label: 'MHA', model: { variant: 'mha', block: 'llama' } },
   { id: 'gqa4', label: 'GQA, 4 KV heads', model: { variant: 'gqa', nKvHeads: 4, block: 'llama' } },
@@ -73,14 +83,15 @@ const LABS = {
     ship: { [INDUCTION_MODEL.nHeads]: 'induction' } },
 };
 
-execFileSync('cmake', ['--preset', 'native'], { cwd: root, stdio: 'ignore' });
-execFileSync('cmake', ['--build', 'build-native', '-j2', '--target', 'zoo_train'], { cwd: root, stdio: 'inherit' });
-const exe = join(root, 'build-native/zoo_train');
+execFileSync('cmake', ['-S', '.', '-B', 'build-zoo-arch', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_NATIVE_ARCH=ON'], { cwd: root, stdio: 'ignore' });
+execFileSync('cmake', ['--build', 'build-zoo-arch', '-j2', '--target', 'zoo_train'], { cwd: root, stdio: 'inherit' });
+const exe = join(root, 'build-zoo-arch/zoo_train');
 
-/** One run: { spec, seed, steps, tokens?, out?, hf?, probe? } -> zoo_train's JSON. */
-function train({ name, spec, seed, steps: n, tokens, out, hf, probe }) {
+/** One run: { spec, seed, steps, tokens?, warmup?, out?, hf?, probe? } -> zoo_train's JSON. */
+function train({ name, spec, seed, steps: n, tokens, warmup, out, hf, probe }) {
   const args = ['--spec', JSON.stringify(spec), '--seed', String(seed), '--steps', String(n), '--scores'];
   if (tokens) args.push('--tokens', tokens);
+  if (warmup) args.push('--warmup', JSON.stringify(warmup.spec), '--warmup-steps', String(warmup.steps));
   if (out) args.push('--out', join(outDir, out));
   if (hf) {
     mkdirSync(join(outDir, hf), { recursive: true });
@@ -131,6 +142,7 @@ async function words() {
   const started = Date.now();
   if (!existsSync(tokensFile)) execFileSync('node', [join(root, 'scripts/train-tokenizer.mjs')], { cwd: root, stdio: 'inherit' });
   const list = VARIANTS.flatMap((v) => SEEDS.map((seed) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps, tokens: tokensFile,
+    warmup: syntheticSteps > 0 ? { spec: SYNTHETIC, steps: syntheticSteps } : undefined,
     hf: seed === SEEDS[0] ? v.id : undefined, probe: seed === SEEDS[0] && v === VARIANTS[0] })));
   const results = await runAll(list);
   const first = results[0];
@@ -139,7 +151,9 @@ async function words() {
     corpus: { file: 'tinyshakespeare.txt', bytes: readFileSync(corpusFile).length, tokens: first.tokens,
       tokenizer: { file: 'tokenizer.json', vocabSize: first.vocabSize, kind: 'byte-level BPE (GPT-2 scheme) trained on the text before the held-out tail' },
       heldOut: 'the last 10 % of the token ids, up to 256 evenly spaced windows of seqLen tokens' },
-    training: { steps, seeds: SEEDS, ...TRAINING, schedule: `warmup ${Math.min(100, Math.floor(steps / 10))} steps, cosine to the last step`, machine, seconds,
+    training: { steps, seeds: SEEDS, ...TRAINING, schedule: `warmup ${Math.min(100, Math.floor(steps / 10))} steps, cosine to the last step`,
+      ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step` } } : {}),
+      machine, seconds,
       cpuHours: round(results.reduce((s, r) => s + r.seconds, 0) / 3600, 2) },
     geometry: { ...GEOMETRY, positions: 'RoPE', blocks: 'llama (MHA, GQA, MQA), deepseek (MLA)' },
     models: VARIANTS.map((v) => {

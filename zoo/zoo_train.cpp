@@ -4,6 +4,7 @@
 //
 //   zoo_train --spec JSON --seed S --steps N [--text FILE | --tokens FILE.bin] [--out FILE.safetensors]
 //             [--hf DIR [--tokenizer tokenizer.json]] [--scores] [--probe DIR]
+//             [--warmup JSON --warmup-steps W]
 //
 // --spec is a trainer spec as attn.createTrainer takes it (docs/api.md, "Training"; scripts/zoo.mjs
 // writes them: the Shakespeare models' geometry and the labs' tasks), without seed and text; --text
@@ -16,6 +17,11 @@
 // DIR/probe.json { seqLen, evalStarts (each held-out window's first index in those ids; the first
 // scoreRows windows are the previous/diagonal/first scores'), scoreRows, induction: { tokens (64, N),
 // pairs [[row, query, key], ...] } }.
+// --warmup trains the same model first for W steps with other settings (fields that replace --spec's,
+// whose copying curricula are dropped unless given again; not model or vocabSize: e.g.
+// {"task":"induction","seqLen":32,"batchSize":64}, or {"seqLen":64,"batchSize":32} for shorter windows
+// of the same text), then copies its weights into the run of --spec, which starts from them (its own
+// optimiser state and schedule).
 // Prints the training loss every 500 steps on stderr (with --scores, the best head scores so far), and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
@@ -118,6 +124,43 @@ std::vector<int32_t> read_u16_ids(const std::string& path) {
   return ids;
 }
 
+// Trains `spec_json`'s model on the task of `warmup_json` (its fields replace the spec's, the copying
+// curricula dropped) for `steps` steps, printing its progress, and copies its weights into `t` (the
+// same model: every parameter's name and shape match).
+void warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::string& warmup_json, int64_t steps) {
+  if (steps < 1) throw std::runtime_error("--warmup needs --warmup-steps of at least 1");
+  const nlohmann::json warmup = nlohmann::json::parse(warmup_json);
+  if (warmup.contains("model") || warmup.contains("vocabSize")) throw std::runtime_error("--warmup: its model and vocabSize come from --spec");
+  nlohmann::json j = spec_json;
+  j.erase("repeatFraction");
+  j.erase("repeatRandomFraction");
+  for (const auto& [k, v] : warmup.items()) j[k] = v;
+  TrainerSpec w = spec_of(j);
+  if (w.task == spec.task) {  // the same corpus (another task has none)
+    w.text = spec.text;
+    w.tokens = spec.tokens;
+  }
+  w.seed = spec.seed;
+  w.total_steps = double(steps);
+  w.allow_long_work = true;
+  Trainer warm(w);
+  for (int64_t done = 0; done < steps; done += 100) {
+    const double loss = warm.step(std::min<int64_t>(100, steps - done)).loss;
+    if ((done + 100) % 500 != 0 && done + 100 < steps) continue;
+    double prev = 0, induction = 0;
+    for (const auto& h : warm.head_scores()) prev = std::max(prev, h.previous_token), induction = std::max(induction, h.induction);
+    std::cerr << "zoo_train: warm-up step " << std::min(done + 100, steps) << " loss " << loss << " best previous-token "
+              << prev << " induction " << induction << "\n";
+  }
+  auto& from = warm.model().params();
+  auto& to = t.model().params();
+  if (from.size() != to.size()) throw std::runtime_error("--warmup: the models' parameters differ");
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    if (from[i].name != to[i].name || from[i].value->shape() != to[i].value->shape())
+      throw std::runtime_error("--warmup: parameter " + to[i].name + " differs");
+    *to[i].value = *from[i].value;
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,7 +179,8 @@ int main(int argc, char** argv) {
     const std::optional<std::string> text = a.count("text") ? std::optional<std::string>(read_file(a["text"])) : std::nullopt;
     const std::optional<std::vector<int32_t>> tokens =
         a.count("tokens") ? std::optional<std::vector<int32_t>>(read_u16_ids(a["tokens"])) : std::nullopt;
-    TrainerSpec spec = spec_of(nlohmann::json::parse(a["spec"]));
+    const nlohmann::json spec_json = nlohmann::json::parse(a["spec"]);
+    TrainerSpec spec = spec_of(spec_json);
     spec.text = text;
     spec.tokens = tokens;
     spec.seed = std::stod(a["seed"]);
@@ -144,6 +188,7 @@ int main(int argc, char** argv) {
     spec.allow_long_work = true;
     const auto t0 = std::chrono::steady_clock::now();
     Trainer t(spec);
+    if (a.count("warmup")) warm_up(t, spec_json, spec, a["warmup"], std::stoll(a.count("warmup-steps") ? a["warmup-steps"] : "0"));
     const int64_t steps = std::stoll(a["steps"]);
     double last_loss = 0;
     for (int64_t done = 0; done < steps; done += 100) {

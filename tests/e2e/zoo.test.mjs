@@ -84,7 +84,7 @@ test('source=trained: the variant\'s checkpoint, its tokenizer\'s word tokens, t
   };
   await titlesOf(0);
   // Under the maps: how the models were trained, and each floor met or not, the manifest's words and numbers.
-  assert.deepEqual(await el.locator('[data-role="zoo-note"]').allInnerTexts(), zooNotes(manifest, EN.t));
+  assert.deepEqual(await el.locator('[data-role="zoo-note"]').allInnerTexts(), zooNotes(manifest, EN.t, 'gqa2'));
 
   // The layer picker: the last layer draws the core's last layer.
   const last = manifest.geometry.nLayers - 1;

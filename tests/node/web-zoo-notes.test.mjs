@@ -25,8 +25,29 @@ test('how they were trained: steps of 2,048 tokens, the seeds, the CPU-hours; a 
   assert.match(text, /50 % of the training windows repeat a stretch of their own text/);
 });
 
-test('each floor met or missed, with the best head measured', () => {
-  const [, prev, induction] = zooNotes(manifest({}, [[0.42, 0.01], [0.1, 0.62]]), EN.t);
-  assert.match(prev, /No head of the zoo reaches 0\.7 on the previous token.*the best is 0\.42 \(MHA, layer 1 head 0\)/);
-  assert.match(induction, /A clear induction head \(a score of 0\.5 or more\) is there: the best scores 0\.62 \(MHA, layer 1 head 1\)/);
+test('each floor met or missed by the drawn model, with its best head measured', () => {
+  const [, prev, induction] = zooNotes(manifest({}, [[0.42, 0.01], [0.1, 0.62]]), EN.t, 'mha');
+  assert.match(prev, /^This model has no clear previous-token head: its best scores 0\.42 \(layer 1 head 0\), and a clear one scores 0\.7 or more\.$/);
+  assert.match(induction, /^This model has a clear induction head: layer 1 head 1 scores 0\.62 \(a clear one scores 0\.5 or more\)\.$/);
+});
+
+test('the floors name the other models that miss them', () => {
+  const model = (id, label, variant, extra, [previousToken, induction]) => ({ id, label, variant, params: 10, kvBytesPerToken: 64, ...extra,
+    seeds: [{ seed: 1, bitsPerToken: 5.8 }], headScores: [{ layer: 0, head: 0, previousToken, induction, firstToken: 0, diagonal: 0 }] });
+  const zoo = { ...manifest({}, [[0.8, 0.7]]) };
+  zoo.models = [model('mha', 'MHA', 'mha', {}, [0.8, 0.7]), model('mqa', 'MQA', 'mqa', {}, [0.75, 0.6]),
+    model('mla16', 'MLA, latent 16', 'mla', { latentRank: 16 }, [0.3, 0.02])];
+  const [, prev, induction] = zooNotes(zoo, EN.t, 'mha');
+  assert.match(prev, /clear previous-token head: layer 0 head 0 scores 0\.80.* Models of the zoo without one: MLA, latent 16\.$/);
+  assert.match(induction, /Models of the zoo without one: MLA, latent 16\.$/);
+  const [, prevMla] = zooNotes(zoo, EN.t, 'mla16');
+  assert.match(prevMla, /^This model has no clear previous-token head: its best scores 0\.30/);
+  assert.doesNotMatch(prevMla, /without one/);  // every other model has one
+  const [, , none] = zooNotes({ ...zoo, models: zoo.models.map((m) => ({ ...m, headScores: m.headScores.map((h) => ({ ...h, induction: 0.01 })) })) }, EN.t, 'mqa');
+  assert.match(none, /no clear induction head.* No other model of the zoo has one either\.$/);
+});
+
+test('a synthetic start is said before the text, with its steps and window', () => {
+  const [how] = zooNotes(manifest({ synthetic: { task: 'induction', seqLen: 32, batchSize: 64, steps: 1000 } }, [[0.3, 0.01]]), EN.t, 'mha');
+  assert.match(how, /Each model first learned to copy: 1,000 steps on short windows of 32 random words/);
 });

@@ -44,7 +44,7 @@ export async function openZooModel(ctx, id) {
     async maps(state, { layer = 0 } = {}) {
       const data = await source.maps(state, { layer });
       const roles = model.headScores.filter((h) => h.layer === data.layer).map((h) => roleLabel(h, roleField(h, seqLen), t));
-      return { ...data, roles, headScores: model.headScores, seqLen, scoresNotes: zooNotes(m, t),
+      return { ...data, roles, headScores: model.headScores, seqLen, scoresNotes: zooNotes(m, t, id),
         // for the compare view: the attention block's spec (its parameters), and that each variant's
         // model was trained on its own (no shared weights: heads do not correspond across models)
         paramSpec: attentionSpecOf(data.shape), independent: true,

@@ -1,38 +1,49 @@
 // zoo-notes.js — what the page says under a zoo model's maps (sources/zoo-model.js), all from the
-// manifest: how the models were trained (steps, seeds, CPU-hours, a copying curriculum if any), and for the
-// previous-token and induction scores whether any shipped head reaches the floor a clear head of that
-// kind would (FLOORS), else the best one measured.
+// manifest: how the models were trained (steps, seeds, CPU-hours, a synthetic start and a copying
+// curriculum if any), and for the previous-token and induction scores whether the drawn model has a
+// head that reaches the floor a clear head of that kind would (FLOORS), its best one measured, and which
+// other models have none.
 import { zooLabel, zooRows } from './zoo-stats.js';
 import '../i18n/catalogs/en/zoo.js';  // the English words it speaks
 
 /** The scores a clear previous-token head and a clear induction head reach on the manifest's probes. */
 export const FLOORS = { previousToken: 0.7, induction: 0.5 };
 
-/** The highest score of `field` over every shipped head of every model: { value, model (a zooRows row), layer, head }. */
-export function bestHead(manifest, field) {
-  const rows = zooRows(manifest);
+/** A model's highest score of `field` over its shipped heads: { value, layer, head } (null without heads). */
+export function bestHead(model, field) {
   let best = null;
-  manifest.models.forEach((m, i) => {
-    for (const h of m.headScores) if (!best || h[field] > best.value) best = { value: h[field], model: rows[i], layer: h.layer, head: h.head };
-  });
+  for (const h of model.headScores) if (!best || h[field] > best.value) best = { value: h[field], layer: h.layer, head: h.head };
   return best;
 }
 
 /**
- * The notes, in the page's language: [how they were trained, previous token against its floor, induction against its floor].
+ * The notes, in the page's language: [how they were trained, then for the previous-token and the
+ * induction score whether the drawn model `id` has a clear head of that kind (its best against the
+ * floor), and which other models of the zoo have none].
  * @param {object} manifest  web/zoo/manifest.json  @param {(key: string, params?: object) => string} t
+ * @param {string} id  the drawn model's manifest id
  */
-export function zooNotes(manifest, t) {
+export function zooNotes(manifest, t, id) {
   const tr = manifest.training;
+  const syn = tr.synthetic;
   const how = [t('zoo.trainedHow', { steps: tr.steps, count: tr.seeds.length, seeds: tr.seeds.join(', '), hours: String(tr.cpuHours),
-    tokens: tr.batchSize * tr.seqLen }), tr.repeatFraction > 0 ? t('zoo.curriculum', { percent: String(Math.round(tr.repeatFraction * 100)) }) : '',
+    tokens: tr.batchSize * tr.seqLen }),
+  syn ? t('zoo.synthetic', { steps: syn.steps, length: syn.seqLen }) : '',
+  tr.repeatFraction > 0 ? t('zoo.curriculum', { percent: String(Math.round(tr.repeatFraction * 100)) }) : '',
   tr.repeatRandomFraction > 0 ? t('zoo.curriculumRandom', { percent: String(Math.round(tr.repeatRandomFraction * 100)) }) : '']
     .filter(Boolean).join(' ');
+  const rows = zooRows(manifest);
+  const model = manifest.models.find((m) => m.id === id) ?? manifest.models[0];
   const floors = Object.entries(FLOORS).map(([field, floor]) => {
-    const best = bestHead(manifest, field);
+    const best = bestHead(model, field);
     if (!best) return '';
-    const params = { floor: floor.toFixed(1), best: best.value.toFixed(2), model: zooLabel(best.model, { t }), layer: best.layer, head: best.head };
-    return t(`zoo.floor.${field}.${best.value >= floor ? 'met' : 'missed'}`, params);
+    const met = best.value >= floor;
+    const note = t(`zoo.floor.${field}.${met ? 'met' : 'missed'}`, { floor: floor.toFixed(1), best: best.value.toFixed(2), layer: best.layer, head: best.head });
+    const without = manifest.models.map((m, i) => (m !== model && (bestHead(m, field)?.value ?? 0) < floor ? zooLabel(rows[i], { t }) : ''))
+      .filter(Boolean);
+    const others = manifest.models.length - 1;
+    const rest = !others || !without.length ? '' : without.length === others ? t('zoo.floor.noOther') : t('zoo.floor.without', { models: without.join('; ') });
+    return [note, rest].filter(Boolean).join(' ');
   });
   return [how, ...floors].filter(Boolean);
 }
