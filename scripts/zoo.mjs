@@ -9,7 +9,7 @@
 //          and Lab 4's induction model, with the labs' own settings (web/src/labs/tasks.js)
 //
 //   node scripts/zoo.mjs [--only words|labs] [--steps 700] [--seeds 3] [--jobs 2] [--layers 2] [--repeat-random 0]
-//                        [--synthetic-steps 0]
+//                        [--synthetic-steps 0 [--synthetic-until 0]]
 //
 // --only retrains one group and keeps the other's entries of the manifest as they are. --steps sets
 // the word-level models' steps (the labs train for their own), --layers their depth, --repeat-random
@@ -17,8 +17,8 @@
 // random ordinary tokens written twice; the manifest records it and the page says so), --synthetic-steps
 // a synthetic start before the text (SYNTHETIC: each model is first trained that many steps on the
 // trainer's induction task, short windows of random tokens with a stretch written twice; zoo_train
-// --warmup). zoo_train is built with -march=native in build-zoo-arch/ (about twice as fast here as the
-// portable build; the same machine still writes the same bytes, another CPU may differ in the last bits). Also written, for the tests (not the
+// --warmup), or with --synthetic-until until its held-out loss is below that many nats (checked every
+// 100 steps; the schedule stays the one of --synthetic-steps). Also written, for the tests (not the
 // page): tests/fixtures/zoo-heldout/ the held-out token ids and each shipped model's induction probe
 // (zoo_train --probe), so tests/node/zoo.test.mjs re-measures every figure through the checkpoint
 // loader. Deterministic: the same command on the same machine writes the same model bytes (and the
@@ -44,6 +44,7 @@ const jobs = Number(arg('jobs', Math.min(2, cpus().length)));
 const layers = Number(arg('layers', 2));
 const repeatRandom = Number(arg('repeat-random', 0));
 const syntheticSteps = Number(arg('synthetic-steps', 0));
+const syntheticUntil = Number(arg('synthetic-until', 0));
 const corpusFile = join(root, '../shared/data/tinyshakespeare.txt');
 const tokenizerFile = join(root, 'zoo/tokenizer/tokenizer.json');
 const tokensFile = join(root, 'build-zoo/tinyshakespeare.tokens.bin');
@@ -83,15 +84,15 @@ const LABS = {
     ship: { [INDUCTION_MODEL.nHeads]: 'induction' } },
 };
 
-execFileSync('cmake', ['-S', '.', '-B', 'build-zoo-arch', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_NATIVE_ARCH=ON'], { cwd: root, stdio: 'ignore' });
-execFileSync('cmake', ['--build', 'build-zoo-arch', '-j2', '--target', 'zoo_train'], { cwd: root, stdio: 'inherit' });
-const exe = join(root, 'build-zoo-arch/zoo_train');
+execFileSync('cmake', ['--preset', 'native'], { cwd: root, stdio: 'ignore' });
+execFileSync('cmake', ['--build', 'build-native', '-j2', '--target', 'zoo_train'], { cwd: root, stdio: 'inherit' });
+const exe = join(root, 'build-native/zoo_train');
 
 /** One run: { spec, seed, steps, tokens?, warmup?, out?, hf?, probe? } -> zoo_train's JSON. */
 function train({ name, spec, seed, steps: n, tokens, warmup, out, hf, probe }) {
   const args = ['--spec', JSON.stringify(spec), '--seed', String(seed), '--steps', String(n), '--scores'];
   if (tokens) args.push('--tokens', tokens);
-  if (warmup) args.push('--warmup', JSON.stringify(warmup.spec), '--warmup-steps', String(warmup.steps));
+  if (warmup) args.push('--warmup', JSON.stringify(warmup.spec), '--warmup-steps', String(warmup.steps), '--warmup-until', String(warmup.until));
   if (out) args.push('--out', join(outDir, out));
   if (hf) {
     mkdirSync(join(outDir, hf), { recursive: true });
@@ -109,7 +110,8 @@ function train({ name, spec, seed, steps: n, tokens, warmup, out, hf, probe }) {
       if (code !== 0) return reject(new Error(`zoo_train ${args.join(' ')} exited ${code}`));
       const r = JSON.parse(stdout);
       const best = (f) => Math.max(0, ...r.headScores.map((h) => h[f]));
-      console.log(`zoo: ${name} seed ${seed}: held-out ${r.valLoss.toFixed(4)} nats (${r.bitsPerChar.toFixed(4)} bits) per token, ` +
+      const syn = r.warmup ? `synthetic ${r.warmup.steps} steps (held-out ${r.warmup.valLoss.toFixed(3)}), ` : '';
+      console.log(`zoo: ${name} seed ${seed}: ${syn}held-out ${r.valLoss.toFixed(4)} nats (${r.bitsPerChar.toFixed(4)} bits) per token, ` +
         `best previous-token ${best('previousToken').toFixed(2)}, induction ${best('induction').toFixed(2)}, ${r.seconds.toFixed(0)} s`);
       resolve(r);
     });
@@ -142,7 +144,7 @@ async function words() {
   const started = Date.now();
   if (!existsSync(tokensFile)) execFileSync('node', [join(root, 'scripts/train-tokenizer.mjs')], { cwd: root, stdio: 'inherit' });
   const list = VARIANTS.flatMap((v) => SEEDS.map((seed) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps, tokens: tokensFile,
-    warmup: syntheticSteps > 0 ? { spec: SYNTHETIC, steps: syntheticSteps } : undefined,
+    warmup: syntheticSteps > 0 ? { spec: SYNTHETIC, steps: syntheticSteps, until: syntheticUntil } : undefined,
     hf: seed === SEEDS[0] ? v.id : undefined, probe: seed === SEEDS[0] && v === VARIANTS[0] })));
   const results = await runAll(list);
   const first = results[0];
@@ -152,7 +154,7 @@ async function words() {
       tokenizer: { file: 'tokenizer.json', vocabSize: first.vocabSize, kind: 'byte-level BPE (GPT-2 scheme) trained on the text before the held-out tail' },
       heldOut: 'the last 10 % of the token ids, up to 256 evenly spaced windows of seqLen tokens' },
     training: { steps, seeds: SEEDS, ...TRAINING, schedule: `warmup ${Math.min(100, Math.floor(steps / 10))} steps, cosine to the last step`,
-      ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step` } } : {}),
+      ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, ...(syntheticUntil > 0 ? { untilHeldOutLoss: syntheticUntil } : {}), schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step` } } : {}),
       machine, seconds,
       cpuHours: round(results.reduce((s, r) => s + r.seconds, 0) / 3600, 2) },
     geometry: { ...GEOMETRY, positions: 'RoPE', blocks: 'llama (MHA, GQA, MQA), deepseek (MLA)' },
@@ -168,7 +170,8 @@ async function words() {
         shippedSeed: SEEDS[0],
         seeds: runs.map((x) => ({ seed: x.seed, bitsPerToken: round(x.bitsPerToken), valLoss: round(x.valLoss), seconds: round(x.seconds, 1),
           bestPreviousToken: round(Math.max(...x.headScores.map((h) => h.previousToken)), 4),
-          bestInduction: round(Math.max(...x.headScores.map((h) => h.induction)), 4) })),
+          bestInduction: round(Math.max(...x.headScores.map((h) => h.induction)), 4),
+          ...(x.warmup ? { syntheticSteps: x.warmup.steps, syntheticLoss: round(x.warmup.valLoss) } : {}) })),
         headScores: scoresOf(r),
       };
     }),

@@ -4,7 +4,7 @@
 //
 //   zoo_train --spec JSON --seed S --steps N [--text FILE | --tokens FILE.bin] [--out FILE.safetensors]
 //             [--hf DIR [--tokenizer tokenizer.json]] [--scores] [--probe DIR]
-//             [--warmup JSON --warmup-steps W]
+//             [--warmup JSON --warmup-steps W [--warmup-until LOSS]]
 //
 // --spec is a trainer spec as attn.createTrainer takes it (docs/api.md, "Training"; scripts/zoo.mjs
 // writes them: the Shakespeare models' geometry and the labs' tasks), without seed and text; --text
@@ -21,7 +21,9 @@
 // whose copying curricula are dropped unless given again; not model or vocabSize: e.g.
 // {"task":"induction","seqLen":32,"batchSize":64}, or {"seqLen":64,"batchSize":32} for shorter windows
 // of the same text), then copies its weights into the run of --spec, which starts from them (its own
-// optimiser state and schedule).
+// optimiser state and schedule). With --warmup-until, it stops early once its held-out loss (evaluate(),
+// checked every 100 steps) is below LOSS nats; the schedule is still the one of W steps. The output's
+// "warmup" gives the steps it took and its held-out loss.
 // Prints the training loss every 500 steps on stderr (with --scores, the best head scores so far), and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
@@ -32,6 +34,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,7 +130,10 @@ std::vector<int32_t> read_u16_ids(const std::string& path) {
 // Trains `spec_json`'s model on the task of `warmup_json` (its fields replace the spec's, the copying
 // curricula dropped) for `steps` steps, printing its progress, and copies its weights into `t` (the
 // same model: every parameter's name and shape match).
-void warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::string& warmup_json, int64_t steps) {
+struct WarmUp { int64_t steps; double val_loss; };
+
+WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::string& warmup_json, int64_t steps,
+               double until) {
   if (steps < 1) throw std::runtime_error("--warmup needs --warmup-steps of at least 1");
   const nlohmann::json warmup = nlohmann::json::parse(warmup_json);
   if (warmup.contains("model") || warmup.contains("vocabSize")) throw std::runtime_error("--warmup: its model and vocabSize come from --spec");
@@ -144,14 +150,22 @@ void warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spe
   w.total_steps = double(steps);
   w.allow_long_work = true;
   Trainer warm(w);
-  for (int64_t done = 0; done < steps; done += 100) {
-    const double loss = warm.step(std::min<int64_t>(100, steps - done)).loss;
-    if ((done + 100) % 500 != 0 && done + 100 < steps) continue;
-    double prev = 0, induction = 0;
-    for (const auto& h : warm.head_scores()) prev = std::max(prev, h.previous_token), induction = std::max(induction, h.induction);
-    std::cerr << "zoo_train: warm-up step " << std::min(done + 100, steps) << " loss " << loss << " best previous-token "
-              << prev << " induction " << induction << "\n";
+  WarmUp out{0, 0};
+  while (out.steps < steps) {
+    const double loss = warm.step(std::min<int64_t>(100, steps - out.steps)).loss;
+    out.steps = std::min<int64_t>(out.steps + 100, steps);
+    const bool check = until > 0;
+    if (check) out.val_loss = warm.evaluate().loss;
+    const bool done = out.steps == steps || (check && out.val_loss < until);
+    if (out.steps % 500 == 0 || done) {
+      double prev = 0, induction = 0;
+      for (const auto& h : warm.head_scores()) prev = std::max(prev, h.previous_token), induction = std::max(induction, h.induction);
+      std::cerr << "zoo_train: warm-up step " << out.steps << " loss " << loss << " held-out " << out.val_loss
+                << " best previous-token " << prev << " induction " << induction << "\n";
+    }
+    if (done) break;
   }
+  if (until <= 0) out.val_loss = warm.evaluate().loss;
   auto& from = warm.model().params();
   auto& to = t.model().params();
   if (from.size() != to.size()) throw std::runtime_error("--warmup: the models' parameters differ");
@@ -160,6 +174,7 @@ void warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spe
       throw std::runtime_error("--warmup: parameter " + to[i].name + " differs");
     *to[i].value = *from[i].value;
   }
+  return out;
 }
 }  // namespace
 
@@ -188,7 +203,10 @@ int main(int argc, char** argv) {
     spec.allow_long_work = true;
     const auto t0 = std::chrono::steady_clock::now();
     Trainer t(spec);
-    if (a.count("warmup")) warm_up(t, spec_json, spec, a["warmup"], std::stoll(a.count("warmup-steps") ? a["warmup-steps"] : "0"));
+    std::optional<WarmUp> warm;
+    if (a.count("warmup"))
+      warm = warm_up(t, spec_json, spec, a["warmup"], std::stoll(a.count("warmup-steps") ? a["warmup-steps"] : "0"),
+                     a.count("warmup-until") ? std::stod(a["warmup-until"]) : 0.0);
     const int64_t steps = std::stoll(a["steps"]);
     double last_loss = 0;
     for (int64_t done = 0; done < steps; done += 100) {
@@ -214,6 +232,7 @@ int main(int argc, char** argv) {
                           {"seconds", seconds}, {"trainLoss", last_loss}, {"valLoss", e.loss},
                           {"bitsPerChar", e.bits_per_token}, {"bitsPerCharFloat32", f32_bits},
                           {"accuracy", e.accuracy}, {"params", t.model().param_count()}, {"fileBytes", file.size()}};
+    if (warm) out["warmup"] = {{"steps", warm->steps}, {"valLoss", warm->val_loss}};
     if (tokens) {
       out["bitsPerToken"] = e.bits_per_token;
       out["tokens"] = tokens->size();
