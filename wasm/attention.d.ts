@@ -589,18 +589,41 @@ export interface PretrainedCallOptions {
   allowLongWork?: boolean;
 }
 
+export interface PretrainedForwardOptions extends PretrainedCallOptions {
+  /** Return each head's role scores on these ids (`roles`). Default false. */
+  roles?: boolean;
+}
+
+/**
+ * What one head's map does on the ids: each the mean of one attention weight over its queries, in [0, 1].
+ * previousToken, diagonal, firstToken: on key i-1, i, 0 (queries i = 1 … N-1); duplicateToken, induction:
+ * on the earlier copies of token i and the keys right after them (queries whose token came before; null
+ * when no token repeats).
+ */
+export interface HeadRoleScores {
+  layer: number;
+  head: number;
+  previousToken: number;
+  diagonal: number;
+  firstToken: number;
+  duplicateToken: number | null;
+  induction: number | null;
+}
+
 export interface PretrainedOutput {
   /** (N, vocabSize), row-major. */
   logits: Float32Array;
   /** When asked: per layer (H, N, S), head-major (forward: S = N; append: S = the session's length). */
   attentions?: Float32Array[];
+  /** forward with roles: per layer then head. */
+  roles?: HeadRoleScores[];
 }
 
 /** A checkpoint in wasm memory, its weights at the file's dtype. */
 export interface Pretrained {
   readonly info: PretrainedInfo;
   /** Token ids (an Int32Array or an Array), positions from 0, causal. */
-  forward(ids: ArrayLike<number>, options?: PretrainedCallOptions): PretrainedOutput;
+  forward(ids: ArrayLike<number>, options?: PretrainedForwardOptions): PretrainedOutput;
   /**
    * One layer's attention stage by stage: the tensors forward computes in that layer (the same pass,
    * not a recomputation). Throws a RangeError naming `layer` outside [0, nLayers) or `ids` as forward does.

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
+
+#include "attn/head_roles.hpp"
 #include <string>
 #include <vector>
 
@@ -77,6 +79,24 @@ val output_to_js(const pt::ModelOutput& r) {
     out.set("attentions", maps);
   }
   return out;
+}
+
+// Per layer and head: { layer, head, previousToken, diagonal, firstToken, duplicateToken, induction }
+// (the last two null when no token repeats).
+val roles_to_js(const std::vector<attn::HeadRoles>& roles) {
+  val a = val::array();
+  for (const auto& r : roles) {
+    val o = val::object();
+    o.set("layer", double(r.layer));
+    o.set("head", double(r.head));
+    o.set("previousToken", r.previous_token);
+    o.set("diagonal", r.diagonal);
+    o.set("firstToken", r.first_token);
+    o.set("duplicateToken", r.duplicate_token ? val(*r.duplicate_token) : val::null());
+    o.set("induction", r.induction ? val(*r.induction) : val::null());
+    a.call<void>("push", o);
+  }
+  return a;
 }
 
 // What a config says of the model, as `info` gives it (docs/api.md, "Pretrained checkpoints"): the
@@ -172,13 +192,24 @@ class JsModel {
     return o;
   }
 
-  val forward(val ids, bool attentions, bool allow_long_work) {
+  // roles: the head-role scores of the maps on these ids (attn/head_roles.hpp), with or without the maps.
+  val forward(val ids, bool attentions, bool roles, bool allow_long_work) {
     return guarded([&] {
       const std::vector<int32_t> v = read_ids(*model_, ids);
       if (v.empty()) attn::throw_range("ids", "ids is empty: pass at least one token id");
       model_->check_ids(v, 0);
-      check_call(*model_, int64_t(v.size()), 0, attentions, false, allow_long_work);
-      return output_to_js(model_->forward(v, attentions));
+      check_call(*model_, int64_t(v.size()), 0, attentions || roles, false, allow_long_work);
+      pt::ModelOutput r = model_->forward(v, attentions || roles);
+      val out = val::object();
+      if (roles) {
+        std::vector<const float*> maps;  // per layer (H, N, N)
+        for (const auto& t : r.attentions) maps.push_back(t.data());
+        out = roles_to_js(attn::head_roles(maps, model_->config().n_heads, v));
+      }
+      if (!attentions) r.attentions.clear();
+      val o = output_to_js(r);
+      if (roles) o.set("roles", out);
+      return o;
     });
   }
 

@@ -147,19 +147,21 @@ export function makePretrained(P) {
    * `{ attentions, allowLongWork }` of forward / append.
    * @param {unknown} options @param {string} where
    */
+  // forward takes roles too (the head-role scores of its maps); append does not.
   const callOptions = (options, where) => {
-    if (options === undefined) return { attentions: false, allowLongWork: false };
+    const known = where === 'forward' ? ['allowLongWork', 'attentions', 'roles'] : ['allowLongWork', 'attentions'];
+    const out = { attentions: false, roles: false, allowLongWork: false };
+    if (options === undefined) return out;
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-      throw new TypeError(`${where}: options must be an object { attentions?, allowLongWork? }`);
+      throw new TypeError(`${where}: options must be an object { ${known.map((k) => `${k}?`).join(', ')} }`);
     }
-    const out = { attentions: false, allowLongWork: false };
     for (const key of Object.keys(options)) {
-      if (key !== 'attentions' && key !== 'allowLongWork') {
-        throw fieldTypeError(key, `${where} options have an unknown field '${key}'; known fields: allowLongWork, attentions`);
+      if (!known.includes(key)) {
+        throw fieldTypeError(key, `${where} options have an unknown field '${key}'; known fields: ${known.join(', ')}`);
       }
       const v = /** @type {any} */ (options)[key];
       if (v !== undefined && typeof v !== 'boolean') throw fieldTypeError(key, `${key} must be a boolean, got ${typeof v}`);
-      out[/** @type {'attentions' | 'allowLongWork'} */ (key)] = v === true;
+      out[/** @type {'attentions' | 'roles' | 'allowLongWork'} */ (key)] = v === true;
     }
     return out;
   };
@@ -188,11 +190,11 @@ export function makePretrained(P) {
       this.#info = Object.freeze(call(P, () => raw.info()));
     }
     get info() { this.live(); return this.#info; }
-    /** @param {ArrayLike<number>} ids @param {{ attentions?: boolean, allowLongWork?: boolean }} [options] */
+    /** @param {ArrayLike<number>} ids @param {{ attentions?: boolean, roles?: boolean, allowLongWork?: boolean }} [options] */
     forward(ids, options) {
       const raw = this.live();
       const o = callOptions(options, 'forward');
-      return call(P, () => raw.forward(ids, o.attentions, o.allowLongWork));
+      return call(P, () => raw.forward(ids, o.attentions, o.roles, o.allowLongWork));
     }
     /**
      * One layer's attention stage by stage, the tensors forward computes there (docs/api.md, "The stages of one layer").

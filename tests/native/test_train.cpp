@@ -8,6 +8,7 @@
 #include "gradient_check.hpp"
 #include "trainer_errors.hpp"
 #include "helpers.hpp"
+#include "attn/head_roles.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -832,23 +833,52 @@ TEST(HeadScores, KnownValuesOfAHandSetModel) {
 }
 
 // The induction score itself: a head set to attend from each position to the key right after the
-// previous occurrence of its token scores 1 when the probe's maps are built by hand.
+// previous occurrence of its token scores 1 when the probe's maps are built by hand (the sums the
+// trainer's scores and attn.headRoles share, head_roles.hpp).
 TEST(HeadScores, InductionOfAHandBuiltMapIsOne) {
   const int64_t n = 6, h = 2;
   // one sequence  A B C A B C: second occurrences at 3, 4, 5 -> keys 1, 2, 3 (after the first A, B, C)
-  const std::vector<int32_t> keys = {-1, -1, -1, 1, 2, 3};
-  std::vector<float> p(std::size_t(h * n * n), 0.0f);  // (B = 1, H, N, N)
+  const std::vector<int32_t> ids = {7, 8, 9, 7, 8, 9};
+  const CopyKeys c = copy_keys(ids);
+  const std::vector<std::vector<int32_t>> want = {{}, {}, {}, {1}, {2}, {3}};
+  EXPECT_EQ(c.induction, want);
+  EXPECT_EQ(c.repeats, 3);
+  std::vector<float> p(std::size_t(h * n * n), 0.0f);  // (H, N, N)
   for (int64_t i = 0; i < n; ++i) {
-    p[std::size_t((0 * n + i) * n + (keys[i] >= 0 ? keys[i] : 0))] = 1.0f;  // head 0: induction
+    p[std::size_t((0 * n + i) * n + (i >= 3 ? i - 2 : 0))] = 1.0f;  // head 0: induction
     for (int64_t j = 0; j <= i; ++j) p[std::size_t((1 * n + i) * n + j)] = 1.0f / float(i + 1);  // head 1: uniform
   }
-  std::vector<HeadScore> s = {{0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}};
-  const int64_t pairs = add_induction_weights(s, p, 0, 0, keys.data(), h, n);
+  std::vector<RoleSums> s(2);
+  const int64_t pairs = add_key_weights(s.data(), &RoleSums::induction, p.data(), h, n, c.induction);
   EXPECT_EQ(pairs, 3);
   EXPECT_EQ(s[0].induction / double(pairs), 1.0);
   EXPECT_NEAR(s[1].induction / double(pairs), (1.0 / 4 + 1.0 / 5 + 1.0 / 6) / 3, 1e-7);
-  add_position_weights(s, p, 0, 1, h, n);
+  EXPECT_EQ(add_position_weights(s.data(), p.data(), h, n), 5);
   EXPECT_NEAR(s[1].previous_token / 5, (1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6) / 5, 1e-7);
+  // head_roles: the same, per head, with the duplicate-token score (weight on the earlier copy)
+  const std::vector<HeadRoles> r = head_roles({p.data()}, h, ids);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(*r[0].induction, 1.0);
+  EXPECT_EQ(*r[0].duplicate_token, 0.0);
+  EXPECT_NEAR(*r[1].duplicate_token, (1.0 / 4 + 1.0 / 5 + 1.0 / 6) / 3, 1e-7);
+  EXPECT_NEAR(r[1].first_token, (1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6) / 5, 1e-7);
+}
+
+// A token that repeats next to itself has a duplicate but no induction key; several earlier copies
+// all count; no repeat at all gives no duplicate or induction score.
+TEST(HeadScores, CopyKeysOfRepeatsNextToEachOtherAndOfNone) {
+  const CopyKeys c = copy_keys({5, 5, 6, 5});
+  const std::vector<std::vector<int32_t>> dup = {{}, {0}, {}, {0, 1}}, ind = {{}, {}, {}, {1, 2}};
+  EXPECT_EQ(c.duplicate, dup);
+  EXPECT_EQ(c.induction, ind);
+  EXPECT_EQ(c.repeats, 2);
+  std::vector<float> p(9, 0.0f);  // (H = 1, N = 3, N): every query on key 0
+  for (int i = 0; i < 3; ++i) p[std::size_t(i * 3)] = 1.0f;
+  const std::vector<HeadRoles> r = head_roles({p.data()}, 1, {1, 2, 3});
+  EXPECT_FALSE(r[0].duplicate_token.has_value());
+  EXPECT_FALSE(r[0].induction.has_value());
+  EXPECT_EQ(r[0].first_token, 1.0);
+  EXPECT_EQ(r[0].previous_token, 0.5);  // query 1's key 0 is its previous token
 }
 
 // --- the model file ------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ const LAYERS = [
   ['block_steps'],
   ['grouped_block', 'latent_block'],
   ['forward'],
-  ['layer', 'kv_cache', 'intermediates', 'decode_probe'],
+  ['layer', 'kv_cache', 'intermediates', 'decode_probe', 'head_roles'],
   ['train', 'configurator', 'configurator_words'],
   ['pretrained'],
 ];

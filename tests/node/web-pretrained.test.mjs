@@ -1,12 +1,12 @@
-// The page's pretrained source, the parts that run without a browser: the head-role probe and its
-// scores (web/src/sources/head-roles.js) on maps whose roles are known by construction, the next-token
+// The page's pretrained source, the parts that run without a browser: the head-role probe
+// (web/src/sources/head-roles.js) and the core's scores of a checkpoint's maps against a naive twin, the next-token
 // ranking (web/src/worker-pretrained.js topNext) against a plain sort, and the worker's open of a fixture
 // (the cache's bytes per element from the core's own figures: the file's dtype).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { headRoles, meanScores, probeBaselines, probeLength, probeOf, roleKey, roleProbe, roleScores } from '../../web/src/sources/head-roles.js';
+import { meanScores, probeBaselines, probeLength, probeOf, roleKey, roleProbe } from '../../web/src/sources/head-roles.js';
 import { pretrainedMethods, topNext } from '../../web/src/worker-pretrained.js';
 import { load } from './helpers.mjs';
 import { CASES, FIXTURES, config, weights } from './pretrained-kit.mjs';
@@ -33,34 +33,58 @@ test('the probe: T distinct ordinary ids, then the same T again, BOS first where
   assert.equal(probeLength({ vocabSize: 50000, maxPositions: 9 }), 4, 'BOS and 2T ids fit the learned positions');
   assert.deepEqual(probeOf([5, 6, 7], { bos: 1 }).ids, [1, 5, 6, 7, 5, 6, 7]);
   // several probes' scores: their mean, head by head (a null score stays null)
-  const a = [{ layer: 0, head: 0, previousToken: 0.2, firstToken: 0.4, duplicateToken: null, induction: 0 }];
-  const b = [{ layer: 0, head: 0, previousToken: 0.6, firstToken: 0, duplicateToken: null, induction: 1 }];
-  assert.deepEqual(meanScores([a, b]), [{ layer: 0, head: 0, previousToken: 0.4, firstToken: 0.2, duplicateToken: null, induction: 0.5 }]);
+  const a = [{ layer: 0, head: 0, previousToken: 0.2, diagonal: 0.5, firstToken: 0.4, duplicateToken: null, induction: 0 }];
+  const b = [{ layer: 0, head: 0, previousToken: 0.6, diagonal: 0.25, firstToken: 0, duplicateToken: null, induction: 1 }];
+  assert.deepEqual(meanScores([a, b]), [{ layer: 0, head: 0, previousToken: 0.4, diagonal: 0.375, firstToken: 0.2, duplicateToken: null, induction: 0.5 }]);
 });
 
-test('scores of heads built to do one thing each, on the probe and on any sentence', () => {
-  const T = 5, N = 2 * T, H = 4;
-  const maps = new Float32Array(H * N * N);
-  const put = (h, i, j) => { maps[(h * N + i) * N + j] = 1; };
-  for (let i = 0; i < N; i++) {
-    put(0, i, Math.max(0, i - 1));            // previous token (query 0 can only see itself)
-    put(1, i, 0);                             // first-token sink
-    put(2, i, i >= T ? i - T + 1 : i);        // induction on the second copy, else itself
-    put(3, i, i >= T ? i - T : i);            // duplicate token on the second copy, else itself
+// The naive twin of the core's head-role scores (core/src/head_roles.cpp): each score the mean of
+// one attention weight over its queries, in plain loops over one layer's maps (H, N, N).
+function twinRoles(attentions, ids) {
+  const N = ids.length, out = [];
+  const earlier = ids.map((id, i) => ids.slice(0, i).flatMap((x, j) => (x === id ? [j] : [])));
+  const repeats = earlier.filter((js) => js.length).length;
+  attentions.forEach((maps, layer) => {
+    for (let head = 0; head < maps.length / (N * N); head++) {
+      const w = (i, j) => maps[(head * N + i) * N + j];
+      let prev = 0, diag = 0, first = 0, dup = 0, ind = 0;
+      for (let i = 1; i < N; i++) { prev += w(i, i - 1); diag += w(i, i); first += w(i, 0); }
+      for (let i = 0; i < N; i++) for (const j of earlier[i]) { dup += w(i, j); if (j + 1 < i) ind += w(i, j + 1); }
+      out.push({ layer, head, previousToken: N > 1 ? prev / (N - 1) : 0, diagonal: N > 1 ? diag / (N - 1) : 0, firstToken: N > 1 ? first / (N - 1) : 0,
+        duplicateToken: repeats ? dup / repeats : null, induction: repeats ? ind / repeats : null });
+    }
+  });
+  return out;
+}
+
+test('the core\'s head-role scores of a checkpoint\'s maps (forward with roles) are the naive twin\'s, with and without repeats', async () => {
+  const attn = await load(true);
+  for (const name of ['llama3', 'deepseek_v2', 'gpt2']) {
+    const model = await attn.loadPretrained({ config: config(name), weights: weights(name) });
+    // no repeat; one repeat ("the" at 1 and 5); a token next to itself and three copies
+    for (const ids of [[1, 2, 3, 4, 5, 6], [1, 7, 8, 9, 4, 7, 3], [5, 5, 6, 5, 2, 5]]) {
+      const { attentions, roles } = model.forward(ids, { attentions: true, roles: true });
+      const want = twinRoles(attentions, ids);
+      assert.equal(roles.length, model.info.nLayers * model.info.nHeads);
+      roles.forEach((r, k) => {
+        for (const [key, v] of Object.entries(want[k])) {
+          if (v === null || Number.isInteger(v)) assert.equal(r[key], v, `${name} ${ids} ${k} ${key}`);
+          else assert.ok(Math.abs(r[key] - v) < 1e-12, `${name} ${ids} head ${k} ${key}: ${r[key]} vs ${v}`);
+        }
+      });
+      // roles alone: the same scores, no maps returned
+      const alone = model.forward(ids, { roles: true });
+      assert.equal(alone.attentions, undefined);
+      assert.deepEqual(alone.roles, roles);
+    }
+    assert.throws(() => model.forward([1, 2], { roles: 1 }), /roles must be a boolean, got number/);
+    model.dispose();
   }
-  const ids = [10, 11, 12, 13, 14, 10, 11, 12, 13, 14];
-  const s = headRoles([maps], { ids, T });
-  assert.deepEqual(s.map((x) => [x.layer, x.head]), [[0, 0], [0, 1], [0, 2], [0, 3]]);
-  assert.equal(s[0].previousToken, 1);
-  assert.equal(s[0].firstToken, 1 / (N - 1), 'only query 1 has its previous token at 0');
-  assert.equal(s[1].firstToken, 1);
-  assert.equal(s[1].previousToken, 1 / (N - 1));
-  assert.equal(s[2].induction, 1);
-  assert.equal(s[2].duplicateToken, 0);
-  assert.equal(s[2].firstToken, 0, 'query T reads key 1, never key 0');
-  assert.equal(s[3].duplicateToken, 1);
-  assert.equal(s[3].induction, 0);
-  assert.deepEqual(s.map((x) => roleKey(x)), ['previousToken', 'firstToken', 'induction', 'duplicateToken']);
+});
+
+test('which score names a head: the strongest, where it clearly beats a uniform head\'s on the probe', () => {
+  assert.deepEqual([{ previousToken: 1, firstToken: 0.1, induction: 0, duplicateToken: 0 }, { previousToken: 0.1, firstToken: 1, induction: null, duplicateToken: null }]
+    .map((x) => roleKey(x)), ['previousToken', 'firstToken']);
   assert.equal(roleKey({ previousToken: 0.1, induction: 0.1, firstToken: 0.2, duplicateToken: 0 }), '', 'no score above 0.4: no role');
   // with the probe (BOS + 2 · 8 tokens): a role only where the score clearly beats a uniform head's
   const probe = { T: 8, offset: 1 };
@@ -69,26 +93,8 @@ test('scores of heads built to do one thing each, on the probe and on any senten
   assert.equal(roleKey({ previousToken: 0.3, firstToken: 0.2, induction: 0.1, duplicateToken: 0.1 }, probe), '', '0.3 is not clear of uniform (0.15) on 17 positions');
   assert.equal(roleKey({ previousToken: 0.45, firstToken: 0.5, induction: 0.1, duplicateToken: 0.1 }, probe), 'firstToken');
   assert.equal(roleKey({ previousToken: 0.45, firstToken: 0.2, induction: 0.1, duplicateToken: 0.1 }, probe), 'previousToken');
-  // a sentence without a repeated token: no duplicate or induction score, and roleKey ignores them
-  const own = roleScores([maps], [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]);
-  assert.equal(own[0].previousToken, 1);
-  assert.equal(own[3].duplicateToken, null);
-  assert.equal(own[3].induction, null);
-  assert.equal(roleKey(own[0]), 'previousToken');
-  // one repeat ("the" at 0 and 4): the duplicate and induction queries are that one position
-  const N2 = 6, one = new Float32Array(N2 * N2);
-  for (let i = 0; i < N2; i++) one[i * N2 + (i === 4 ? 1 : i)] = 1;  // query 4 reads key 1: what followed "the"
-  const r = roleScores([one], [7, 8, 9, 5, 7, 3]);
-  assert.equal(r[0].induction, 1);
-  assert.equal(r[0].duplicateToken, 0);
-});
-
-test('topNext: the k largest logits in order, with their softmax probabilities', () => {
-  const logits = Float32Array.from([0.5, 3, -1, 3.5, 2, 0, 9, 9.5, 1]);  // a second row from offset 4
-  const top = topNext(logits, 4, 5, 3);
-  assert.deepEqual(top.map((t) => t.id), [3, 2, 0]);
-  const z = [2, 0, 9, 9.5, 1].reduce((a, v) => a + Math.exp(v), 0);
-  top.forEach((t) => assert.ok(Math.abs(t.p - Math.exp(logits[4 + t.id]) / z) < 1e-12));
+  // a sentence without a repeated token has no duplicate or induction score: roleKey ignores them
+  assert.equal(roleKey({ previousToken: 0.9, firstToken: 0.05, induction: null, duplicateToken: null }), 'previousToken');
 });
 
 test('the worker opens a fixture: the shape the views read, and the cache\'s bytes per element in the file\'s dtype', async () => {
@@ -102,6 +108,7 @@ test('the worker opens a fixture: the shape the views read, and the cache\'s byt
     assert.deepEqual(r.shape.kvHeadOf, r.info.kvHeadOf);
     const f = pretrainedMethods.pretrainedForward(attn, name, [1, 2, 3]);
     assert.equal(f.attentions.length, r.info.nLayers * r.info.nHeads * 9);
+    assert.equal(f.roles.length, r.info.nLayers * r.info.nHeads);
     assert.equal(f.next.length, 10);
     const roles = pretrainedMethods.pretrainedHeadRoles(attn, name, { probes: [0, 1].map((seed) => roleProbe(r.info, { seed }).ids) });
     assert.equal(roles.scores.length, r.info.nLayers * r.info.nHeads);

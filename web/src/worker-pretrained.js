@@ -2,7 +2,7 @@
 // it (attn.loadPretrained, with progress and Stop), its maps, its next tokens, one layer's stages (the
 // walkthrough), its head roles and its KV-cache sessions. Models and sessions are kept under the page's keys. The tokenizer runs on the
 // page (sources/model-files.js), so these methods take and give token ids.
-import { meanScores, roleScores } from './sources/head-roles.js';
+import { meanScores } from './sources/head-roles.js';
 import { rng } from './rng.js';
 
 const argmax = (row) => {
@@ -84,15 +84,18 @@ export const pretrainedMethods = {
     return { info, shape: entry.shape, dtypeBytes };
   },
 
-  /** Every layer's maps and the next tokens: { attentions: (layers, H, N, N), next: [{ id, p }] }. */
+  /**
+   * Every layer's maps, their head-role scores on these ids and the next tokens: { attentions: (layers,
+   * H, N, N), roles, next: [{ id, p }] }.
+   */
   pretrainedForward(attn, key, ids) {
     const { model } = modelOf(key);
-    const { logits, attentions } = model.forward(ids, { attentions: true, allowLongWork });
+    const { logits, attentions, roles } = model.forward(ids, { attentions: true, roles: true, allowLongWork });
     const size = attentions[0].length;
     const all = new Float32Array(attentions.length * size);
     attentions.forEach((m, l) => all.set(m, l * size));
     const vocab = model.info.vocabSize;
-    return { attentions: all, next: topNext(logits, (ids.length - 1) * vocab, vocab) };
+    return { attentions: all, roles, next: topNext(logits, (ids.length - 1) * vocab, vocab) };
   },
 
   /** One layer's attention stage by stage (model.stages): { x, output, intermediates, shape }. */
@@ -108,7 +111,7 @@ export const pretrainedMethods = {
    */
   pretrainedHeadRoles(attn, key, { probes }) {
     const { model } = modelOf(key);
-    return { scores: meanScores(probes.map((ids) => roleScores(model.forward(ids, { attentions: true, allowLongWork }).attentions, ids))) };
+    return { scores: meanScores(probes.map((ids) => model.forward(ids, { roles: true, allowLongWork }).roles)) };
   },
 
   /**

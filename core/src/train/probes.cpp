@@ -11,36 +11,10 @@
 
 #include "attn/errors.hpp"
 #include "attn/overflow.hpp"
+#include "attn/head_roles.hpp"
 #include "attn/train/trainer.hpp"
 
 namespace attn::train {
-
-void add_position_weights(std::vector<HeadScore>& scores, const std::vector<float>& p, int64_t layer,
-                          int64_t batch, int64_t h, int64_t n) {
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t hh = 0; hh < h; ++hh) {
-      const float* m = p.data() + (b * h + hh) * n * n;  // (N, N) of sequence b, head hh
-      HeadScore& s = scores[std::size_t(layer * h + hh)];
-      for (int64_t i = 1; i < n; ++i) {
-        s.previous_token += m[i * n + i - 1];
-        s.diagonal += m[i * n + i];
-        s.first_token += m[i * n];
-      }
-    }
-}
-
-int64_t add_induction_weights(std::vector<HeadScore>& scores, const std::vector<float>& p, int64_t layer,
-                              int64_t row, const int32_t* keys, int64_t h, int64_t n) {
-  int64_t pairs = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t key = keys[i];
-    if (key < 0) continue;
-    ++pairs;
-    for (int64_t hh = 0; hh < h; ++hh)
-      scores[std::size_t(layer * h + hh)].induction += p[std::size_t(((row * h + hh) * n + i) * n + key)];
-  }
-  return pairs;
-}
 
 std::vector<int32_t> probe_symbols(const Task& task, int64_t vocab) {
   if (task.kind() == TaskKind::Tokens) return task.train_symbols();
@@ -70,9 +44,7 @@ void Trainer::refuse_non_finite_maps() {
 
 std::vector<HeadScore> Trainer::head_scores() {
   const int64_t layers = cfg_.n_layers, h = cfg_.attn.h, n = task_->seq_len();
-  std::vector<HeadScore> scores;  // (layers * H), index l * H + head
-  for (int64_t l = 0; l < layers; ++l)
-    for (int64_t hh = 0; hh < h; ++hh) scores.push_back({l, hh, 0, 0, 0, 0});
+  std::vector<RoleSums> sums(static_cast<std::size_t>(layers * h));  // index l * H + head (head_roles.hpp)
   // previous-token, diagonal, first-token: held-out task data, queries i >= 1.
   const int64_t count = std::min<int64_t>(kScoreSequences, eval_.batch);
   double queries = 0;
@@ -80,35 +52,41 @@ std::vector<HeadScore> Trainer::head_scores() {
     const int64_t rows_b = std::min(batch_size_, count - start);
     model_->forward(eval_.tokens.data() + start * n, nullptr, nullptr, rows_b, n);  // tokens (rows_b, N)
     refuse_non_finite_maps();
-    for (int64_t l = 0; l < layers; ++l) add_position_weights(scores, model_->attention_probs(l), l, rows_b, h, n);
-    queries += double(rows_b * (n - 1));
+    for (int64_t r = 0; r < rows_b; ++r) {
+      for (int64_t l = 0; l < layers; ++l)  // maps (rows_b, H, N, N): row r's (H, N, N)
+        add_position_weights(sums.data() + l * h, model_->attention_probs(l).data() + r * h * n * n, h, n);
+      queries += double(n - 1);
+    }
   }
-  for (auto& s : scores) {
-    s.previous_token /= queries;
-    s.diagonal /= queries;
-    s.first_token /= queries;
-  }
-  // induction: on induction-style sequences (needs a vocabulary of at least 4 tokens). Task 'tokens'
-  // draws them from its ordinary tokens, the ids its training text holds (a BPE vocabulary's unused
-  // byte tokens and never-trained special ids share untrained embeddings and would say nothing of
-  // the heads).
+  // induction: on induction-style sequences (needs a vocabulary of at least 4 tokens), from each
+  // second occurrence to the key right after the first. Task 'tokens' draws them from its ordinary
+  // tokens, the ids its training text holds (a BPE vocabulary's unused byte tokens and never-trained
+  // special ids share untrained embeddings and would say nothing of the heads).
+  double pairs = 0;
   if (probe_symbols(*task_, cfg_.vocab).size() >= 4) {
     const Batch b = induction_probe();  // tokens, induction_key: (64, N)
-    double pairs = 0;
     for (int64_t start = 0; start < b.batch; start += batch_size_) {
       const int64_t rows_b = std::min(batch_size_, b.batch - start);
       model_->forward(b.tokens.data() + start * n, nullptr, nullptr, rows_b, n);
       refuse_non_finite_maps();
       for (int64_t r = 0; r < rows_b; ++r) {
-        const int32_t* keys = b.induction_key.data() + (start + r) * n;  // (N), -1 where no pair
+        std::vector<std::vector<int32_t>> keys(static_cast<std::size_t>(n));  // (N) query -> its one key, or none
+        const int32_t* key = b.induction_key.data() + (start + r) * n;         // (N), -1 where no pair
+        for (int64_t i = 0; i < n; ++i)
+          if (key[i] >= 0) keys[std::size_t(i)].push_back(key[i]);
         int64_t added = 0;
-        for (int64_t l = 0; l < layers; ++l) added = add_induction_weights(scores, model_->attention_probs(l), l, r, keys, h, n);
+        for (int64_t l = 0; l < layers; ++l)
+          added = add_key_weights(sums.data() + l * h, &RoleSums::induction, model_->attention_probs(l).data() + r * h * n * n, h, n, keys);
         pairs += double(added);
       }
     }
-    if (pairs > 0)
-      for (auto& s : scores) s.induction /= pairs;
   }
+  std::vector<HeadScore> scores;  // (layers * H), index l * H + head
+  for (int64_t l = 0; l < layers; ++l)
+    for (int64_t hh = 0; hh < h; ++hh) {
+      const RoleSums& s = sums[std::size_t(l * h + hh)];
+      scores.push_back({l, hh, s.previous_token / queries, pairs > 0 ? s.induction / pairs : 0, s.first_token / queries, s.diagonal / queries});
+    }
   return scores;
 }
 

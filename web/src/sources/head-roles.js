@@ -1,11 +1,13 @@
-// head-roles.js — what each head of an opened checkpoint does, measured on any sequence of token ids:
-// a probe (BOS where the model uses one, then T distinct ordinary tokens, then the same T again) or the
-// learner's own sentence. Each score is the mean of one attention weight over a set of queries, so it
-// lies in [0, 1] (the lab's trained-model scores follow the same definitions):
+// head-roles.js — the probes that show what each head of an opened checkpoint does (BOS where the model
+// uses one, then T distinct ordinary tokens, then the same T again), their mean, and which score names a
+// head. The scores themselves are the core's (core/include/attn/head_roles.hpp, model.forward(ids,
+// { roles: true }) in the worker), on a probe or the learner's own sentence; each is the mean of one
+// attention weight over a set of queries, so it lies in [0, 1] (the trainer's scores are the same sums):
 //   previousToken   weight on key i-1                               queries i = 1 … N-1
 //   firstToken      weight on key 0 (an attention sink)             queries i = 1 … N-1
 //   duplicateToken  weight on the earlier copies of token i         queries whose token came before
 //   induction       weight on the tokens that followed those copies queries whose token came before
+//   diagonal        weight on key i                                 queries i = 1 … N-1
 // On the probe, a query of the second copy has one earlier copy, at i-T, followed at i-T+1. A sequence
 // without a repeated token has no duplicate or induction score (null).
 
@@ -46,49 +48,11 @@ export function probeOf(distinct, { bos = null, seed = 0 } = {}) {
   return { ids: [...head, ...half, ...half], T: half.length, offset: head.length, seed };
 }
 
-/**
- * @param {Float32Array[]} attentions  one (H, N, N) per layer (model.forward on `ids`)
- * @param {ArrayLike<number>} ids  the N token ids the maps were computed on
- * @returns {{ layer, head, previousToken, firstToken, duplicateToken: number | null, induction: number | null }[]}
- */
-export function roleScores(attentions, ids) {
-  const N = ids.length;
-  // for each query i, the positions j < i that hold the same token
-  const earlier = Array.from({ length: N }, (_, i) => {
-    const js = [];
-    for (let j = 0; j < i; j++) if (ids[j] === ids[i]) js.push(j);
-    return js;
-  });
-  const repeats = earlier.filter((js) => js.length).length;
-  const out = [];
-  attentions.forEach((maps, layer) => {
-    const H = maps.length / (N * N);
-    for (let head = 0; head < H; head++) {
-      const w = (i, j) => maps[(head * N + i) * N + j];
-      let prev = 0, first = 0, dup = 0, ind = 0;
-      for (let i = 1; i < N; i++) {
-        prev += w(i, i - 1);
-        first += w(i, 0);
-        for (const j of earlier[i]) {
-          dup += w(i, j);
-          if (j + 1 < i) ind += w(i, j + 1);
-        }
-      }
-      out.push({ layer, head, previousToken: N > 1 ? prev / (N - 1) : 0, firstToken: N > 1 ? first / (N - 1) : 0,
-        duplicateToken: repeats ? dup / repeats : null, induction: repeats ? ind / repeats : null });
-    }
-  });
-  return out;
-}
-
-/** The scores of a probe's maps (roleScores on its ids). */
-export const headRoles = (attentions, probe) => roleScores(attentions, probe.ids);
-
-/** The mean of several probes' scores, head by head (each a roleScores list of the same model). */
+/** The mean of several probes' scores, head by head (each the core's roles list of the same model). */
 export function meanScores(lists) {
   return lists[0].map((s, k) => {
     const mean = (key) => (s[key] == null ? null : lists.reduce((a, l) => a + l[k][key], 0) / lists.length);
-    return { layer: s.layer, head: s.head, previousToken: mean('previousToken'), firstToken: mean('firstToken'),
+    return { layer: s.layer, head: s.head, previousToken: mean('previousToken'), diagonal: mean('diagonal'), firstToken: mean('firstToken'),
       duplicateToken: mean('duplicateToken'), induction: mean('induction') };
   });
 }

@@ -158,11 +158,14 @@ export function pretrainedSource(ctx, opened) {
       return { tokens: (await encode(state.text)).tokens, shape: opened.shape, layer: l, layers: info.nLayers, causal: true,
         weights: r.attentions.subarray(l * size, (l + 1) * size) };
     },
-    /** All layers at once and the next tokens: { tokens, ids, shape, layers, attentions (layers, H, N, N), next: [{ id, token, p }] }. */
+    /**
+     * All layers at once, their heads' role scores on the sentence (the core's, per layer and head) and
+     * the next tokens: { tokens, ids, shape, layers, attentions (layers, H, N, N), roles, next: [{ id, token, p }] }.
+     */
     async all(state) {
       const r = await pass(state);
       const e = await encode(state.text);
-      return { tokens: e.tokens, ids: e.ids, shape: opened.shape, layers: info.nLayers, attentions: r.attentions,
+      return { tokens: e.tokens, ids: e.ids, shape: opened.shape, layers: info.nLayers, attentions: r.attentions, roles: r.roles,
         next: r.next.map((n, i) => ({ ...n, token: r.nextLabels[i] })) };
     },
     /**

@@ -10,7 +10,6 @@ import { createReadout } from '../render/heatmap.js';
 import { createModelOverview } from '../parts/model-overview.js';
 import { nextTokens, rolesTable } from '../parts/model-readings.js';
 import { createOpenModel } from '../parts/open-model.js';
-import { roleScores } from '../sources/head-roles.js';
 import { modelProbes } from '../parts/model-probe.js';
 import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
@@ -55,9 +54,7 @@ export function createModelView(root, ctx) {
     // the last tokens are the model's pieces of the sentence (its data), the model's name and type too
     const text = el('span', { dataset: { text: 'input' } }, data.tokens.slice(-3).join(' '));
     next.replaceChildren(el('p', 'note', ...messageNodes(t, 'mo.nextIntro', { text })), nextTokens(data.next, i18n));
-    const size = data.attentions.length / data.layers;  // the same scores on the learner's own sentence
-    const own = roleScores(Array.from({ length: data.layers }, (_, l) => data.attentions.subarray(l * size, (l + 1) * size)), data.ids);
-    roles.replaceChildren(rolesTable(r.scores, r.probe, i18n, own));
+    roles.replaceChildren(rolesTable(r.scores, r.probe, i18n, data.roles));  // and the same scores on the learner's own sentence
     let hi = 0;
     for (const w of data.attentions) hi = Math.max(hi, w);
     tools.replaceChildren(legend('prob', [0, hi || 1], t('mo.weight')));

@@ -1,6 +1,6 @@
 // train/probes.hpp — what a trained model's attention does: per-head scores and attention maps.
 //
-// The scores (Trainer::head_scores, probes.cpp), per layer and head, each the mean of one attention
+// The scores (Trainer::head_scores, probes.cpp, summed as attn/head_roles.hpp sums them), per layer and head, each the mean of one attention
 // weight over a set of queries (weights are probabilities, so each score lies in [0, 1] by
 // construction, with no clamping; docs/api.md, "Training"):
 //   previousToken  weight on key i-1      queries i >= 1 of the held-out task data
@@ -26,15 +26,6 @@ struct HeadScore {
 // Sequences the probes run: previous/diagonal/first use up to this many held-out sequences, the
 // induction score this many induction-style sequences.
 constexpr int64_t kScoreSequences = 64;
-
-// Adds one forward's (B, H, N, N) maps `p` of layer `layer` to the previous/diagonal/first sums of
-// `scores` (indexed layer * H + head): each query i >= 1 of each sequence adds its three weights.
-void add_position_weights(std::vector<HeadScore>& scores, const std::vector<float>& p, int64_t layer,
-                          int64_t batch, int64_t h, int64_t n);
-// Adds, for row r of the maps (B, H, N, N) and each query i with keys[i] >= 0 (keys: (N) of that
-// row), p[r, head, i, keys[i]] to the induction sums of layer `layer`; returns the pairs added.
-int64_t add_induction_weights(std::vector<HeadScore>& scores, const std::vector<float>& p, int64_t layer,
-                              int64_t row, const int32_t* keys, int64_t h, int64_t n);
 
 // The model ids the induction probe draws from, in order: for task 'tokens' the ids that occur in its
 // training text (its ordinary tokens), for every other task the whole vocabulary [0, vocab).
