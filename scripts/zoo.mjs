@@ -17,15 +17,18 @@
 // random ordinary tokens written twice; the manifest records it and the page says so), --synthetic-steps
 // a synthetic start before the text (SYNTHETIC: each model is first trained that many steps on the
 // trainer's induction task, short windows of random tokens with a stretch written twice; zoo_train
-// --warmup), or with --synthetic-until until its held-out loss is below that many nats (checked every
-// 100 steps; the schedule stays the one of --synthetic-steps). Also written, for the tests (not the
+// --warmup), or with --synthetic-until until one head's induction score on that task reaches it (checked
+// every 100 steps; the schedule stays the one of --synthetic-steps). Each run keeps its result and files
+// in build-zoo/runs/<name>-s<seed>-<hash of its settings>/, and a run found there is not trained again:
+// an interrupted retrain goes on where it stopped (delete build-zoo/runs after changing the trainer).
+// Also written, for the tests (not the
 // page): tests/fixtures/zoo-heldout/ the held-out token ids and each shipped model's induction probe
 // (zoo_train --probe), so tests/node/zoo.test.mjs re-measures every figure through the checkpoint
 // loader. Deterministic: the same command on the same machine writes the same model bytes (and the
-// same manifest, but for its "seconds" fields).
+// same manifest, but for its "seconds" fields; the words' cpuHours sum their runs', kept ones too).
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpus } from 'node:os';
@@ -51,6 +54,7 @@ const tokensFile = join(root, 'build-zoo/tinyshakespeare.tokens.bin');
 const outDir = join(root, 'web/zoo');
 const probeDir = join(root, 'tests/fixtures/zoo-heldout');
 const manifestFile = join(outDir, 'manifest.json');
+const runsDir = join(root, 'build-zoo/runs');
 const SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1);
 
 // The word-level models: one geometry, one attention variant each. GQA, MQA and MHA are Llama blocks
@@ -88,34 +92,56 @@ execFileSync('cmake', ['--preset', 'native'], { cwd: root, stdio: 'ignore' });
 execFileSync('cmake', ['--build', 'build-native', '-j2', '--target', 'zoo_train'], { cwd: root, stdio: 'inherit' });
 const exe = join(root, 'build-native/zoo_train');
 
-/** One run: { spec, seed, steps, tokens?, warmup?, out?, hf?, probe? } -> zoo_train's JSON. */
-function train({ name, spec, seed, steps: n, tokens, warmup, out, hf, probe }) {
-  const args = ['--spec', JSON.stringify(spec), '--seed', String(seed), '--steps', String(n), '--scores'];
-  if (tokens) args.push('--tokens', tokens);
-  if (warmup) args.push('--warmup', JSON.stringify(warmup.spec), '--warmup-steps', String(warmup.steps), '--warmup-until', String(warmup.until));
-  if (out) args.push('--out', join(outDir, out));
-  if (hf) {
-    mkdirSync(join(outDir, hf), { recursive: true });
-    args.push('--hf', join(outDir, hf), '--tokenizer', tokenizerFile);
-  }
-  if (probe) {
-    mkdirSync(probeDir, { recursive: true });
-    args.push('--probe', probeDir);
-  }
-  return new Promise((resolve, reject) => {
-    const child = spawn(exe, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`zoo_train ${args.join(' ')} exited ${code}`));
-      const r = JSON.parse(stdout);
-      const best = (f) => Math.max(0, ...r.headScores.map((h) => h[f]));
-      const syn = r.warmup ? `synthetic ${r.warmup.steps} steps (held-out ${r.warmup.valLoss.toFixed(3)}), ` : '';
-      console.log(`zoo: ${name} seed ${seed}: ${syn}held-out ${r.valLoss.toFixed(4)} nats (${r.bitsPerChar.toFixed(4)} bits) per token, ` +
-        `best previous-token ${best('previousToken').toFixed(2)}, induction ${best('induction').toFixed(2)}, ${r.seconds.toFixed(0)} s`);
-      resolve(r);
+/**
+ * One run: { spec, seed, steps, tokens?, warmup?, out?, hf?, probe? } -> zoo_train's JSON. Trained in its
+ * own folder of build-zoo/runs (kept, and read back instead of training again), then its files copied
+ * where they ship: `out` into web/zoo/, `hf` as the folder web/zoo/<hf>/, `probe` into probeDir.
+ */
+async function train(run) {
+  const { name, spec, seed, steps: n, tokens, warmup, out, hf, probe } = run;
+  const settings = { spec, seed, steps: n, tokens: tokens ? createHash('sha256').update(readFileSync(tokens)).digest('hex') : null,
+    warmup: warmup ?? null, out: Boolean(out), hf: Boolean(hf), probe: Boolean(probe) };
+  const dir = join(runsDir, `${name.replace(/[^\w.-]+/g, '_')}-s${seed}-${createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 12)}`);
+  const resultFile = join(dir, 'result.json');
+  let r;
+  if (existsSync(resultFile)) {
+    r = JSON.parse(readFileSync(resultFile, 'utf8'));
+    report(name, seed, r, ' (kept from an earlier run)');
+  } else {
+    const work = `${dir}.partial`;
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(work, { recursive: true });
+    const args = ['--spec', JSON.stringify(spec), '--seed', String(seed), '--steps', String(n), '--scores'];
+    if (tokens) args.push('--tokens', tokens);
+    if (warmup) args.push('--warmup', JSON.stringify(warmup.spec), '--warmup-steps', String(warmup.steps), '--warmup-until', String(warmup.until));
+    if (out) args.push('--out', join(work, 'model.safetensors'));
+    for (const [, sub] of [[hf, 'hf'], [probe, 'probe']].filter(([wanted]) => wanted)) {
+      mkdirSync(join(work, sub));
+      args.push(`--${sub}`, join(work, sub));
+    }
+    if (hf) args.push('--tokenizer', tokenizerFile);
+    r = await new Promise((resolve, reject) => {
+      const child = spawn(exe, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+      let stdout = '';
+      child.stdout.on('data', (d) => { stdout += d; });
+      child.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout)) : reject(new Error(`zoo_train ${args.join(' ')} exited ${code}`))));
     });
-  });
+    writeFileSync(join(work, 'result.json'), `${JSON.stringify(r)}\n`);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(work, dir);  // whole or not at all
+    report(name, seed, r, '');
+  }
+  if (out) cpSync(join(dir, 'model.safetensors'), join(outDir, out));
+  if (hf) cpSync(join(dir, 'hf'), join(outDir, hf), { recursive: true });
+  if (probe) cpSync(join(dir, 'probe'), probeDir, { recursive: true });
+  return r;
+}
+
+function report(name, seed, r, note) {
+  const best = (f) => Math.max(0, ...r.headScores.map((h) => h[f]));
+  const syn = r.warmup ? `synthetic ${r.warmup.steps} steps (held-out ${r.warmup.valLoss.toFixed(3)}, induction ${r.warmup.induction.toFixed(2)}), ` : '';
+  console.log(`zoo: ${name} seed ${seed}: ${syn}held-out ${r.valLoss.toFixed(4)} nats (${r.bitsPerChar.toFixed(4)} bits) per token, ` +
+    `best previous-token ${best('previousToken').toFixed(2)}, induction ${best('induction').toFixed(2)}, ${r.seconds.toFixed(0)} s${note}`);
 }
 
 /** Runs every job, `jobs` at a time; resolves to their results in order. */
@@ -141,21 +167,19 @@ const fileFacts = (file) => {
 const machine = `${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores (native build)`;
 
 async function words() {
-  const started = Date.now();
   if (!existsSync(tokensFile)) execFileSync('node', [join(root, 'scripts/train-tokenizer.mjs')], { cwd: root, stdio: 'inherit' });
   const list = VARIANTS.flatMap((v) => SEEDS.map((seed) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps, tokens: tokensFile,
     warmup: syntheticSteps > 0 ? { spec: SYNTHETIC, steps: syntheticSteps, until: syntheticUntil } : undefined,
     hf: seed === SEEDS[0] ? v.id : undefined, probe: seed === SEEDS[0] && v === VARIANTS[0] })));
   const results = await runAll(list);
   const first = results[0];
-  const seconds = round((Date.now() - started) / 1000, 0);
   return {
     corpus: { file: 'tinyshakespeare.txt', bytes: readFileSync(corpusFile).length, tokens: first.tokens,
       tokenizer: { file: 'tokenizer.json', vocabSize: first.vocabSize, kind: 'byte-level BPE (GPT-2 scheme) trained on the text before the held-out tail' },
       heldOut: 'the last 10 % of the token ids, up to 256 evenly spaced windows of seqLen tokens' },
     training: { steps, seeds: SEEDS, ...TRAINING, schedule: `warmup ${Math.min(100, Math.floor(steps / 10))} steps, cosine to the last step`,
-      ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, ...(syntheticUntil > 0 ? { untilHeldOutLoss: syntheticUntil } : {}), schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step` } } : {}),
-      machine, seconds,
+      ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, ...(syntheticUntil > 0 ? { untilInduction: syntheticUntil } : {}), schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step` } } : {}),
+      machine,
       cpuHours: round(results.reduce((s, r) => s + r.seconds, 0) / 3600, 2) },
     geometry: { ...GEOMETRY, positions: 'RoPE', blocks: 'llama (MHA, GQA, MQA), deepseek (MLA)' },
     models: VARIANTS.map((v) => {
@@ -171,7 +195,7 @@ async function words() {
         seeds: runs.map((x) => ({ seed: x.seed, bitsPerToken: round(x.bitsPerToken), valLoss: round(x.valLoss), seconds: round(x.seconds, 1),
           bestPreviousToken: round(Math.max(...x.headScores.map((h) => h.previousToken)), 4),
           bestInduction: round(Math.max(...x.headScores.map((h) => h.induction)), 4),
-          ...(x.warmup ? { syntheticSteps: x.warmup.steps, syntheticLoss: round(x.warmup.valLoss) } : {}) })),
+          ...(x.warmup ? { syntheticSteps: x.warmup.steps, syntheticLoss: round(x.warmup.valLoss), syntheticInduction: round(x.warmup.induction, 4) } : {}) })),
         headScores: scoresOf(r),
       };
     }),

@@ -816,7 +816,7 @@ export interface Trainer {
   train(options: TrainOptions): Promise<{ step: number; loss: number }>;
   /** On held-out data; for copy and induction, accuracy counts only the predictable positions. */
   evaluate(): { loss: number; bitsPerToken: number; accuracy: number };
-  headScores(): { layer: number; head: number; previousToken: number; induction: number; firstToken: number; diagonal: number }[];
+  headScores(): { layer: number; head: number; previousToken: number; induction: number; firstToken: number; diagonal: number; duplicateToken: number }[];
   /** weights: (layers, H, N, N). */
   attention(tokens: ArrayLike<number>): { weights: Float32Array; layers: number; heads: number; n: number };
   /**

@@ -8,12 +8,11 @@
 #include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
-
-#include "attn/head_roles.hpp"
 #include <string>
 #include <vector>
 
 #include "attn/cost.hpp"
+#include "attn/head_roles.hpp"
 #include "attn/pretrained/checkpoint.hpp"
 #include "attn/pretrained/safetensors.hpp"
 #include "attn/pretrained/session.hpp"
@@ -79,24 +78,6 @@ val output_to_js(const pt::ModelOutput& r) {
     out.set("attentions", maps);
   }
   return out;
-}
-
-// Per layer and head: { layer, head, previousToken, diagonal, firstToken, duplicateToken, induction }
-// (the last two null when no token repeats).
-val roles_to_js(const std::vector<attn::HeadRoles>& roles) {
-  val a = val::array();
-  for (const auto& r : roles) {
-    val o = val::object();
-    o.set("layer", double(r.layer));
-    o.set("head", double(r.head));
-    o.set("previousToken", r.previous_token);
-    o.set("diagonal", r.diagonal);
-    o.set("firstToken", r.first_token);
-    o.set("duplicateToken", r.duplicate_token ? val(*r.duplicate_token) : val::null());
-    o.set("induction", r.induction ? val(*r.induction) : val::null());
-    a.call<void>("push", o);
-  }
-  return a;
 }
 
 // What a config says of the model, as `info` gives it (docs/api.md, "Pretrained checkpoints"): the

@@ -125,20 +125,7 @@ class JsTrainer {
     });
   }
   val head_scores() {
-    return guarded([&] {
-      val list = val::array();
-      for (const auto& h : t_->head_scores()) {
-        val o = val::object();
-        o.set("layer", double(h.layer));
-        o.set("head", double(h.head));
-        o.set("previousToken", h.previous_token);
-        o.set("induction", h.induction);
-        o.set("firstToken", h.first_token);
-        o.set("diagonal", h.diagonal);
-        list.call<void>("push", o);
-      }
-      return list;
-    });
+    return guarded([&] { return roles_to_js(t_->head_scores()); });
   }
   val attention(val tokens) {
     return guarded([&] {

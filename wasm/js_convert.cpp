@@ -212,6 +212,22 @@ val cost_to_js(const attn::Cost& c) {
   return o;
 }
 
+val roles_to_js(const std::vector<attn::HeadRoles>& roles) {
+  val a = val::array();
+  for (const auto& r : roles) {
+    val o = val::object();
+    o.set("layer", double(r.layer));
+    o.set("head", double(r.head));
+    o.set("previousToken", r.previous_token);
+    o.set("diagonal", r.diagonal);
+    o.set("firstToken", r.first_token);
+    o.set("duplicateToken", r.duplicate_token ? val(*r.duplicate_token) : val::null());
+    o.set("induction", r.induction ? val(*r.induction) : val::null());
+    a.call<void>("push", o);
+  }
+  return a;
+}
+
 }  // namespace attn_js
 
 // Internal, for tests (tests/node/wear.test.mjs): bytes of the wasm stack in use, read inside a call,

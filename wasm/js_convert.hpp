@@ -14,6 +14,7 @@
 
 #include "attn/cost.hpp"
 #include "attn/errors.hpp"
+#include "attn/head_roles.hpp"
 #include "attn/intermediates.hpp"
 #include "attn/shape.hpp"
 #include "attn/spec.hpp"
@@ -114,5 +115,10 @@ val cost_to_js(const attn::Cost& c);
 // kvHeadOf[h] is the K/V head query head h reads, cacheFloatsPerToken what one token adds to a
 // layer's KV cache.
 val shape_to_js(const attn::Shape& s);
+
+// Head-role scores (head_roles.hpp), per layer and head: { layer, head, previousToken, diagonal,
+// firstToken, duplicateToken, induction } (the last two null when unset: no token repeats). A
+// checkpoint's forward(ids, { roles: true }) and a trainer's headScores() give them.
+val roles_to_js(const std::vector<attn::HeadRoles>& roles);
 
 }  // namespace attn_js

@@ -4,7 +4,7 @@
 //
 //   zoo_train --spec JSON --seed S --steps N [--text FILE | --tokens FILE.bin] [--out FILE.safetensors]
 //             [--hf DIR [--tokenizer tokenizer.json]] [--scores] [--probe DIR]
-//             [--warmup JSON --warmup-steps W [--warmup-until LOSS]]
+//             [--warmup JSON --warmup-steps W [--warmup-until SCORE]]
 //
 // --spec is a trainer spec as attn.createTrainer takes it (docs/api.md, "Training"; scripts/zoo.mjs
 // writes them: the Shakespeare models' geometry and the labs' tasks), without seed and text; --text
@@ -21,9 +21,11 @@
 // whose copying curricula are dropped unless given again; not model or vocabSize: e.g.
 // {"task":"induction","seqLen":32,"batchSize":64}, or {"seqLen":64,"batchSize":32} for shorter windows
 // of the same text), then copies its weights into the run of --spec, which starts from them (its own
-// optimiser state and schedule). With --warmup-until, it stops early once its held-out loss (evaluate(),
-// checked every 100 steps) is below LOSS nats; the schedule is still the one of W steps. The output's
-// "warmup" gives the steps it took and its held-out loss.
+// optimiser state and schedule). With --warmup-until, it stops early once one head's induction score
+// (head_scores(), on the warm-up task's probe, checked every 100 steps) is at least SCORE: a low loss
+// alone is no sign, as models with shared K/V heads solved the induction task without one. The
+// schedule is still the one of W steps. The output's "warmup" gives the steps it took, its held-out
+// loss and its best induction and previous-token scores.
 // Prints the training loss every 500 steps on stderr (with --scores, the best head scores so far), and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
@@ -130,7 +132,7 @@ std::vector<int32_t> read_u16_ids(const std::string& path) {
 // Trains `spec_json`'s model on the task of `warmup_json` (its fields replace the spec's, the copying
 // curricula dropped) for `steps` steps, printing its progress, and copies its weights into `t` (the
 // same model: every parameter's name and shape match).
-struct WarmUp { int64_t steps; double val_loss; };
+struct WarmUp { int64_t steps; double val_loss, induction, previous_token; };
 
 WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::string& warmup_json, int64_t steps,
                double until) {
@@ -150,22 +152,24 @@ WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& s
   w.total_steps = double(steps);
   w.allow_long_work = true;
   Trainer warm(w);
-  WarmUp out{0, 0};
+  WarmUp out{0, 0, 0, 0};
   while (out.steps < steps) {
     const double loss = warm.step(std::min<int64_t>(100, steps - out.steps)).loss;
     out.steps = std::min<int64_t>(out.steps + 100, steps);
     const bool check = until > 0;
-    if (check) out.val_loss = warm.evaluate().loss;
-    const bool done = out.steps == steps || (check && out.val_loss < until);
+    if (check || out.steps % 500 == 0 || out.steps == steps) {
+      out.previous_token = out.induction = 0;
+      for (const auto& h : warm.head_scores())
+        out.previous_token = std::max(out.previous_token, h.previous_token), out.induction = std::max(out.induction, *h.induction);
+    }
+    const bool done = out.steps == steps || (check && out.induction >= until);
     if (out.steps % 500 == 0 || done) {
-      double prev = 0, induction = 0;
-      for (const auto& h : warm.head_scores()) prev = std::max(prev, h.previous_token), induction = std::max(induction, h.induction);
+      out.val_loss = warm.evaluate().loss;
       std::cerr << "zoo_train: warm-up step " << out.steps << " loss " << loss << " held-out " << out.val_loss
-                << " best previous-token " << prev << " induction " << induction << "\n";
+                << " best previous-token " << out.previous_token << " induction " << out.induction << "\n";
     }
     if (done) break;
   }
-  if (until <= 0) out.val_loss = warm.evaluate().loss;
   auto& from = warm.model().params();
   auto& to = t.model().params();
   if (from.size() != to.size()) throw std::runtime_error("--warmup: the models' parameters differ");
@@ -215,7 +219,7 @@ int main(int argc, char** argv) {
       std::cerr << "zoo_train: step " << done + 100 << " loss " << last_loss;
       if (a.count("scores")) {  // how the heads are forming: the best of each score so far
         double prev = 0, induction = 0;
-        for (const auto& h : t.head_scores()) prev = std::max(prev, h.previous_token), induction = std::max(induction, h.induction);
+        for (const auto& h : t.head_scores()) prev = std::max(prev, h.previous_token), induction = std::max(induction, *h.induction);
         std::cerr << " best previous-token " << prev << " induction " << induction;
       }
       std::cerr << "\n";
@@ -232,7 +236,8 @@ int main(int argc, char** argv) {
                           {"seconds", seconds}, {"trainLoss", last_loss}, {"valLoss", e.loss},
                           {"bitsPerChar", e.bits_per_token}, {"bitsPerCharFloat32", f32_bits},
                           {"accuracy", e.accuracy}, {"params", t.model().param_count()}, {"fileBytes", file.size()}};
-    if (warm) out["warmup"] = {{"steps", warm->steps}, {"valLoss", warm->val_loss}};
+    if (warm)
+      out["warmup"] = {{"steps", warm->steps}, {"valLoss", warm->val_loss}, {"induction", warm->induction}, {"previousToken", warm->previous_token}};
     if (tokens) {
       out["bitsPerToken"] = e.bits_per_token;
       out["tokens"] = tokens->size();
@@ -247,7 +252,8 @@ int main(int argc, char** argv) {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& h : shipped->head_scores()) {
         rows.push_back({{"layer", h.layer}, {"head", h.head}, {"previousToken", h.previous_token},
-                        {"induction", h.induction}, {"firstToken", h.first_token}, {"diagonal", h.diagonal}});
+                        {"induction", *h.induction}, {"duplicateToken", *h.duplicate_token}, {"firstToken", h.first_token},
+                        {"diagonal", h.diagonal}});
       }
       out["headScores"] = rows;
     }

@@ -633,11 +633,13 @@ TEST(Trainer, InductionReachesNinetyFivePercent) {
   double best_induction = 0, best_prev = 0;
   for (const auto& h : scores) {
     std::printf("  layer %lld head %lld: prev %.2f induction %.2f first %.2f diag %.2f\n", (long long)h.layer,
-                (long long)h.head, h.previous_token, h.induction, h.first_token, h.diagonal);
-    if (h.layer == 1) best_induction = std::max(best_induction, h.induction);
+                (long long)h.head, h.previous_token, *h.induction, h.first_token, h.diagonal);
+    if (h.layer == 1) best_induction = std::max(best_induction, *h.induction);
     if (h.layer == 0) best_prev = std::max(best_prev, h.previous_token);
   }
   EXPECT_GT(best_induction, 0.5);   // a layer-1 head attends to the token after the first occurrence
+  for (const auto& h : scores)  // ... not to the first occurrence itself
+    if (h.layer == 1 && *h.induction == best_induction) EXPECT_LT(*h.duplicate_token, 0.5 * best_induction);
   EXPECT_GT(best_prev, 0.4);        // fed by a layer-0 previous-token head (measured 0.54)
 }
 
@@ -811,7 +813,7 @@ TEST(HeadScores, KnownValuesOfAHandSetModel) {
   }
   const auto scores = t.head_scores();
   ASSERT_EQ(scores.size(), 3u);
-  const HeadScore &prev = scores[0], &first = scores[1], &uniform = scores[2];
+  const HeadRoles &prev = scores[0], &first = scores[1], &uniform = scores[2];
   // A key 354 logits below the best gets the kernel's smallest exp, FLT_MIN (exp_approx bottoms out
   // at the smallest normal float, kernels.hpp), not 0: "nothing" below is at most a few FLT_MIN.
   const double nothing = 1e-37;
@@ -821,8 +823,11 @@ TEST(HeadScores, KnownValuesOfAHandSetModel) {
   EXPECT_EQ(first.first_token, 1.0);
   EXPECT_LE(first.diagonal, nothing);
   EXPECT_DOUBLE_EQ(first.previous_token, 1.0 / 7.0);
-  EXPECT_LE(first.induction, nothing);
+  EXPECT_LE(*first.induction, nothing);
   for (double v : {uniform.previous_token, uniform.diagonal, uniform.first_token}) EXPECT_NEAR(v, 481.0 / 1960.0, 1e-7);
+  // a uniform head gives the first occurrence and the key after it the same weight, 1 / (i + 1)
+  EXPECT_GT(*uniform.induction, 0.0);
+  EXPECT_DOUBLE_EQ(*uniform.duplicate_token, *uniform.induction);
   // the maps themselves, for one sequence
   const auto w = t.attention({0, 1, 2, 3, 0, 1, 2, 3});
   for (std::size_t i = 1; i < 8; ++i) {

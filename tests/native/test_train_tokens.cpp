@@ -188,9 +188,12 @@ TEST(TrainerTokens, TheInductionProbeDrawsOnlyTheIdsTheTrainingTextHolds) {
   Trainer ind(s);
   EXPECT_EQ(probe_symbols(ind.task(), 16).size(), 16u);
   // and the scores still come out as weights
-  for (const HeadScore& h : t.head_scores()) {
-    EXPECT_GE(h.induction, 0.0);
-    EXPECT_LE(h.induction, 1.0);
+  for (const HeadRoles& h : t.head_scores()) {
+    for (const auto& v : {h.induction, h.duplicate_token}) {
+      ASSERT_TRUE(v.has_value());
+      EXPECT_GE(*v, 0.0);
+      EXPECT_LE(*v, 1.0);
+    }
   }
 }
 

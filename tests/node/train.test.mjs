@@ -149,6 +149,8 @@ for (const { simd, name } of BUILDS) {
       for (const k of ['previousToken', 'diagonal', 'firstToken']) {
         assert.ok(Math.abs(uniform[k] - 481 / 1960) < 1e-7, `${k} ${uniform[k]}`); // (1/2 + ... + 1/8) / 7
       }
+      // a uniform head puts the same 1/(i+1) on the first occurrence and on the key after it
+      assert.ok(uniform.induction > 0 && uniform.duplicateToken === uniform.induction, `${uniform.duplicateToken} ${uniform.induction}`);
       u.dispose();
     });
 

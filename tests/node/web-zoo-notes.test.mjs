@@ -3,7 +3,7 @@
 // and each floor said met or missed with the best head measured.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EN } from '../../web/src/i18n/index.js';
+import { EN, createI18n, loadI18n } from '../../web/src/i18n/index.js';
 import { zooNotes } from '../../web/src/sources/zoo-notes.js';
 
 const manifest = (training, scores) => ({
@@ -44,10 +44,20 @@ test('the floors name the other models that miss them', () => {
   assert.match(prevMla, /^This model has no clear previous-token head: its best scores 0\.30/);
   assert.doesNotMatch(prevMla, /without one/);  // every other model has one
   const [, , none] = zooNotes({ ...zoo, models: zoo.models.map((m) => ({ ...m, headScores: m.headScores.map((h) => ({ ...h, induction: 0.01 })) })) }, EN.t, 'mqa');
-  assert.match(none, /no clear induction head.* No other model of the zoo has one either\.$/);
+  assert.match(none, /no induction head: none stands out from uniform attention.* No other model of the zoo has one either\.$/);
 });
 
 test('a synthetic start is said before the text, with its steps and window', () => {
   const [how] = zooNotes(manifest({ synthetic: { task: 'induction', seqLen: 32, batchSize: 64, steps: 1000 } }, [[0.3, 0.01]]), EN.t, 'mha');
   assert.match(how, /Each model first learned to copy: 1,000 steps on short windows of 32 random words/);
+});
+
+test('a best head at the level of uniform attention is said to be none, with that level and the bar a label needs', async () => {
+  // 256-token windows: a uniform head puts 0.02 on the previous token, 0.005 on the key after a copy in the second half
+  const [, prev, induction] = zooNotes(manifest({}, [[0.05, 0.01], [0.3, 0.004]]), EN.t, 'mha');
+  assert.match(prev, /^This model has no clear previous-token head: its best scores 0\.30 \(layer 1 head 1\)/);
+  assert.match(induction, /^This model has no induction head: none stands out from uniform attention \(which scores 0\.01 here; its best, layer 1 head 0, scores 0\.01, below the 0\.25 a label needs\)/);
+  await loadI18n('hi');
+  const [, , hi] = zooNotes(manifest({}, [[0.3, 0.004]]), createI18n('hi').t, 'mha');
+  assert.match(hi, /कोई भी हेड बराबर बँटे अटेंशन से अलग नहीं दिखता/);
 });

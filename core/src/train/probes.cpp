@@ -42,7 +42,7 @@ void Trainer::refuse_non_finite_maps() {
   refuse_overflow("attention", "a weight map holds a value that is not finite", maps, weights(), "");
 }
 
-std::vector<HeadScore> Trainer::head_scores() {
+std::vector<HeadRoles> Trainer::head_scores() {
   const int64_t layers = cfg_.n_layers, h = cfg_.attn.h, n = task_->seq_len();
   std::vector<RoleSums> sums(static_cast<std::size_t>(layers * h));  // index l * H + head (head_roles.hpp)
   // previous-token, diagonal, first-token: held-out task data, queries i >= 1.
@@ -70,22 +70,27 @@ std::vector<HeadScore> Trainer::head_scores() {
       model_->forward(b.tokens.data() + start * n, nullptr, nullptr, rows_b, n);
       refuse_non_finite_maps();
       for (int64_t r = 0; r < rows_b; ++r) {
-        std::vector<std::vector<int32_t>> keys(static_cast<std::size_t>(n));  // (N) query -> its one key, or none
-        const int32_t* key = b.induction_key.data() + (start + r) * n;         // (N), -1 where no pair
+        // (N) query -> its one key (right after the first occurrence) and that occurrence, or none
+        std::vector<std::vector<int32_t>> keys(static_cast<std::size_t>(n)), copies(static_cast<std::size_t>(n));
+        const int32_t* key = b.induction_key.data() + (start + r) * n;  // (N), -1 where no pair
         for (int64_t i = 0; i < n; ++i)
-          if (key[i] >= 0) keys[std::size_t(i)].push_back(key[i]);
+          if (key[i] >= 0) keys[std::size_t(i)].push_back(key[i]), copies[std::size_t(i)].push_back(key[i] - 1);
         int64_t added = 0;
-        for (int64_t l = 0; l < layers; ++l)
-          added = add_key_weights(sums.data() + l * h, &RoleSums::induction, model_->attention_probs(l).data() + r * h * n * n, h, n, keys);
+        for (int64_t l = 0; l < layers; ++l) {
+          const float* p = model_->attention_probs(l).data() + r * h * n * n;  // (H, N, N)
+          added = add_key_weights(sums.data() + l * h, &RoleSums::induction, p, h, n, keys);
+          add_key_weights(sums.data() + l * h, &RoleSums::duplicate_token, p, h, n, copies);
+        }
         pairs += double(added);
       }
     }
   }
-  std::vector<HeadScore> scores;  // (layers * H), index l * H + head
+  std::vector<HeadRoles> scores;  // (layers * H), index l * H + head
   for (int64_t l = 0; l < layers; ++l)
     for (int64_t hh = 0; hh < h; ++hh) {
       const RoleSums& s = sums[std::size_t(l * h + hh)];
-      scores.push_back({l, hh, s.previous_token / queries, pairs > 0 ? s.induction / pairs : 0, s.first_token / queries, s.diagonal / queries});
+      scores.push_back({l, hh, s.previous_token / queries, s.diagonal / queries, s.first_token / queries,
+                        pairs > 0 ? s.duplicate_token / pairs : 0, pairs > 0 ? s.induction / pairs : 0});
     }
   return scores;
 }

@@ -1,9 +1,11 @@
 // zoo-notes.js — what the page says under a zoo model's maps (sources/zoo-model.js), all from the
 // manifest: how the models were trained (steps, seeds, CPU-hours, a synthetic start and a copying
 // curriculum if any), and for the previous-token and induction scores whether the drawn model has a
-// head that reaches the floor a clear head of that kind would (FLOORS), its best one measured, and which
+// head that reaches the floor a clear head of that kind would (FLOORS), its best one measured (or, when
+// none stands out from uniform attention as a label needs, labs/role-baseline.js, just that), and which
 // other models have none.
 import { zooLabel, zooRows } from './zoo-stats.js';
+import { roleBar, standsOut, uniformScores } from '../labs/role-baseline.js';
 import '../i18n/catalogs/en/zoo.js';  // the English words it speaks
 
 /** The scores a clear previous-token head and a clear induction head reach on the manifest's probes. */
@@ -33,12 +35,14 @@ export function zooNotes(manifest, t, id) {
   tr.repeatRandomFraction > 0 ? t('zoo.curriculumRandom', { percent: String(Math.round(tr.repeatRandomFraction * 100)) }) : '']
     .filter(Boolean).join(' ');
   const rows = zooRows(manifest);
+  const uniform = uniformScores(tr.seqLen);  // the probes are windows of seqLen tokens
   const model = manifest.models.find((m) => m.id === id) ?? manifest.models[0];
   const floors = Object.entries(FLOORS).map(([field, floor]) => {
     const best = bestHead(model, field);
     if (!best) return '';
-    const met = best.value >= floor;
-    const note = t(`zoo.floor.${field}.${met ? 'met' : 'missed'}`, { floor: floor.toFixed(1), best: best.value.toFixed(2), layer: best.layer, head: best.head });
+    const outcome = best.value >= floor ? 'met' : standsOut(best.value, uniform[field]) ? 'missed' : 'none';
+    const note = t(`zoo.floor.${field}.${outcome}`, { floor: floor.toFixed(1), best: best.value.toFixed(2), layer: best.layer, head: best.head,
+      uniform: uniform[field].toFixed(2), bar: roleBar(uniform[field]).toFixed(2) });
     const without = manifest.models.map((m, i) => (m !== model && (bestHead(m, field)?.value ?? 0) < floor ? zooLabel(rows[i], { t }) : ''))
       .filter(Boolean);
     const others = manifest.models.length - 1;

@@ -8,20 +8,19 @@
 //   firstToken     weight on key 0        same queries
 //   induction      weight on the key right after the first occurrence of the query's token, at the
 //                  second occurrence (64 induction-style sequences; vocabularies of >= 4 tokens;
-//                  task 'tokens' draws them from the ids its training text holds: probe_symbols)
+//                  task 'tokens' draws them from the ids its training text holds: probe_symbols;
+//                  0 when the vocabulary is smaller)
+//   duplicateToken weight on the first occurrence itself, same queries
+// They are attn::HeadRoles (head_roles.hpp), every field set.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "attn/head_roles.hpp"
 #include "attn/train/tasks.hpp"
 
 namespace attn::train {
-
-struct HeadScore {
-  int64_t layer, head;
-  double previous_token, induction, first_token, diagonal;
-};
 
 // Sequences the probes run: previous/diagonal/first use up to this many held-out sequences, the
 // induction score this many induction-style sequences.

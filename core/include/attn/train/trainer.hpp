@@ -148,7 +148,7 @@ class Trainer {
   // diagonal on key i, firstToken on key 0 (queries i >= 1, on held-out task data); induction: from
   // the second occurrence of a token to the key right after its first one (64 induction-style
   // sequences). Refuses maps that overflowed float32 (as attention() does).
-  std::vector<HeadScore> head_scores();
+  std::vector<HeadRoles> head_scores();
   // The sequences those scores read (zoo_train --probe writes them, so that tests re-measure a
   // shipped model through another forward): the held-out set of evaluate() and previous/diagonal/
   // first (its first 64 rows), and the induction probe (an empty Batch when the vocabulary is too small).

@@ -13,6 +13,8 @@ export default addEnglish({
   'zoo.floor.previousToken.missed': 'This model has no clear previous-token head: its best scores {best} (layer {layer} head {head}), and a clear one scores {floor} or more.',
   'zoo.floor.induction.met': 'This model has a clear induction head: layer {layer} head {head} scores {best} (a clear one scores {floor} or more).',
   'zoo.floor.induction.missed': 'This model has no clear induction head: its best scores {best} (layer {layer} head {head}), and a clear one scores {floor} or more.',
+  'zoo.floor.previousToken.none': 'This model has no previous-token head: none stands out from uniform attention (which scores {uniform} here; its best, layer {layer} head {head}, scores {best}, below the {bar} a label needs), and a clear one scores {floor} or more.',
+  'zoo.floor.induction.none': 'This model has no induction head: none stands out from uniform attention (which scores {uniform} here; its best, layer {layer} head {head}, scores {best}, below the {bar} a label needs), and a clear one scores {floor} or more.',
   'zoo.floor.without': 'Models of the zoo without one: {models}.',
   'zoo.floor.noOther': 'No other model of the zoo has one either.',
   'zoo.role.previous': 'previous token {value}',
