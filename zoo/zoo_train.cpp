@@ -56,7 +56,7 @@ namespace {
 
 // A JSON trainer spec read through the core's field tables (the same names as the JS API): the
 // geometry's numbers, the trainer's numbers and flags (in `model` where the JS API has them there),
-// task, model.variant, model.activation, model.block and model.rope (a boolean).
+// task, model.variant, model.activation, model.block and model.rope (a boolean, or { base }: RoPE's base).
 TrainerSpec spec_of(const nlohmann::json& j) {
   TrainerSpec s;
   const nlohmann::json& m = j.at("model");
@@ -74,7 +74,12 @@ TrainerSpec spec_of(const nlohmann::json& j) {
   }
   if (m.contains("activation")) s.activation = m.at("activation").get<std::string>();
   if (m.contains("block")) s.block = m.at("block").get<std::string>();
-  s.model.rope.enabled = m.value("rope", false);
+  if (m.contains("rope") && m.at("rope").is_object()) {  // { base }: RoPE on, with that base
+    s.model.rope.enabled = true;
+    s.model.rope.base = m.at("rope").at("base").get<double>();
+  } else {
+    s.model.rope.enabled = m.value("rope", false);
+  }
   return s;
 }
 
