@@ -80,6 +80,18 @@ val output_to_js(const pt::ModelOutput& r) {
   return out;
 }
 
+// config.json's text (JSON.stringify of the parsed object) as JSON, at most kMaxConfigBytes: one reading
+// for the loader and for checkPretrainedConfig.
+nlohmann::json parse_config(const std::string& config_text) {
+  if (double(config_text.size()) > pt::kMaxConfigBytes) {
+    attn::throw_range("config", "config has " + attn::fmt(double(config_text.size())) + " bytes as JSON, more than the " +
+                                    attn::fmt(pt::kMaxConfigBytes) + " a config.json is read with");
+  }
+  nlohmann::json config = nlohmann::json::parse(config_text, nullptr, false);
+  if (config.is_discarded()) attn::throw_type("config", "config must be a JSON object (the parsed config.json)");
+  return config;
+}
+
 // What a config says of the model, as `info` gives it (docs/api.md, "Pretrained checkpoints"): the
 // geometry and architecture, without what only the weights tell (params, weightBytes, kvBytesPerToken).
 val config_info(const pt::ModelConfig& c) {
@@ -284,12 +296,7 @@ class JsLoader {
  private:
   explicit JsLoader(std::unique_ptr<pt::CheckpointLoader> loader) : loader_(std::move(loader)) {}
   static std::unique_ptr<pt::CheckpointLoader> make(const std::string& config_text, const val& headers, const val& sizes) {
-    if (double(config_text.size()) > pt::kMaxConfigBytes) {
-      attn::throw_range("config", "config has " + attn::fmt(double(config_text.size())) + " bytes as JSON, more than the " +
-                                      attn::fmt(pt::kMaxConfigBytes) + " a config.json is read with");
-    }
-    const nlohmann::json config = nlohmann::json::parse(config_text, nullptr, false);
-    if (config.is_discarded()) attn::throw_type("config", "config must be a JSON object (the parsed config.json)");
+    const nlohmann::json config = parse_config(config_text);
     const auto n = std::size_t(headers["length"].as<double>());
     std::vector<pt::SafetensorsIndex> files;
     for (std::size_t i = 0; i < n; ++i) {
@@ -316,13 +323,7 @@ val header_length_js(val first, double file_size, std::string field) {
 // compute): a checkpoint can be refused before any of its weights is fetched.
 val check_config_js(std::string config_text) {
   return guarded([&] {
-    if (double(config_text.size()) > double(pt::kMaxHeaderBytes)) {
-      attn::throw_range("config", "config has " + attn::fmt(double(config_text.size())) + " bytes as JSON, more than " +
-                                      attn::fmt(double(pt::kMaxHeaderBytes)));
-    }
-    const nlohmann::json config = nlohmann::json::parse(config_text, nullptr, false);
-    if (config.is_discarded()) attn::throw_type("config", "config must be a JSON object (the parsed config.json)");
-    return config_info(pt::read_config(config));
+    return config_info(pt::read_config(parse_config(config_text)));
   });
 }
 

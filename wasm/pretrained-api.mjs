@@ -240,23 +240,10 @@ export function makePretrained(P) {
       if (!LOAD_OPTIONS.includes(key)) throw fieldTypeError(key, `loadPretrained options have an unknown field '${key}'; known fields: ${LOAD_OPTIONS.join(', ')}`);
     }
     const { config, weights, onProgress, signal } = /** @type {any} */ (options);
-    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-      throw fieldTypeError('config', 'config must be the parsed config.json (an object)');
-    }
+    const text = configText(config);
     if (onProgress !== undefined && typeof onProgress !== 'function') throw fieldTypeError('onProgress', 'onProgress must be a function');
     if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean')) {
       throw fieldTypeError('signal', 'signal must be an AbortSignal');
-    }
-    let configText;
-    try {
-      configText = JSON.stringify(config);
-    } catch (e) {
-      throw fieldTypeError('config', `config could not be written as JSON (${e instanceof Error ? e.message : String(e)})`);
-    }
-    const { maxConfigBytes } = P.pretrainedLimits();
-    // characters <= UTF-8 bytes: a text over the cap in characters is over it in bytes (the core checks bytes)
-    if (configText.length > maxConfigBytes) {
-      throw fieldRangeError('config', `config has ${configText.length} characters as JSON, more than the ${maxConfigBytes} bytes a config.json is read with`);
     }
     if (weights === undefined) throw fieldTypeError('weights', 'weights is required: the .safetensors file(s) of the checkpoint');
     const list = Array.isArray(weights) ? weights : [weights];
@@ -272,7 +259,7 @@ export function makePretrained(P) {
     }
     await nextTask();
     signal?.throwIfAborted();
-    const loader = call(P, () => P.createPretrainedLoader(configText, headers, files.map((f) => f.size)));
+    const loader = call(P, () => P.createPretrainedLoader(text, headers, files.map((f) => f.size)));
     try {
       const count = loader.copyCount();
       const total = loader.bytes();
@@ -315,6 +302,12 @@ export function makePretrained(P) {
    * @param {unknown} config  the parsed config.json
    */
   function checkConfig(config) {
+    const text = configText(config);
+    return call(P, () => P.checkPretrainedConfig(text));
+  }
+
+  /** The parsed config.json as the JSON text the core reads, checked: an object, at most maxConfigBytes. */
+  function configText(config) {
     if (config === null || typeof config !== 'object' || Array.isArray(config)) {
       throw fieldTypeError('config', 'config must be the parsed config.json (an object)');
     }
@@ -324,7 +317,12 @@ export function makePretrained(P) {
     } catch (e) {
       throw fieldTypeError('config', `config could not be written as JSON (${e instanceof Error ? e.message : String(e)})`);
     }
-    return call(P, () => P.checkPretrainedConfig(text));
+    const { maxConfigBytes } = P.pretrainedLimits();
+    // characters <= UTF-8 bytes: a text over the cap in characters is over it in bytes (the core checks bytes)
+    if (text.length > maxConfigBytes) {
+      throw fieldRangeError('config', `config has ${text.length} characters as JSON, more than the ${maxConfigBytes} bytes a config.json is read with`);
+    }
+    return text;
   }
 
   return {

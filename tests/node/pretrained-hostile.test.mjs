@@ -142,6 +142,8 @@ for (const build of BUILDS) {
       assert.equal(err.field, 'config', err.message);
       assert.match(err.message, new RegExp(String(limits.maxConfigBytes)));
       assert.equal(attn.heapBytes(), before, 'nothing of the config reached the heap');
+      const checked = await rejection(() => attn.checkPretrainedConfig({ ...config('qwen2'), note: 'x'.repeat(5e6) }));
+      assert.deepEqual([checked.name, checked.field, checked.message], [err.name, err.field, err.message], 'checked alone: the same refusal');
       const long = new Uint8Array(8 + limits.maxHeaderBytes + 16);
       new DataView(long.buffer).setBigUint64(0, BigInt(limits.maxHeaderBytes + 8), true);
       err = await rejection(() => attn.loadPretrained({ config: config('qwen2'), weights: long }));
