@@ -44,7 +44,7 @@ test('the floors name the other models that miss them', () => {
   assert.match(prevMla, /^This model has no clear previous-token head: its best scores 0\.30/);
   assert.doesNotMatch(prevMla, /without one/);  // every other model has one
   const [, , none] = zooNotes({ ...zoo, models: zoo.models.map((m) => ({ ...m, headScores: m.headScores.map((h) => ({ ...h, induction: 0.01 })) })) }, EN.t, 'mqa');
-  assert.match(none, /no induction head: none stands out from uniform attention.* No other model of the zoo has one either\.$/);
+  assert.match(none, /no induction head: none scores enough for a label\..* No other model of the zoo has one either\.$/);
 });
 
 test('a synthetic start is said before the text, with its steps and window', () => {
@@ -52,12 +52,12 @@ test('a synthetic start is said before the text, with its steps and window', () 
   assert.match(how, /Each model first learned to copy: 1,000 steps on short windows of 32 random words/);
 });
 
-test('a best head at the level of uniform attention is said to be none, with that level and the bar a label needs', async () => {
+test('a best head below the bar a label needs is said to be none, with that bar and the uniform level', async () => {
   // 256-token windows: a uniform head puts 0.02 on the previous token, 0.005 on the key after a copy in the second half
   const [, prev, induction] = zooNotes(manifest({}, [[0.05, 0.01], [0.3, 0.004]]), EN.t, 'mha');
   assert.match(prev, /^This model has no clear previous-token head: its best scores 0\.30 \(layer 1 head 1\)/);
-  assert.match(induction, /^This model has no induction head: none stands out from uniform attention \(which scores 0\.01 here; its best, layer 1 head 0, scores 0\.01, below the 0\.25 a label needs\)/);
+  assert.match(induction, /^This model has no induction head: none scores enough for a label\. Its best, layer 1 head 0, scores 0\.01, below the 0\.25 a label needs \(uniform attention scores 0\.01 here\)/);
   await loadI18n('hi');
   const [, , hi] = zooNotes(manifest({}, [[0.3, 0.004]]), createI18n('hi').t, 'mha');
-  assert.match(hi, /कोई भी हेड बराबर बँटे अटेंशन से अलग नहीं दिखता/);
+  assert.match(hi, /किसी हेड का स्कोर लेबल के लायक नहीं/);
 });

@@ -2,7 +2,7 @@
 // manifest: how the models were trained (steps, seeds, CPU-hours, a synthetic start and a copying
 // curriculum if any), and for the previous-token and induction scores whether the drawn model has a
 // head that reaches the floor a clear head of that kind would (FLOORS), its best one measured (or, when
-// none stands out from uniform attention as a label needs, labs/role-baseline.js, just that), and which
+// no head scores enough for a label, labs/role-baseline.js, just that), and which
 // other models have none.
 import { zooLabel, zooRows } from './zoo-stats.js';
 import { roleBar, standsOut, uniformScores } from '../labs/role-baseline.js';
