@@ -19,8 +19,9 @@
 // trainer's induction task, short windows of random tokens with a stretch written twice; zoo_train
 // --warmup), or with --synthetic-until until one head's induction score on that task reaches it (checked
 // every 100 steps; the schedule stays the one of --synthetic-steps). Each run keeps its result and files
-// in build-zoo/runs/<name>-s<seed>-<hash of its settings>/, and a run found there is not trained again:
-// an interrupted retrain goes on where it stopped (delete build-zoo/runs after changing the trainer).
+// in build-zoo/runs/<name>-s<seed>-<hash of its settings>/ (scripts/zoo-runs.mjs), and a run found there
+// is not trained again: an interrupted retrain goes on where it stopped (delete build-zoo/runs after
+// changing the trainer).
 // Also written, for the tests (not the
 // page): tests/fixtures/zoo-heldout/ the held-out token ids and each shipped model's induction probe
 // (zoo_train --probe), so tests/node/zoo.test.mjs re-measures every figure through the checkpoint
@@ -28,10 +29,11 @@
 // same manifest, but for its "seconds" fields; the words' cpuHours sum their runs', kept ones too).
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpus } from 'node:os';
+import { keptRun, runFolder } from './zoo-runs.mjs';
 import { HEADS_MODEL, HEADS_STEPS, HEADS_SWEEP, INDUCTION_MODEL, INDUCTION_STEPS, INDUCTION_TASK, PAIRS_TASK } from '../web/src/labs/tasks.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,16 +103,8 @@ async function train(run) {
   const { name, spec, seed, steps: n, tokens, warmup, out, hf, probe } = run;
   const settings = { spec, seed, steps: n, tokens: tokens ? createHash('sha256').update(readFileSync(tokens)).digest('hex') : null,
     warmup: warmup ?? null, out: Boolean(out), hf: Boolean(hf), probe: Boolean(probe) };
-  const dir = join(runsDir, `${name.replace(/[^\w.-]+/g, '_')}-s${seed}-${createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 12)}`);
-  const resultFile = join(dir, 'result.json');
-  let r;
-  if (existsSync(resultFile)) {
-    r = JSON.parse(readFileSync(resultFile, 'utf8'));
-    report(name, seed, r, ' (kept from an earlier run)');
-  } else {
-    const work = `${dir}.partial`;
-    rmSync(work, { recursive: true, force: true });
-    mkdirSync(work, { recursive: true });
+  const dir = runFolder(runsDir, name, seed, settings);
+  const { result: r, kept } = await keptRun(dir, (work) => {
     const args = ['--spec', JSON.stringify(spec), '--seed', String(seed), '--steps', String(n), '--scores'];
     if (tokens) args.push('--tokens', tokens);
     if (warmup) args.push('--warmup', JSON.stringify(warmup.spec), '--warmup-steps', String(warmup.steps), '--warmup-until', String(warmup.until));
@@ -120,17 +114,14 @@ async function train(run) {
       args.push(`--${sub}`, join(work, sub));
     }
     if (hf) args.push('--tokenizer', tokenizerFile);
-    r = await new Promise((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const child = spawn(exe, args, { stdio: ['ignore', 'pipe', 'inherit'] });
       let stdout = '';
       child.stdout.on('data', (d) => { stdout += d; });
       child.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout)) : reject(new Error(`zoo_train ${args.join(' ')} exited ${code}`))));
     });
-    writeFileSync(join(work, 'result.json'), `${JSON.stringify(r)}\n`);
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(work, dir);  // whole or not at all
-    report(name, seed, r, '');
-  }
+  });
+  report(name, seed, r, kept ? ' (kept from an earlier run)' : '');
   if (out) cpSync(join(dir, 'model.safetensors'), join(outDir, out));
   if (hf) cpSync(join(dir, 'hf'), join(outDir, hf), { recursive: true });
   if (probe) cpSync(join(dir, 'probe'), probeDir, { recursive: true });
