@@ -767,6 +767,8 @@ export interface TrainerSpec {
    * its second copy is predictable only by copying the first.
    */
   repeatRandomFraction?: number;
+  /** 'induction' only: the shortest repeated segment (2 to min((seqLen+1)/2, vocabSize-2); default half the longest). */
+  minSegment?: number;
 }
 
 /** Options of {@link Trainer.train}. */

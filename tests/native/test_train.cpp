@@ -18,6 +18,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <set>
 #include <vector>
 
 #include "attn/errors.hpp"
@@ -498,6 +499,38 @@ TEST(Trainer, RejectsBadSpecsNamingTheField) {
   { auto t = s; t.activation = "tanh"; expect_error(t, "activation ('tanh')", "model.activation"); }
   { auto t = s; t.task = "chars"; t.vocab_size.reset(); expect_error(t, "text is required", "text"); }
   { auto t = s; t.task = "chars"; t.vocab_size.reset(); t.text = "abc"; expect_error(t, "text (3 characters)", "text"); }
+  { auto t = s; t.min_segment = 2; expect_error(t, "minSegment (2) applies to task 'induction' only", "minSegment"); }
+  { auto t = s; t.task = "induction"; t.min_segment = 17; expect_error(t, "minSegment (17) is more than the longest segment, 16", "minSegment"); }
+  { auto t = s; t.task = "induction"; t.min_segment = 2.5; expect_error(t, "minSegment (2.5)", "minSegment"); }
+}
+
+// minSegment: the induction task's segments run from it to the longest; by default from half the
+// longest. Each row's predictable positions are its segment's length less one.
+TEST(Trainer, MinSegmentSetsTheShortestRepeatedSegment) {
+  TrainerSpec s = lab_spec("induction", "mha");  // seqLen 32, vocabulary 32: segments of at most 16
+  auto lengths = [](const Trainer& t) {
+    Rng rng(3);
+    const Batch b = t.task().sample(rng, 400);
+    std::set<int64_t> seen;
+    for (int64_t r = 0; r < b.batch; ++r) {
+      int64_t len = 1;
+      for (int64_t i = 0; i < b.n; ++i) len += b.loss_mask[r * b.n + i] > 0;
+      seen.insert(len);
+    }
+    return seen;
+  };
+  const std::set<int64_t> by_default = lengths(Trainer(s));
+  EXPECT_EQ(*by_default.begin(), 8);
+  EXPECT_EQ(*by_default.rbegin(), 16);
+  s.min_segment = 2;
+  Trainer t(s);
+  const std::set<int64_t> from_two = lengths(t);
+  EXPECT_EQ(from_two.size(), 15u);  // 2 … 16, each drawn
+  EXPECT_EQ(*from_two.begin(), 2);
+  // the model file keeps it: the loaded trainer draws the same segments
+  const auto back = Trainer::load_model(t.export_model());
+  EXPECT_EQ(back->task().min_segment(), 2);
+  EXPECT_EQ(lengths(*back), from_two);
 }
 
 TEST(Trainer, PairsTaskTakesItsAlphabetAsVocabSize) {

@@ -353,6 +353,7 @@ std::vector<uint8_t> Trainer::export_model(const ExportOptions& options) const {
   run.weight_decay = ac.weight_decay;
   if (task_->repeat_fraction() > 0) run.repeat_fraction = task_->repeat_fraction();  // the data stream
   if (task_->repeat_random_fraction() > 0) run.repeat_random_fraction = task_->repeat_random_fraction();
+  if (task_->min_segment_given()) run.min_segment = double(task_->min_segment());
   if (llama_like(cfg_.block)) run.mlp_width = double(cfg_.ffn);
   if (cfg_.block == Block::Deepseek) {
     run.v_head_dim = double(cfg_.v_head_dim);

@@ -133,12 +133,15 @@ void Task::copy_sequence(Rng& rng, Batch& b, int64_t row) const {
   }
 }
 
+int64_t Task::longest_segment() const { return std::max<int64_t>(2, std::min<int64_t>((n_ + 1) / 2, vocab_ - 2)); }
+
+int64_t Task::min_segment() const { return min_segment_ > 0 ? min_segment_ : std::max<int64_t>(2, longest_segment() / 2); }
+
 void Task::induction_sequence(Rng& rng, Batch& b, int64_t row) const {
   const int64_t n = b.n;
-  // segment length L in [max(2, Lmax/2), Lmax], Lmax = min((N+1)/2, V-2): the segment's tokens are
+  // segment length L in [min_segment(), Lmax], Lmax = min((N+1)/2, V-2): the segment's tokens are
   // distinct and at least two tokens remain for the filler.
-  const int64_t l_max = std::max<int64_t>(2, std::min<int64_t>((n + 1) / 2, vocab_ - 2));
-  const int64_t l_min = std::max<int64_t>(2, l_max / 2);
+  const int64_t l_max = longest_segment(), l_min = min_segment();
   const int64_t len = l_min + int64_t(rng.below(uint64_t(l_max - l_min + 1)));
   const int64_t start = int64_t(rng.below(uint64_t(n + 1 - 2 * len + 1)));
   std::vector<int32_t> perm(static_cast<std::size_t>(vocab_));

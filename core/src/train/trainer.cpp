@@ -31,6 +31,7 @@ const std::vector<TrainerNumberField>& trainer_number_fields() {
       {"qLoraRank", &TrainerSpec::q_lora_rank, true, true, 1, kMaxDim},
       {"repeatFraction", &TrainerSpec::repeat_fraction, false, false, 0, 1},
       {"repeatRandomFraction", &TrainerSpec::repeat_random_fraction, false, false, 0, 1},
+      {"minSegment", &TrainerSpec::min_segment, false, true, 2, 1024},
   };
   return table;
 }
@@ -208,6 +209,16 @@ Trainer::Trainer(const TrainerSpec& spec, double file_bytes, double file_bytes_p
     if (kind != TaskKind::Chars && kind != TaskKind::Tokens && f != 0) {
       throw_range(name, std::string(name) + " (" + fmt(f) + ") applies to tasks 'chars' and 'tokens' only");
     }
+  }
+  if (spec.min_segment) {
+    if (kind != TaskKind::Induction) throw_range("minSegment", "minSegment (" + fmt(*spec.min_segment) + ") applies to task 'induction' only");
+    const int64_t shortest = integer_field("minSegment", spec.min_segment, trainer_field("minSegment").lo, trainer_field("minSegment").hi, 0);
+    const int64_t longest = task_->longest_segment();
+    if (shortest > longest) {
+      throw_range("minSegment", "minSegment (" + fmt(double(shortest)) + ") is more than the longest segment, " + fmt(double(longest)) +
+                                    " (min((seqLen + 1) / 2, vocabSize - 2))");
+    }
+    task_->set_min_segment(shortest);
   }
   if (spec.repeat_fraction || spec.repeat_random_fraction) {
     const double text = number("repeatFraction", 0), random = number("repeatRandomFraction", 0);

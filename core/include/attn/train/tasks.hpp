@@ -86,6 +86,13 @@ class Task {
   void set_repeat_random_fraction(double f);
   double repeat_random_fraction() const { return repeat_random_fraction_; }
 
+  // induction: the segment lengths L drawn uniformly from [min_segment, longest_segment()], the longest
+  // min((N+1)/2, vocab-2) (at least 2); the shortest by default max(2, longest/2).
+  int64_t longest_segment() const;
+  void set_min_segment(int64_t l) { min_segment_ = l; }
+  int64_t min_segment() const;
+  bool min_segment_given() const { return min_segment_ > 0; }
+
   Batch sample(Rng& rng, int64_t batch, bool validation = false) const;
   // Induction-style sequences over this task's vocabulary (for the heads' induction score).
   Batch induction(Rng& rng, int64_t batch) const;
@@ -102,6 +109,7 @@ class Task {
   TaskKind kind_;
   int64_t vocab_ = 0, n_ = 0, pair_alphabet_ = 0;
   double repeat_fraction_ = 0, repeat_random_fraction_ = 0;
+  int64_t min_segment_ = 0;  // 0: the default
   std::vector<int32_t> repeat_symbols_;  // train_symbols(), kept once random repeats are asked for
   std::vector<uint32_t> alphabet_;
   std::vector<int32_t> train_ids_, val_ids_;

@@ -58,6 +58,10 @@ struct TrainerSpec {
   // (Task::set_repeat_random_fraction): the only way to predict its second copy is to copy the first,
   // as an induction head does. Held-out windows are never changed.
   std::optional<double> repeat_random_fraction;
+  // 'induction' only: the shortest repeated segment L (an integer from 2 to the longest, Lmax =
+  // min((N+1)/2, vocabSize-2); default max(2, Lmax/2)): short segments leave a model no other way to
+  // copy than the token right after the earlier copy (Task::set_min_segment).
+  std::optional<double> min_segment;
   // Lifts the cap on the time of each synchronous call (kMaxSyncSeconds, cost.hpp): at creation,
   // step(n), evaluate, headScores, attention, exportModel. JS allowLongWork; not saved in a file.
   std::optional<bool> allow_long_work;
