@@ -341,8 +341,8 @@ const LAB_RUNS = [
   ['lab-heads', 'labHSteps=5', ['.lab-table tbody tr', '.lab-summary', '.lab-what', '.u-legend']],
   ['lab-mqa', 'labMSteps=5', ['[data-role="result-rows"] tr', '[data-role="summary"]', '[data-role="budget-summary"]', '.u-legend']],
   ['lab-rank', 'labRSteps=5&labRRanks=4', ['[data-role="rows"] tr', '[data-role="summary"]', '[data-role="chart"] .u-legend']],
-  // Its default 400 steps: induction heads have formed (their role in the scores table and under their maps) and 95 % is reached.
-  ['lab-induction', 'labISteps=400', ['.lab-heads-scores tbody tr', 'tr[data-role="induction"] td:last-child', '.lab-milestone', '.lab-maps-caption', '.u-legend']],
+  // Its default 600 steps: induction heads have formed (their role in the scores table and under their maps) and 95 % is reached.
+  ['lab-induction', 'labISteps=600', ['.lab-heads-scores tbody tr', 'tr[data-role="induction"] td:last-child', '.lab-milestone', '.lab-maps-caption', '.u-legend']],
 ];
 
 for (const lang of LANG_IDS) {

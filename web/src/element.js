@@ -171,7 +171,12 @@ export class AttentionPlayground extends HTMLElement {
       },
       openPlayground: (patch, options) => this.#openPlayground(patch, options),
       // "Open a model" (views/model.js): a checkpoint from files ({ files }) or a served folder ({ url }).
-      openModel: (input) => this.#host().then((h) => h.openModel(this, input)),
+      // A lab's "open in the model view" ({ files, name, text }) also brings the model view into sight.
+      openModel: (input, { show = false } = {}) => {
+        if (show) this.shadowRoot.querySelector('[data-section="model"]')?.scrollIntoView({ behavior: 'smooth' });
+        return this.#host().then((h) => h.openModel(this, input));
+      },
+      canOpenModel: () => sections.includes('model'),
       closeModel: () => this.#host().then((h) => h.closeModel(this)),
       model: () => this.model,
       modelJob: () => this.modelJob,

@@ -7,7 +7,8 @@
  * Starts opening at once (host.modelJob is set before the first await) and resolves with the source,
  * or null when it failed (job.error), was stopped or was replaced.
  * @param {HTMLElement & Record<string, any>} host  the element
- * @param {{ files: File[] } | { url: string, hub?: string }} input  a picker's files, a served folder or a Hub model (`hf:…`, from `hub`)
+ * @param {{ files: File[], name?: string, text?: string } | { url: string, hub?: string }} input  a picker's files (a lab's
+ *   model: its `name` and the ids `text` to start from), a served folder or a Hub model (`hf:…`, from `hub`)
  */
 export async function openModel(host, input) {
   host.modelJob?.controller.abort();
@@ -20,9 +21,11 @@ export async function openModel(host, input) {
   host.rerender();
   try {
     const source = await job.promise;
-    // typed ids instead of words: the learner's own ids when the sentence is ids of this model (a
-    // reloaded link), else BOS and the model's own next tokens to start from
-    const text = !source.opened.tokenizer && !source.acceptsText(host.state.text) ? await source.startText().catch(() => null) : null;
+    // typed ids instead of words: the opener's ids (a lab's example sequence), the learner's own ids
+    // when the sentence is ids of this model (a reloaded link), else BOS and the model's own next tokens
+    const own = (text) => source.acceptsText(text ?? '');
+    const text = source.opened.tokenizer || (own(host.state.text) && !own(input.text)) ? null
+      : own(input.text) ? input.text : await source.startText().catch(() => null);
     if (host.modelJob !== job || !host.mounted) {
       host.client.call('pretrainedDispose', source.opened.key).catch(() => {});
       source.opened.tokenizer?.close();

@@ -57,7 +57,7 @@ export const DEFAULTS = Object.freeze({
   labRRanks: '4,8,16,32', // lab 3: MLA latent ranks
   labHSteps: 300,    // lab 1 (views/lab-heads.js): optimiser steps per model
   labHTask: 'pairs', // lab 1: its task, an id of labs/tasks.js HEADS_TASKS ('pairs' | 'copy')
-  labISteps: 400,    // lab 4 (views/lab-induction.js): optimiser steps
+  labISteps: 600,    // lab 4 (views/lab-induction.js): optimiser steps
 });
 
 const INTS = ['dModel', 'nHeads', 'nKvHeads', 'dHead', 'latentRank', 'ropeDim', 'seed', 'nLayers', 'batch', 'layer'];

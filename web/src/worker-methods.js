@@ -118,6 +118,8 @@ export const methods = {
   trainerAttention: (attn, key, tokens) => trainer(key).attention(tokens),
   trainerInfo: (attn, key) => ({ steps: trainer(key).steps, vocabSize: trainer(key).vocabSize, spec: trainers.get(key).spec }),
   trainerExport: (attn, key) => ({ bytes: trainer(key).exportModel() }),
+  // a block 'llama' or 'deepseek' model as a Hugging Face checkpoint (the model view opens it)
+  trainerCheckpoint: (attn, key) => trainer(key).exportCheckpoint(),
   trainerDispose(attn, key) {
     trainers.get(key)?.trainer.dispose();
     trainers.delete(key);

@@ -1,5 +1,6 @@
 // models.js — a lab's trained models, kept after a run: the list, Export (a .safetensors file),
-// "Inspect in the attention view", Import. A model is listed only once the worker holds it (a file
+// "Inspect in the attention view", "Open in the model view" (a block 'llama' or 'deepseek' model, as
+// the Hugging Face checkpoint the core writes: the real-model view opens it as a dropped folder), Import. A model is listed only once the worker holds it (a file
 // the core refuses, or one trained on another lab's task, leaves nothing behind), and the page's
 // compare view hears of the list whenever it changes (ctx.noteTrained).
 import { coreDetail, downloadBlob, el } from '../kit.js';
@@ -7,6 +8,9 @@ import { EN } from '../i18n/index.js';
 import { trainerKey } from './keys.js';
 import { checkImport } from './tasks.js';
 import '../i18n/catalogs/en/labs.js';  // the English words it speaks
+
+/** The trainer's blocks that are saved as Hugging Face checkpoints (LlamaForCausalLM, DeepseekV2ForCausalLM). */
+const CHECKPOINT_BLOCKS = new Set(['llama', 'deepseek']);
 
 /** Inspect tokens for any model: n / 2 tokens, then the same again (the induction pattern). */
 function defaultInspectTokens(vocabSize, i18n, n = 16) {
@@ -39,16 +43,17 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
   const i18n = ctx.i18n ?? EN;
   const { t } = i18n;
   const uid = Math.random().toString(36).slice(2, 8);
-  const models = new Map();  // label -> { key, vocabSize, fileName }
+  const models = new Map();  // label -> { key, vocabSize, fileName, block }
   let busy = false;
-  const select = el('select', { id: `${id}-model-${uid}`, name: 'model' });
+  const select = el('select', { id: `${id}-model-${uid}`, name: 'model', onchange: () => render() });
   const chosen = () => models.get(select.value) ?? null;
   const exportBtn = el('button', { type: 'button', dataset: { act: 'export' }, onclick: exportChosen }, t('labs.models.export'));
   const inspectBtn = el('button', { type: 'button', dataset: { act: 'inspect' }, onclick: inspectChosen }, t('labs.models.inspect'));
+  const openBtn = el('button', { type: 'button', dataset: { act: 'open-model' }, onclick: openChosen }, t('labs.models.openInModel'));
   const input = el('input', { type: 'file', name: 'import', id: `${id}-import-${uid}`, accept: '.safetensors,.bin,application/octet-stream',
     onchange: () => { if (input.files?.[0]) onFile(input.files[0]); } });
   const label = el('label', { for: select.id }, t('labs.models.trained'), ' ');
-  const element = el('div', { className: 'lab-row lab-models' }, label, select, exportBtn, inspectBtn,
+  const element = el('div', { className: 'lab-row lab-models' }, label, select, exportBtn, inspectBtn, openBtn,
     el('label', { className: 'lab-import', for: input.id }, t('labs.models.import'), ' '), input);
   const example = (m) => (inspectTokens ? inspectTokens(m.vocabSize ?? 16) : defaultInspectTokens(m.vocabSize ?? 16, i18n));
 
@@ -56,9 +61,11 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
     const keep = select.value;
     select.replaceChildren(...[...models.keys()].map((l) => el('option', { value: l }, l)));
     select.value = models.has(keep) ? keep : [...models.keys()].at(-1) ?? '';
-    for (const e of [select, exportBtn, inspectBtn]) e.disabled = busy || models.size === 0;
+    for (const e of [select, exportBtn, inspectBtn, openBtn]) e.disabled = busy || models.size === 0;
     for (const e of [label, select, exportBtn]) e.hidden = models.size === 0;  // before any model: Import only
     inspectBtn.hidden = models.size === 0 || !ctx.canInspect?.();
+    // where the element shows the model view, for the blocks a Hugging Face architecture computes
+    openBtn.hidden = !CHECKPOINT_BLOCKS.has(chosen()?.block) || !ctx.canOpenModel?.();
     if (!busy) {  // finished models only: the compare view lists them with their held-out scores
       ctx.noteTrained?.(id, [...models].map(([l, m]) => ({ lab: id, label: l, key: m.key, inspect: example(m) })));
     }
@@ -82,6 +89,20 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
     ctx.inspectModel({ key: m.key, tokens: ex.tokens, labels: ex.labels, title: `${select.value}: ${ex.title}` });
   }
 
+  /** The chosen model in the model view: its checkpoint, named as listed, on the lab's example ids. */
+  async function openChosen() {
+    const m = chosen();
+    if (!m) return;
+    try {
+      const { config, safetensors } = await ctx.client.call('trainerCheckpoint', m.key);
+      const files = [new File([config], 'config.json', { type: 'application/json' }), new File([safetensors], 'model.safetensors')];
+      const lab = t(`view.${id}.title`).split(' · ')[0];  // 'Lab 4'
+      ctx.openModel({ files, name: `${lab} · ${select.value}`, text: example(m).tokens.join(' ') }, { show: true });
+    } catch (e) {
+      onError([t('labs.models.openFailed'), ' ', coreDetail(e.message, i18n)]);
+    }
+  }
+
   /** Drops one model (the worker's trainer too; the attention view lets go of it). */
   function drop(l) {
     const m = models.get(l);
@@ -97,9 +118,9 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
      * Lists a model the worker holds under `key` (replacing one of the same label); `fileName` names
      * its exported file (the label in the page's language by default).
      */
-    add(l, key, vocabSize, fileName = l) {
+    add(l, key, vocabSize, fileName = l, block = 'gpt') {
       drop(l);
-      models.set(l, { key, vocabSize, fileName });
+      models.set(l, { key, vocabSize, fileName, block });
       select.value = l;
       render();
     },
@@ -133,7 +154,7 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
         const verdict = checkImport(id, loaded.spec, i18n);
         if (!verdict.ok) throw new RefusedImport(t('labs.models.notImported', { file: file.name, reason: verdict.message }));
         const l = verdict.note ? t('labs.models.importedNote', { file: file.name, note: verdict.note }) : t('labs.models.imported', { file: file.name });
-        this.add(l, key, loaded.vocabSize, `imported-${file.name.replace(/\.[^.]*$/, '')}`);
+        this.add(l, key, loaded.vocabSize, `imported-${file.name.replace(/\.[^.]*$/, '')}`, loaded.spec?.model?.block);
         listed = true;
         return { key, label: l, loaded };
       } finally {

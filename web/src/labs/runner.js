@@ -86,7 +86,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
         const created = await ctx.client.call('trainerCreate', key, trainerSpec);
         if (my !== run || destroyed) ctx.client.call('trainerDispose', key).catch(() => {});
         api.check();
-        tools.add(label, key, created.vocabSize, fileName);
+        tools.add(label, key, created.vocabSize, fileName, trainerSpec.model?.block);
         return key;
       },
       /**
@@ -225,6 +225,8 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
 
   return {
     progress: (text) => { progress.textContent = text; },
+    /** Lists a model the lab loaded itself (its bundled one) with the trained ones: Export, Inspect, Open. */
+    list: (label, key, vocabSize, fileName, block) => tools.add(label, key, vocabSize, fileName, block),
     update(s) {
       const first = state === null;
       state = s;

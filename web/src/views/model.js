@@ -65,7 +65,7 @@ export function createModelView(root, ctx) {
     body.hidden = false;
     ctx.reportError('model', null);
     return { opened: true, model: info.modelType, layers: info.nLayers, heads: info.nHeads, tokens: data.tokens.length,
-      next: data.next.map((n) => n.token), roles: r.scores.length };
+      next: data.next.map((n) => n.token), roles: r.scores.length, probeLength: r.probe.T };
   }
 
   return {

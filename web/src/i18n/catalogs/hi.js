@@ -963,6 +963,8 @@ export default {
   'labs.models.inspect': 'अटेंशन व्यू में देखें',
   'labs.models.import': 'मॉडल इम्पोर्ट करें',
   'labs.models.exportFailed': 'एक्सपोर्ट नहीं हो सका।',
+  'labs.models.openInModel': 'मॉडल व्यू में खोलें',
+  'labs.models.openFailed': 'मॉडल, मॉडल व्यू में नहीं खुल सका।',
   'labs.models.imported': 'इम्पोर्ट किया गया: {file}',
   'labs.models.importedNote': 'इम्पोर्ट किया गया: {file} ({note})',
   'labs.models.notLoadable': '“{file}” ऐसा मॉडल नहीं है जिसे यह पेज लोड कर सके।',
@@ -1088,7 +1090,8 @@ export default {
 
   // ---- Lab 4: induction heads ----
   'labInd.what': 'टास्क: {seqLen} टोकन के सीक्वेंस, जिनमें एक रैंडम हिस्सा दोहराया गया है; दोहराव में अगला टोकन अनुमान-योग्य है (A B … A → B)। '
-    + 'मॉडल: {layers} लेयर × {heads} हेड, केवल अटेंशन (MLP नहीं), d_model = {dModel}, RoPE, LayerNorm; बैच {batch}।',
+    + 'मॉडल: {layers} लेयर × {heads} हेड, Llama ब्लॉक (RMSNorm, RoPE, SwiGLU MLP, बायस नहीं: ज़ू और असली Llama मॉडलों जैसा), d_model = {dModel}; बैच {batch}।',
+  'labInd.openNote': 'ट्रेनिंग के बाद “मॉडल व्यू में खोलें” इसे Hugging Face चेकपॉइंट की तरह असली-मॉडल व्यू में खोलता है।',
   'labInd.steps': 'स्टेप',
   'labInd.stepsHint': '{seqLen} टोकन, बैच {batch}',
   'labInd.start': 'शुरू करें',
@@ -1104,6 +1107,7 @@ export default {
   'labInd.loaded': '{file} लोड हो गई।',
   'labInd.zoo.note': 'पेज बनाते समय इन्हीं सेटिंग्स से पाँच seed पर मूल रूप से ट्रेन किया गया; उनमें से एक पेज के साथ आता है। उसके हेड और मैप, तुरंत:',
   'labInd.zoo.show': 'साथ आया ट्रेन किया गया मॉडल दिखाएँ',
+  'labInd.zoo.listed': 'पेज के साथ आया मॉडल (seed {seed})',
   'labInd.zoo.failed': 'साथ आया मॉडल नहीं दिखाया जा सका:',
   'labInd.zoo.shown': { one: 'साथ आया मॉडल (seed {seed}, {steps} स्टेप, इस लैब की सेटिंग्स से मूल रूप से ट्रेन किया गया): अलग रखे डेटा पर सटीकता {accuracy} %, loss {loss} nats; उसके {count} seed पर सटीकता {lo}–{hi} %।',
     other: 'साथ आया मॉडल (seed {seed}, {steps} स्टेप, इस लैब की सेटिंग्स से मूल रूप से ट्रेन किया गया): अलग रखे डेटा पर सटीकता {accuracy} %, loss {loss} nats; उसके {count} seed पर सटीकता {lo}–{hi} %।' },

@@ -6,7 +6,8 @@ import { addEnglish } from '../../english.js';
 export default addEnglish({
   // ---- the task and the run ----
   'labInd.what': 'Task: sequences of {seqLen} tokens with a repeated random segment; on the repeat the next token is predictable (A B … A → B). '
-    + 'Model: {layers} layers × {heads} heads, attention only (no MLP), d_model = {dModel}, RoPE, LayerNorm; batch {batch}.',
+    + 'Model: {layers} layers × {heads} heads, the Llama block (RMSNorm, RoPE, a SwiGLU MLP, no biases: as the zoo\'s models and real Llama models), d_model = {dModel}; batch {batch}.',
+  'labInd.openNote': 'Once trained, “Open in the model view” opens it in the real-model view, as a Hugging Face checkpoint.',
   'labInd.steps': 'Steps',
   'labInd.stepsHint': '{seqLen} tokens, batch {batch}',
   'labInd.start': 'Start',
@@ -22,6 +23,7 @@ export default addEnglish({
   'labInd.loaded': 'Loaded {file}.',
   'labInd.zoo.note': 'Trained natively with these settings when the page was built, five seeds; one of them comes with the page. Its heads and maps, at once:',
   'labInd.zoo.show': 'Show the bundled trained model',
+  'labInd.zoo.listed': 'the bundled model (seed {seed})',
   'labInd.zoo.failed': 'The bundled model could not be shown:',
   'labInd.zoo.shown': { one: 'The bundled model (seed {seed}, {steps} steps, trained natively with this lab\'s settings): held-out accuracy {accuracy} %, loss {loss} nats; over its {count} seed, accuracy {lo}–{hi} %.',
     other: 'The bundled model (seed {seed}, {steps} steps, trained natively with this lab\'s settings): held-out accuracy {accuracy} %, loss {loss} nats; over its {count} seeds, accuracy {lo}–{hi} %.' },

@@ -27,6 +27,8 @@ export default addEnglish({
   'labs.models.inspect': 'Inspect in the attention view',
   'labs.models.import': 'Import model',
   'labs.models.exportFailed': 'Export failed.',
+  'labs.models.openInModel': 'Open in the model view',
+  'labs.models.openFailed': 'The model could not be opened in the model view.',
   'labs.models.imported': 'imported: {file}',
   'labs.models.importedNote': 'imported: {file} ({note})',
   'labs.models.notLoadable': '“{file}” is not a model this page can load.',
