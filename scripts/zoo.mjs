@@ -16,9 +16,10 @@
 // their copying curriculum (the trainer's repeatRandomFraction: that share of training windows holds
 // random ordinary tokens written twice; the manifest records it and the page says so), --synthetic-steps
 // a synthetic start before the text (SYNTHETIC: each model is first trained that many steps on the
-// trainer's induction task, short windows of random tokens with a stretch written twice; zoo_train
-// --warmup), or with --synthetic-until until one head's induction score on that task reaches it (checked
-// every 100 steps; the schedule stays the one of --synthetic-steps). Each run keeps its result and files
+// trainer's induction task, short windows of random tokens with a stretch written twice, its shortest
+// stretch the variant's; zoo_train --warmup), or with --synthetic-until until one head's induction
+// score on that task reaches it (checked every 100 steps; the schedule stays the one of
+// --synthetic-steps; a circuit stopped as soon as it formed was undone by the text: docs/zoo.md). Each run keeps its result and files
 // in build-zoo/runs/<name>-s<seed>-<hash of its settings>/ (scripts/zoo-runs.mjs), and a run found there
 // is not trained again: an interrupted retrain goes on where it stopped (delete build-zoo/runs after
 // changing the trainer).
@@ -64,19 +65,25 @@ const SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1);
 // RoPE key of ropeDim per query head), as the checkpoint loader reads them.
 const GEOMETRY = { dModel: 96, nHeads: 8, dHead: 12, nLayers: layers, tiedEmbeddings: true };
 const TRAINING = { seqLen: 256, batchSize: 8, learningRate: 3e-3, ...(repeatRandom > 0 ? { repeatRandomFraction: repeatRandom } : {}) };
-// The synthetic start: the induction task's windows of 32 tokens (a stretch of 2 to 16 distinct random
-// ids of the vocabulary written twice, the rest random too), 2,048 tokens per step as the text's steps.
-// Short windows are what let the two-layer circuit form: at 256 tokens it did not within 1,000 steps.
-// Stretches as short as 2 leave one way to copy, the token right after the earlier copy: with the
-// task's default (8 to 16) GQA learned to copy with a lag of 6 instead (docs/zoo.md).
-const SYNTHETIC = { task: 'induction', seqLen: 32, batchSize: 64, minSegment: 2 };
+// The synthetic start: the induction task's windows of 32 tokens (a stretch of distinct random ids of
+// the vocabulary written twice, the rest random too), 2,048 tokens per step as the text's steps, over
+// its whole schedule. Short windows are what let the two-layer circuit form: at 256 tokens it did not
+// within 1,000 steps. The shortest stretch (the trainer's minSegment) per variant, from pilots
+// (docs/zoo.md): with the task's default stretches (8 to 16) GQA learned to copy with a lag of 6
+// instead of the lesson's circuit; stretches from 2 leave one way to copy, the token right after the
+// earlier copy. MHA forms the lesson's circuit with the default stretches, and with stretches from 2 a
+// weaker one (previous-token 0.48) that the text undid.
+const SYNTHETIC = { task: 'induction', seqLen: 32, batchSize: 64 };
+const LONGEST_STRETCH = 16;  // the task's longest at 32 tokens, (seqLen + 1) / 2
+/** A variant's synthetic steps: its own (`syntheticSteps`, where the pilots needed more) or --synthetic-steps. */
+const syntheticStepsOf = (v) => v.syntheticSteps ?? syntheticSteps;
 const VARIANTS = [
-  { id: 'mha', label: 'MHA', model: { variant: 'mha', block: 'llama' } },
-  { id: 'gqa4', label: 'GQA, 4 KV heads', model: { variant: 'gqa', nKvHeads: 4, block: 'llama' } },
-  { id: 'gqa2', label: 'GQA, 2 KV heads', model: { variant: 'gqa', nKvHeads: 2, block: 'llama' } },
-  { id: 'mqa', label: 'MQA', model: { variant: 'mqa', block: 'llama' } },
-  { id: 'mla32', label: 'MLA, latent 32', model: { variant: 'mla', latentRank: 32, ropeDim: 4, block: 'deepseek' } },
-  { id: 'mla16', label: 'MLA, latent 16', model: { variant: 'mla', latentRank: 16, ropeDim: 4, block: 'deepseek' } },
+  { id: 'mha', label: 'MHA', model: { variant: 'mha', block: 'llama' }, minSegment: 8 },
+  { id: 'gqa4', label: 'GQA, 4 KV heads', model: { variant: 'gqa', nKvHeads: 4, block: 'llama' }, minSegment: 2 },
+  { id: 'gqa2', label: 'GQA, 2 KV heads', model: { variant: 'gqa', nKvHeads: 2, block: 'llama' }, minSegment: 2 },
+  { id: 'mqa', label: 'MQA', model: { variant: 'mqa', block: 'llama' }, minSegment: 2 },
+  { id: 'mla32', label: 'MLA, latent 32', model: { variant: 'mla', latentRank: 32, ropeDim: 4, block: 'deepseek' }, minSegment: 2 },
+  { id: 'mla16', label: 'MLA, latent 16', model: { variant: 'mla', latentRank: 16, ropeDim: 4, block: 'deepseek' }, minSegment: 2 },
 ];
 const vocabSize = () => {
   const t = JSON.parse(readFileSync(tokenizerFile, 'utf8'));
@@ -162,7 +169,7 @@ const machine = `${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores (nativ
 async function words() {
   if (!existsSync(tokensFile)) execFileSync('node', [join(root, 'scripts/train-tokenizer.mjs')], { cwd: root, stdio: 'inherit' });
   const list = VARIANTS.flatMap((v) => SEEDS.map((seed) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps, tokens: tokensFile,
-    warmup: syntheticSteps > 0 ? { spec: SYNTHETIC, steps: syntheticSteps, until: syntheticUntil } : undefined,
+    warmup: syntheticSteps > 0 ? { spec: { ...SYNTHETIC, minSegment: v.minSegment }, steps: syntheticStepsOf(v), until: syntheticUntil } : undefined,
     hf: seed === SEEDS[0] ? v.id : undefined, probe: seed === SEEDS[0] && v === VARIANTS[0] })));
   const results = await runAll(list);
   const first = results[0];
@@ -183,6 +190,7 @@ async function words() {
         ...(v.model.nKvHeads ? { nKvHeads: v.model.nKvHeads } : {}),
         ...(v.model.latentRank ? { latentRank: v.model.latentRank, ropeDim: v.model.ropeDim } : {}),
         params: r.params, kvBytesPerToken: r.kvBytesPerToken, dir: `${v.id}/`,
+        ...(syntheticSteps > 0 ? { synthetic: { steps: syntheticStepsOf(v), stretches: [v.minSegment, LONGEST_STRETCH] } } : {}),
         files: ['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => fileFacts(`${v.id}/${f}`)),
         shippedSeed: SEEDS[0],
         seeds: runs.map((x) => ({ seed: x.seed, bitsPerToken: round(x.bitsPerToken), valLoss: round(x.valLoss), seconds: round(x.seconds, 1),

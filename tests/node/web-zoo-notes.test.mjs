@@ -52,6 +52,15 @@ test('a synthetic start is said before the text, with its steps and window', () 
   assert.match(how, /Each model first learned to copy: 1,000 steps on short windows of 32 random words/);
 });
 
+test('the drawn model\'s own stretches of its synthetic start, where the manifest has them', async () => {
+  const zoo = manifest({ synthetic: { task: 'induction', seqLen: 32, batchSize: 64, steps: 1500 } }, [[0.3, 0.01]]);
+  zoo.models = [{ ...zoo.models[0], synthetic: { stretches: [8, 16] } }, { ...zoo.models[0], id: 'gqa4', synthetic: { steps: 3000, stretches: [2, 16] } }];
+  assert.match(zooNotes(zoo, EN.t, 'mha')[0], /This model first learned to copy: 1,500 steps on short windows of 32 random words in which a stretch of 8 to 16 words is written twice, then the text\./);
+  assert.match(zooNotes(zoo, EN.t, 'gqa4')[0], /3,000 steps on short windows of 32 random words in which a stretch of 2 to 16 words is written twice/);
+  await loadI18n('hi');
+  assert.match(zooNotes(zoo, createI18n('hi').t, 'gqa4')[0], /2 से 16 शब्दों का एक हिस्सा/);
+});
+
 test('a best head below the bar a label needs is said to be none, with that bar and the uniform level', async () => {
   // 256-token windows: a uniform head puts 0.02 on the previous token, 0.005 on the key after a copy in the second half
   const [, prev, induction] = zooNotes(manifest({}, [[0.05, 0.01], [0.3, 0.004]]), EN.t, 'mha');

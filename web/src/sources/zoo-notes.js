@@ -28,15 +28,17 @@ export function bestHead(model, field) {
 export function zooNotes(manifest, t, id) {
   const tr = manifest.training;
   const syn = tr.synthetic;
+  const model = manifest.models.find((m) => m.id === id) ?? manifest.models[0];
+  const stretches = model.synthetic?.stretches;  // the drawn model's shortest and longest stretch
   const how = [t('zoo.trainedHow', { steps: tr.steps, count: tr.seeds.length, seeds: tr.seeds.join(', '), hours: String(tr.cpuHours),
     tokens: tr.batchSize * tr.seqLen }),
-  syn ? t('zoo.synthetic', { steps: syn.steps, length: syn.seqLen }) : '',
+  syn ? t(stretches ? 'zoo.syntheticStretches' : 'zoo.synthetic', { steps: model.synthetic?.steps ?? syn.steps, length: syn.seqLen,
+    min: stretches?.[0], max: stretches?.[1] }) : '',
   tr.repeatFraction > 0 ? t('zoo.curriculum', { percent: String(Math.round(tr.repeatFraction * 100)) }) : '',
   tr.repeatRandomFraction > 0 ? t('zoo.curriculumRandom', { percent: String(Math.round(tr.repeatRandomFraction * 100)) }) : '']
     .filter(Boolean).join(' ');
   const rows = zooRows(manifest);
   const uniform = uniformScores(tr.seqLen);  // the probes are windows of seqLen tokens
-  const model = manifest.models.find((m) => m.id === id) ?? manifest.models[0];
   const floors = Object.entries(FLOORS).map(([field, floor]) => {
     const best = bestHead(model, field);
     if (!best) return '';

@@ -7,6 +7,7 @@ export default addEnglish({
   'zoo.which': 'Model: {label}, seed {seed}, {bits} bits per token on held-out Shakespeare. Each head is labelled with the role that stands out, if any.',
   'zoo.trainedHow': { one: 'How they were trained: {steps} steps, seed {seeds}, {hours} CPU-hours for the six models.', other: 'How they were trained: {steps} steps of {tokens} tokens each, {count} seeds ({seeds}), {hours} CPU-hours for the six models and their seeds.' },
   'zoo.synthetic': 'Each model first learned to copy: {steps} steps on short windows of {length} random words in which a stretch is written twice, then the text.',
+  'zoo.syntheticStretches': 'This model first learned to copy: {steps} steps on short windows of {length} random words in which a stretch of {min} to {max} words is written twice, then the text.',
   'zoo.curriculum': '{percent} % of the training windows repeat a stretch of their own text (a copying curriculum, which gives induction heads something to learn).',
   'zoo.curriculumRandom': '{percent} % of the training windows hold a stretch of random words written twice: its second copy can only be predicted by copying the first, as an induction head does. The induction score is measured on other sequences of that kind (random words, repeated), never trained on.',
   'zoo.floor.previousToken.met': 'This model has a clear previous-token head: layer {layer} head {head} scores {best} (a clear one scores {floor} or more).',
