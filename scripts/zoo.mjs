@@ -72,7 +72,8 @@ const TRAINING = { seqLen: 256, batchSize: 8, learningRate: 3e-3, ...(repeatRand
 // (docs/zoo.md): with the task's default stretches (8 to 16) GQA learned to copy with a lag of 6
 // instead of the lesson's circuit; stretches from 2 leave one way to copy, the token right after the
 // earlier copy. MHA forms the lesson's circuit with the default stretches, and with stretches from 2 a
-// weaker one (previous-token 0.48) that the text undid.
+// weaker one (previous-token 0.48) that the text undid. MQA forms it with the default stretches too,
+// but late in a 1,500-step schedule (then the text undid it): 2,000 steps. MLA forms it only over 3,000.
 const SYNTHETIC = { task: 'induction', seqLen: 32, batchSize: 64 };
 const LONGEST_STRETCH = 16;  // the task's longest at 32 tokens, (seqLen + 1) / 2
 /** A variant's synthetic steps: its own (`syntheticSteps`, where the pilots needed more) or --synthetic-steps. */
@@ -81,9 +82,11 @@ const VARIANTS = [
   { id: 'mha', label: 'MHA', model: { variant: 'mha', block: 'llama' }, minSegment: 8 },
   { id: 'gqa4', label: 'GQA, 4 KV heads', model: { variant: 'gqa', nKvHeads: 4, block: 'llama' }, minSegment: 2 },
   { id: 'gqa2', label: 'GQA, 2 KV heads', model: { variant: 'gqa', nKvHeads: 2, block: 'llama' }, minSegment: 2 },
-  { id: 'mqa', label: 'MQA', model: { variant: 'mqa', block: 'llama' }, minSegment: 2 },
-  { id: 'mla32', label: 'MLA, latent 32', model: { variant: 'mla', latentRank: 32, ropeDim: 4, block: 'deepseek' }, minSegment: 2 },
-  { id: 'mla16', label: 'MLA, latent 16', model: { variant: 'mla', latentRank: 16, ropeDim: 4, block: 'deepseek' }, minSegment: 2 },
+  { id: 'mqa', label: 'MQA', model: { variant: 'mqa', block: 'llama' }, minSegment: 8, syntheticSteps: 2000 },
+  { id: 'mla32', label: 'MLA, latent 32', model: { variant: 'mla', latentRank: 32, ropeDim: 4, block: 'deepseek' }, minSegment: 2,
+    syntheticSteps: 3000 },
+  { id: 'mla16', label: 'MLA, latent 16', model: { variant: 'mla', latentRank: 16, ropeDim: 4, block: 'deepseek' }, minSegment: 2,
+    syntheticSteps: 3000 },
 ];
 const vocabSize = () => {
   const t = JSON.parse(readFileSync(tokenizerFile, 'utf8'));
