@@ -21,11 +21,7 @@ export async function openModel(host, input) {
   host.rerender();
   try {
     const source = await job.promise;
-    // typed ids instead of words: the opener's ids (a lab's example sequence), the learner's own ids
-    // when the sentence is ids of this model (a reloaded link), else BOS and the model's own next tokens
-    const own = (text) => source.acceptsText(text ?? '');
-    const text = source.opened.tokenizer || (own(host.state.text) && !own(input.text)) ? null
-      : own(input.text) ? input.text : await source.startText().catch(() => null);
+    const text = await startTextOf(source, input, host.state.text);
     if (host.modelJob !== job || !host.mounted) {
       host.client.call('pretrainedDispose', source.opened.key).catch(() => {});
       source.opened.tokenizer?.close();
@@ -50,6 +46,19 @@ export async function openModel(host, input) {
     host.rerender();
     return null;
   }
+}
+
+/**
+ * The sentence a model without a tokenizer starts from (typed ids instead of words), or null to keep
+ * the learner's: the opener's ids (a lab's example sequence), else the learner's own ids when they are
+ * ids of this model (a reloaded link), else BOS and the model's own next tokens.
+ */
+async function startTextOf(source, input, learnersText) {
+  const own = (text) => source.acceptsText(text ?? '');
+  if (source.opened.tokenizer) return null;  // words: the learner's sentence is tokenized as it is
+  if (own(input.text)) return input.text;
+  if (own(learnersText)) return null;
+  return source.startText().catch(() => null);
 }
 
 /**

@@ -21,8 +21,10 @@ export async function modelProbes(source, seed = 0) {
     temperature: 1, seed });
   const distinct = [...new Set(written.filter((id) => ordinary(id) && id !== bos))];
   const probes = Array.from({ length: PROBES }, (_, k) => {
-    const part = distinct.slice(k * T, (k + 1) * T);
-    if (part.length === T || distinct.length >= T) return probeOf(part.length === T ? part : distinct.slice(0, T), { bos, seed });
+    if (distinct.length >= T) {  // its own k-th T tokens, or its first T where it wrote fewer than (k + 1) T
+      const part = distinct.slice(k * T, (k + 1) * T);
+      return probeOf(part.length === T ? part : distinct.slice(0, T), { bos, seed });
+    }
     // A model that writes fewer distinct tokens than a probe needs (one trained on a synthetic task
     // writes one token over and over): the rest drawn at random from its ordinary ids, as roleProbe does.
     const drawn = roleProbe(info, { seed: seed + k, bos, ordinary: (id) => ordinary(id) && !distinct.includes(id) });
