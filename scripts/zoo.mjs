@@ -8,8 +8,10 @@
 //   labs   Lab 1's head-count sweep on its two-tokens-back task (the 1- and 2-head models ship)
 //          and Lab 4's induction model, with the labs' own settings (web/src/labs/tasks.js)
 //
-//   node scripts/zoo.mjs [--only words|labs] [--steps 700] [--seeds 3] [--jobs 2] [--layers 2] [--repeat-random 0]
-//                        [--synthetic-steps 0 [--synthetic-until 0]]
+//   node scripts/zoo.mjs [--only words|labs] [--steps 1500] [--seeds 3] [--jobs 2] [--layers 2] [--repeat-random 0.5]
+//                        [--synthetic-steps 1500 [--synthetic-until 0]]
+//
+// The defaults are the recipe of the shipped models (docs/zoo.md).
 //
 // --only retrains one group and keeps the other's entries of the manifest as they are. --steps sets
 // the word-level models' steps (the labs train for their own), --layers their depth, --repeat-random
@@ -44,12 +46,12 @@ const arg = (name, fallback) => {
 };
 const only = arg('only', '');
 if (only && !['words', 'labs'].includes(only)) throw new Error(`zoo: --only must be 'words' or 'labs', got '${only}'`);
-const steps = Number(arg('steps', 700));
+const steps = Number(arg('steps', 1500));
 const seedCount = Number(arg('seeds', 3));
 const jobs = Number(arg('jobs', Math.min(2, cpus().length)));
 const layers = Number(arg('layers', 2));
-const repeatRandom = Number(arg('repeat-random', 0));
-const syntheticSteps = Number(arg('synthetic-steps', 0));
+const repeatRandom = Number(arg('repeat-random', 0.5));
+const syntheticSteps = Number(arg('synthetic-steps', 1500));
 const syntheticUntil = Number(arg('synthetic-until', 0));
 const corpusFile = join(root, '../shared/data/tinyshakespeare.txt');
 const tokenizerFile = join(root, 'zoo/tokenizer/tokenizer.json');

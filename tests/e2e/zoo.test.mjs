@@ -144,7 +144,7 @@ test('compare: the zoo\'s table in bits per token, fetched when opened, its word
   assert.deepEqual(got, rows.map((r) => verdictText(r.vsMha)));
   const seeds = manifest.training.seeds.length;
   const caption = await box.locator('caption').innerText();
-  assert.ok(caption.includes(`${manifest.training.steps} steps`) && caption.includes('bits per token'), caption);
+  assert.ok(caption.includes(`${manifest.training.steps.toLocaleString('en-US')} steps`) && caption.includes('bits per token'), caption);
   const words = await box.locator('[data-role="zoo-words"]').innerText();
   if (seeds < 2) {
     // one seed: no spread to give, so no "± 0" and no verdict

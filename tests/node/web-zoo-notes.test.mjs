@@ -25,6 +25,11 @@ test('how they were trained: steps of 2,048 tokens, the seeds, the CPU-hours; a 
   assert.match(text, /50 % of the training windows repeat a stretch of their own text/);
 });
 
+test('one seed: said so, with the steps\' tokens and the spread not measured yet', () => {
+  const [how] = zooNotes(manifest({ seeds: [1], cpuHours: 2.1 }, [[0.9, 0.8]]), EN.t, 'mha');
+  assert.match(how, /^How they were trained: 700 steps of 2,048 tokens each, one seed \(1; the spread over seeds is not measured yet\), 2\.1 CPU-hours/);
+});
+
 test('each floor met or missed by the drawn model, with its best head measured', () => {
   const [, prev, induction] = zooNotes(manifest({}, [[0.42, 0.01], [0.1, 0.62]]), EN.t, 'mha');
   assert.match(prev, /^This model has no clear previous-token head: its best scores 0\.42 \(layer 1 head 0\), and a clear one scores 0\.7 or more\.$/);
