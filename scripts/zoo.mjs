@@ -9,7 +9,7 @@
 //          and Lab 4's induction model, with the labs' own settings (web/src/labs/tasks.js)
 //
 //   node scripts/zoo.mjs [--only words|labs] [--steps 1500] [--seeds 3] [--jobs 2] [--layers 2] [--repeat-random 0.5]
-//                        [--synthetic-steps 1500 [--synthetic-until 0]]
+//                        [--synthetic-steps 1500 [--synthetic-until 0]] [--keep-measured]
 //
 // The defaults are the recipe of the shipped models (docs/zoo.md).
 //
@@ -24,7 +24,10 @@
 // --synthetic-steps; a circuit stopped as soon as it formed was undone by the text: docs/zoo.md). Each run keeps its result and files
 // in build-zoo/runs/<name>-s<seed>-<hash of its settings>/ (scripts/zoo-runs.mjs), and a run found there
 // is not trained again: an interrupted retrain goes on where it stopped (delete build-zoo/runs after
-// changing the trainer).
+// changing the trainer). --keep-measured trains only the word-level seeds that web/zoo/manifest.json does
+// not record yet (with the same recipe): the shipped models stay as they are (their files are checked
+// against the manifest's hashes) and the manifest's figures of the seeds it has are kept, so seeds can
+// be added a few at a time, on another machine or in another session, without training the others again.
 // Also written, for the tests (not the
 // page): tests/fixtures/zoo-heldout/ the held-out token ids and each shipped model's induction probe
 // (zoo_train --probe), so tests/node/zoo.test.mjs re-measures every figure through the checkpoint
@@ -53,6 +56,7 @@ const layers = Number(arg('layers', 2));
 const repeatRandom = Number(arg('repeat-random', 0.5));
 const syntheticSteps = Number(arg('synthetic-steps', 1500));
 const syntheticUntil = Number(arg('synthetic-until', 0));
+const keepMeasured = process.argv.includes('--keep-measured');
 const corpusFile = join(root, '../shared/data/tinyshakespeare.txt');
 const tokenizerFile = join(root, 'zoo/tokenizer/tokenizer.json');
 const tokensFile = join(root, 'build-zoo/tinyshakespeare.tokens.bin');
@@ -171,38 +175,83 @@ const fileFacts = (file) => {
 };
 const machine = `${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores (native build)`;
 
+const seedFigures = (x) => ({ seed: x.seed, bitsPerToken: round(x.bitsPerToken), valLoss: round(x.valLoss), seconds: round(x.seconds, 1),
+  bestPreviousToken: round(Math.max(...x.headScores.map((h) => h.previousToken)), 4),
+  bestInduction: round(Math.max(...x.headScores.map((h) => h.induction)), 4),
+  ...(x.warmup ? { syntheticSteps: x.warmup.steps, syntheticLoss: round(x.warmup.valLoss), syntheticInduction: round(x.warmup.induction, 4) } : {}) });
+
+/**
+ * --keep-measured: the seeds the previous manifest records, as Map(`<id>/<seed>` -> its figures), after
+ * checking that they were trained with this recipe and that the shipped files are the ones it describes.
+ */
+function measuredSeeds(previous, training, geometry, modelSettings) {
+  const recipe = (t) => JSON.stringify({ ...t, seeds: undefined, machine: undefined, cpuHours: undefined });
+  if (!previous.models) throw new Error('zoo: --keep-measured needs web/zoo/manifest.json with word-level models');
+  if (recipe(previous.training) !== recipe(training) || JSON.stringify(previous.geometry) !== JSON.stringify(geometry)) {
+    throw new Error(`zoo: --keep-measured: the manifest's recipe differs from this one (manifest ${recipe(previous.training)}, ` +
+      `${JSON.stringify(previous.geometry)}; now ${recipe(training)}, ${JSON.stringify(geometry)}); train every seed again without it`);
+  }
+  const kept = new Map();
+  for (const m of previous.models) {
+    const v = VARIANTS.find((x) => x.id === m.id);
+    if (!v || JSON.stringify(modelSettings(v)) !== JSON.stringify(modelSettings(m))) {
+      throw new Error(`zoo: --keep-measured: the manifest's model '${m.id}' differs from this recipe's; train it again without --keep-measured`);
+    }
+    for (const f of m.files) {
+      const now = fileFacts(f.file);
+      if (now.sha256 !== f.sha256) throw new Error(`zoo: --keep-measured: web/zoo/${f.file} is not the file the manifest describes (sha256 ${now.sha256}, manifest ${f.sha256})`);
+    }
+    for (const s of m.seeds) kept.set(`${m.id}/${s.seed}`, { ...s, shipped: s.seed === m.shippedSeed ? m : null });
+  }
+  return kept;
+}
+
 async function words() {
   if (!existsSync(tokensFile)) execFileSync('node', [join(root, 'scripts/train-tokenizer.mjs')], { cwd: root, stdio: 'inherit' });
-  const list = VARIANTS.flatMap((v) => SEEDS.map((seed) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps, tokens: tokensFile,
+  const training = { steps, seeds: SEEDS, ...TRAINING, schedule: `warmup ${Math.min(100, Math.floor(steps / 10))} steps, cosine to the last step`,
+    ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, ...(syntheticUntil > 0 ? { untilInduction: syntheticUntil } : {}), schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step` } } : {}),
+    machine };
+  const geometry = { ...GEOMETRY, positions: 'RoPE', blocks: 'llama (MHA, GQA, MQA), deepseek (MLA)' };
+  const modelSettings = (v) => ({ block: v.model?.block ?? v.block, nKvHeads: v.model?.nKvHeads ?? v.nKvHeads, latentRank: v.model?.latentRank ?? v.latentRank,
+    ropeDim: v.model?.ropeDim ?? v.ropeDim, synthetic: syntheticSteps > 0 ? (v.synthetic ?? { steps: syntheticStepsOf(v), stretches: [v.minSegment, LONGEST_STRETCH] }) : undefined });
+  const kept = keepMeasured ? measuredSeeds(previous, training, geometry, modelSettings) : new Map();
+  const list = VARIANTS.flatMap((v) => SEEDS.filter((seed) => !kept.has(`${v.id}/${seed}`)).map((seed) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps,
+    tokens: tokensFile,
     warmup: syntheticSteps > 0 ? { spec: { ...SYNTHETIC, minSegment: v.minSegment }, steps: syntheticStepsOf(v), until: syntheticUntil } : undefined,
     hf: seed === SEEDS[0] ? v.id : undefined, probe: seed === SEEDS[0] && v === VARIANTS[0] })));
+  for (const [key, s] of kept) console.log(`zoo: ${key.replace('/', ' seed ')}: kept from the manifest (held-out ${s.bitsPerToken} bits per token)`);
   const results = await runAll(list);
-  const first = results[0];
+  // Per variant, its seeds in order: { figures, shipped? (the model's entry of the manifest), run? (zoo_train's JSON) }.
+  const seedsOf = (v) => SEEDS.map((seed) => {
+    const k = kept.get(`${v.id}/${seed}`);
+    if (k) {
+      const { shipped, ...figures } = k;
+      return { figures, shipped };
+    }
+    const run = results[list.findIndex((x) => x.v === v && x.seed === seed)];
+    return { figures: seedFigures(run), run };
+  });
+  const seconds = VARIANTS.flatMap(seedsOf).reduce((s, x) => s + x.figures.seconds, 0);
+  const first = results[0] ?? { tokens: previous.corpus.tokens, vocabSize: previous.corpus.tokenizer.vocabSize };
   return {
     corpus: { file: 'tinyshakespeare.txt', bytes: readFileSync(corpusFile).length, tokens: first.tokens,
       tokenizer: { file: 'tokenizer.json', vocabSize: first.vocabSize, kind: 'byte-level BPE (GPT-2 scheme) trained on the text before the held-out tail' },
       heldOut: 'the last 10 % of the token ids, up to 256 evenly spaced windows of seqLen tokens' },
-    training: { steps, seeds: SEEDS, ...TRAINING, schedule: `warmup ${Math.min(100, Math.floor(steps / 10))} steps, cosine to the last step`,
-      ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, ...(syntheticUntil > 0 ? { untilInduction: syntheticUntil } : {}), schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step` } } : {}),
-      machine,
-      cpuHours: round(results.reduce((s, r) => s + r.seconds, 0) / 3600, 2) },
-    geometry: { ...GEOMETRY, positions: 'RoPE', blocks: 'llama (MHA, GQA, MQA), deepseek (MLA)' },
+    training: { ...training, cpuHours: round(seconds / 3600, 2) },
+    geometry,
     models: VARIANTS.map((v) => {
-      const runs = results.filter((_, i) => list[i].v === v);
-      const r = runs[0];
+      const runs = seedsOf(v);
+      const { run: r, shipped } = runs[0];
       return {
-        id: v.id, label: v.label, variant: r.variant, block: v.model.block,
+        id: v.id, label: v.label, variant: r?.variant ?? shipped.variant, block: v.model.block,
         ...(v.model.nKvHeads ? { nKvHeads: v.model.nKvHeads } : {}),
         ...(v.model.latentRank ? { latentRank: v.model.latentRank, ropeDim: v.model.ropeDim } : {}),
-        params: r.params, kvBytesPerToken: r.kvBytesPerToken, dir: `${v.id}/`,
+        params: r?.params ?? shipped.params, kvBytesPerToken: r?.kvBytesPerToken ?? shipped.kvBytesPerToken, dir: `${v.id}/`,
         ...(syntheticSteps > 0 ? { synthetic: { steps: syntheticStepsOf(v), stretches: [v.minSegment, LONGEST_STRETCH] } } : {}),
         files: ['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => fileFacts(`${v.id}/${f}`)),
         shippedSeed: SEEDS[0],
-        seeds: runs.map((x) => ({ seed: x.seed, bitsPerToken: round(x.bitsPerToken), valLoss: round(x.valLoss), seconds: round(x.seconds, 1),
-          bestPreviousToken: round(Math.max(...x.headScores.map((h) => h.previousToken)), 4),
-          bestInduction: round(Math.max(...x.headScores.map((h) => h.induction)), 4),
-          ...(x.warmup ? { syntheticSteps: x.warmup.steps, syntheticLoss: round(x.warmup.valLoss), syntheticInduction: round(x.warmup.induction, 4) } : {}) })),
-        headScores: scoresOf(r),
+        seeds: runs.map((x) => x.figures),
+        headScores: r ? scoresOf(r) : shipped.headScores,
       };
     }),
   };
