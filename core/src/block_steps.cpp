@@ -25,6 +25,7 @@ AttendArgs attend_args(const Shape& s, int64_t n_q, int64_t n_k, int64_t n_kv_he
   a.v = v.data; a.ldv = v.ld;
   a.scale = s.scale();
   a.causal = causal;
+  a.window = causal ? s.window : 0;
   a.q_offset = q_offset;
   a.weights = weights;
   return a;

@@ -26,6 +26,15 @@ Matrix project_grouped(const Shape& s, const GroupedProjections& p, const float*
   return q;
 }
 
+Matrix attend_grouped_cache(const Shape& s, const float* q, int64_t ldq, const LayerCache& cache, int64_t rows,
+                            int64_t pos0, float* weights, float* scores) {
+  const int64_t ld = s.g * s.dh;
+  AttendArgs a = attend_args(s, rows, pos0 + rows, s.g, {q, ldq, s.dh}, {cache.k.data(), ld, s.dh},
+                             {cache.v.data(), ld, s.dh}, true, pos0, weights);
+  a.scores = scores;
+  return attend_rows(a);  // (rows, H*dh)
+}
+
 ForwardResult forward_grouped(const Shape& s, const GroupedProjections& p, const Matrix& x) {
   Matrix k = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)
   Matrix v = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)

@@ -11,20 +11,15 @@
 
 namespace attn {
 
-Session::Session(const Shape& s, const Weights& w) : shape_(s) {
+Session::Session(const Shape& s, const Weights& w) : shape_(s), cache_(make_layer_cache(s, s.max_len)) {
   if (s.variant == Variant::MLA) {
     latent_ = pack_absorbed(s, w);
-    ckr_cache_ = zeros(s.max_len, s.r + s.dr);
   } else {
     grouped_ = pack_grouped(w);
-    k_cache_ = zeros(s.max_len, s.g * s.dh);
-    v_cache_ = zeros(s.max_len, s.g * s.dh);
   }
 }
 
-int64_t Session::row_width() const {
-  return shape_.variant == Variant::MLA ? shape_.r + shape_.dr : shape_.g * shape_.dh;
-}
+int64_t Session::row_width() const { return cache_row_width(shape_); }
 
 double Session::cache_bytes() const { return kv_cache_floats_per_token(shape_) * double(length_) * 4.0; }
 
@@ -46,7 +41,7 @@ void Session::set_cache(const std::vector<Matrix>& tensors) {
   if (tokens > shape_.max_len) {
     throw_range("cache", "cache rows (" + fmt(double(tokens)) + ") exceed maxLen (" + fmt(double(shape_.max_len)) + ")");
   }
-  Matrix* caches[2] = {shape_.variant == Variant::MLA ? &ckr_cache_ : &k_cache_, &v_cache_};
+  Matrix* caches[2] = {shape_.variant == Variant::MLA ? &cache_.ckr : &cache_.k, &cache_.v};
   for (std::size_t t = 0; t < tensors.size(); ++t) {
     if (int64_t(tensors[t].shape(0)) != tokens || int64_t(tensors[t].shape(1)) != w) {
       throw_range("cache", "cache tensor " + fmt(double(t)) + " must be (" + fmt(double(tokens)) + ", " +
@@ -81,20 +76,16 @@ ForwardResult Session::append(const Matrix& x) {
   ForwardResult r = make_forward_result(s, k, total);
   // The k new queries attend over all `total` keys, the cached ones and their own (causally).
   if (s.variant == Variant::MLA) {
-    const int64_t rq = s.r + s.dr;
     // new cache rows [c | kr] (k, r+dr) written in place; q (k, H*(r+dr)) per head [q~_h | qr_h]
-    const Matrix q = project_latent_absorbed(s, latent_, x.data(), k, ckr_cache_.data() + pos0 * w, w, pos0);
-    // one shared K/V "head": keys [c | kr], values c (the first r columns of the same rows)
-    const AttendArgs a = attend_args(s, k, total, 1, {q.data(), s.h * rq, rq}, {ckr_cache_.data(), w, rq},
-                                     {ckr_cache_.data(), w, s.r}, true, pos0, r.maps());
-    r.output = output_latent_absorbed(s, latent_, attend_rows(a));  // (k, H*r) -> (k, D)
+    const Matrix q = project_latent_absorbed(s, latent_, x.data(), k, cache_.ckr.data() + pos0 * w, w, pos0);
+    const Matrix o = attend_latent_cache(s, q.data(), s.h * (s.r + s.dr), cache_, k, pos0, r.maps());  // (k, H*r)
+    r.output = output_latent_absorbed(s, latent_, o);  // (k, D)
   } else {
     // new k and v rows (k, G*dh) written in place; q (k, H*dh)
-    const Matrix q = project_grouped(s, grouped_, x.data(), k, k_cache_.data() + pos0 * w,
-                                     v_cache_.data() + pos0 * w, w, pos0);
-    const AttendArgs a = attend_args(s, k, total, s.g, {q.data(), s.h * s.dh, s.dh}, {k_cache_.data(), w, s.dh},
-                                     {v_cache_.data(), w, s.dh}, true, pos0, r.maps());
-    r.output = matmul(attend_rows(a), grouped_.wo);  // (k, H*dh) -> (k, D)
+    const Matrix q = project_grouped(s, grouped_, x.data(), k, cache_.k.data() + pos0 * w,
+                                     cache_.v.data() + pos0 * w, w, pos0);
+    const Matrix o = attend_grouped_cache(s, q.data(), s.h * s.dh, cache_, k, pos0, r.maps());  // (k, H*dh)
+    r.output = matmul(o, grouped_.wo);  // (k, D)
   }
   length_ = total;
   return r;

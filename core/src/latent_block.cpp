@@ -118,6 +118,14 @@ Matrix project_latent_absorbed(const Shape& s, const AbsorbedProjections& p, con
   return q;
 }
 
+Matrix attend_latent_cache(const Shape& s, const float* qa, int64_t ldq, const LayerCache& cache, int64_t rows,
+                           int64_t pos0, float* weights) {
+  const int64_t rq = s.r + s.dr;
+  const AttendArgs a = attend_args(s, rows, pos0 + rows, 1, {qa, ldq, rq}, {cache.ckr.data(), rq, rq},
+                                   {cache.ckr.data(), rq, s.r}, true, pos0, weights);
+  return attend_rows(a);  // (rows, H*r)
+}
+
 Matrix output_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const Matrix& o_latent) {
   const int64_t rows = int64_t(o_latent.shape(0)), hdh = s.h * s.dh;
   Matrix v = uninitialised(rows, hdh);                                     // (rows, H*dh)  v_h = o~_h W_uv_h

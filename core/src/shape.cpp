@@ -15,6 +15,8 @@ const char* variant_name(Variant v) {
   return "?";
 }
 
-float Shape::scale() const { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh + dr))); }
+float Shape::scale() const {
+  return softmax_scale > 0 ? softmax_scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh + dr)));
+}
 
 }  // namespace attn

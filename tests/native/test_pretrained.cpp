@@ -99,7 +99,7 @@ TEST(Pretrained, EachConfigYieldsTheLessonsShape) {
     EXPECT_EQ(s.d, c.d_model) << name;
     EXPECT_EQ(s.h, c.n_heads) << name;
     EXPECT_TRUE(s.causal) << name;
-    const LayerCache cache = make_layer_cache(c, 1);
+    const LayerCache cache = make_layer_cache(s, 1);
     const double floats = c.mla ? double(cache.ckr.size()) : double(cache.k.size() + cache.v.size());
     EXPECT_EQ(double(c.cache_floats_per_token()), floats) << name << ": the cache per token is what a layer keeps";
     for (int64_t h = 0; h < c.n_heads; ++h) {

@@ -29,8 +29,9 @@ struct HeadRows {
 };
 
 // The one builder of the grouped kernel's arguments: n_q queries q (H heads, s.h) over n_k keys k
-// and values v (n_kv_heads heads each); head count and scale (1 / sqrt(dh + dr)) from s.
-// causal: key j visible to query i iff j <= q_offset + i. weights: optional (H, n_q, n_k).
+// and values v (n_kv_heads heads each); head count, scale (s.scale()) and sliding window from s.
+// causal: key j visible to query i iff j <= q_offset + i (and j > q_offset + i - s.window with a window).
+// weights: optional (H, n_q, n_k).
 AttendArgs attend_args(const Shape& s, int64_t n_q, int64_t n_k, int64_t n_kv_heads, HeadRows q, HeadRows k,
                        HeadRows v, bool causal, int64_t q_offset = 0, float* weights = nullptr);
 

@@ -10,6 +10,7 @@
 
 #include "attn/block_steps.hpp"
 #include "attn/kernels.hpp"
+#include "attn/layer_cache.hpp"
 #include "attn/shape.hpp"
 #include "attn/tensor.hpp"
 #include "attn/weights.hpp"
@@ -32,6 +33,14 @@ Matrix project_grouped(const Shape& s, const GroupedProjections& p, const float*
 
 // RoPE on every head of q (rows, H*dh) and k (rows of stride ldk, G*dh used), per sequence as above.
 void rope_grouped(const Shape& s, float* q, float* k, int64_t ldk, int64_t rows, int64_t pos0, int64_t batch = 1);
+
+// The attention of `rows` new queries at positions pos0 .. pos0 + rows - 1 over the first pos0 + rows
+// rows of a layer's cache (their own keys and values written there already), causal, with s's scale
+// and window: q (rows, H*dh, row stride ldq) -> o (rows, H*dh), query head h reading K/V head
+// s.kv_head_of(h). The lesson's Session and a checkpoint's decoder layer (pretrained/decoder_layer.hpp)
+// both attend through it. weights, scores: optional (H, rows, pos0 + rows) (attention.hpp).
+Matrix attend_grouped_cache(const Shape& s, const float* q, int64_t ldq, const LayerCache& cache, int64_t rows,
+                            int64_t pos0, float* weights, float* scores = nullptr);
 
 // The whole block over one sequence x (N, D).
 ForwardResult forward_grouped(const Shape& s, const GroupedProjections& p, const Matrix& x);

@@ -16,6 +16,7 @@
 #include "attn/block_steps.hpp"
 #include "attn/grouped_block.hpp"
 #include "attn/latent_block.hpp"
+#include "attn/layer_cache.hpp"
 #include "attn/shape.hpp"
 #include "attn/weights.hpp"
 
@@ -51,9 +52,8 @@ class Session {
   Shape shape_;
   int64_t length_ = 0;
   GroupedProjections grouped_;         // MHA / MQA / GQA
-  Matrix k_cache_, v_cache_;           // (maxLen, G*dh)
   AbsorbedProjections latent_;         // MLA (absorbed)
-  Matrix ckr_cache_;                   // (maxLen, r + dr)
+  LayerCache cache_;                   // k, v (maxLen, G*dh) or MLA's [c | kr] (maxLen, r + dr)
 };
 
 }  // namespace attn

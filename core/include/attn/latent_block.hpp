@@ -18,6 +18,7 @@
 
 #include "attn/block_steps.hpp"
 #include "attn/kernels.hpp"
+#include "attn/layer_cache.hpp"
 #include "attn/shape.hpp"
 #include "attn/tensor.hpp"
 #include "attn/weights.hpp"
@@ -79,6 +80,14 @@ AbsorbedProjections pack_absorbed(const Shape& s, const Weights& w);
 // (rows, r+dr) to ckr_out with row stride ld. Row i sits at position pos0 + i.
 Matrix project_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const float* x, int64_t rows,
                                float* ckr_out, int64_t ld, int64_t pos0);
+
+// The absorbed form's attention of `rows` new queries at positions pos0 .. over the first pos0 + rows
+// rows of a layer's cache [c | kr] (their own rows written there already): one shared K/V head, keys
+// [c | kr], values c. qa (rows, H*(r+dr), row stride ldq), per head [q~_h | qr_h] -> o~ (rows, H*r),
+// per head softmax(s_h) c. The lesson's Session and a checkpoint's decoder layer both attend through
+// it. weights: optional (H, rows, pos0 + rows).
+Matrix attend_latent_cache(const Shape& s, const float* qa, int64_t ldq, const LayerCache& cache, int64_t rows,
+                           int64_t pos0, float* weights);
 
 // The absorbed form's output: o~ (rows, H*r), per head softmax(s_h) [c], -> (rows, D).
 Matrix output_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const Matrix& o_latent);

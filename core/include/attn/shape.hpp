@@ -24,6 +24,9 @@ struct Shape {
   bool rope = false;   // MHA/MQA/GQA: RoPE on every q and k head
   double rope_base = 10000.0;
   bool causal = false, return_weights = false;
+  // A checkpoint's extras (pretrained/config.hpp fills them; the lesson's forms leave them at 0):
+  int64_t window = 0;        // causal only: a query sees its last `window` keys (mistral); 0: all
+  float softmax_scale = 0;   // the scores' scale; 0: 1 / sqrt(dh + dr)
   bool allow_long_work = false;  // lifts the cap on a synchronous call's time (cost.hpp)
   uint64_t seed = 0;
   int64_t max_len = 0;  // sessions only
@@ -33,7 +36,7 @@ struct Shape {
   // the one latent cache [c | kr] every head reads in the absorbed form.
   int64_t kv_head_of(int64_t qh) const { return variant == Variant::MLA ? 0 : qh / group(); }
   int64_t d_qk() const { return dh + dr; }         // width of a query/key dot product
-  float scale() const;                             // 1 / sqrt(dh + dr)
+  float scale() const;                             // softmax_scale, or 1 / sqrt(dh + dr)
 };
 
 }  // namespace attn

@@ -33,6 +33,8 @@ attn::Shape ModelConfig::shape() const {
   s.dr = mla ? qk_rope : 0;
   s.rope = rope && !mla;  // MLA's RoPE is the decoupled key of width dr
   s.causal = true;
+  s.window = sliding_window;
+  s.softmax_scale = softmax_scale;
   return s;
 }
 

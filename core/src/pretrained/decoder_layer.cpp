@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
-#include "attn/attention.hpp"
+#include "attn/block_steps.hpp"
+#include "attn/grouped_block.hpp"
+#include "attn/latent_block.hpp"
 #include "attn/pretrained/linear.hpp"
 #include "attn/rope.hpp"
 
@@ -11,29 +13,21 @@ namespace attn::pretrained {
 
 namespace {
 
-// The grouped kernel's arguments for N queries at pos0 over the first pos0 + N cache rows. With a
-// record, the kernel writes the scores (H, N, S) and the maps (H, N, S) into it (the maps also to
-// `maps` afterwards, see keep_maps).
-AttendArgs attend_args(const ModelConfig& c, int64_t n, int64_t pos0, float* maps, StageRecord* rec) {
-  AttendArgs a;
-  a.n_q = n;
-  a.n_k = pos0 + n;
-  a.n_heads = c.n_heads;
-  a.scale = c.softmax_scale;
-  a.causal = true;
-  a.q_offset = pos0;
-  a.window = c.sliding_window;
-  a.weights = maps;
-  if (rec) {
-    a.scores = rec->tensor("scores", {c.n_heads, n, pos0 + n});
-    a.weights = rec->tensor("attention", {c.n_heads, n, pos0 + n});
-  }
-  return a;
+// Where the kernel writes N queries' maps and scores (H, N, S): with a record, into its tensors (the
+// maps copied to `maps` afterwards, see keep_maps); else the maps to `maps` (or nowhere).
+struct MapsOut {
+  float* weights = nullptr;
+  float* scores = nullptr;
+};
+MapsOut maps_out(const ModelConfig& c, int64_t n, int64_t s_len, float* maps, StageRecord* rec) {
+  if (!rec) return {maps, nullptr};
+  float* scores = rec->tensor("scores", {c.n_heads, n, s_len});
+  return {rec->tensor("attention", {c.n_heads, n, s_len}), scores};
 }
 
 // After attend: the record's maps copied to `maps` (the caller's, when it asked for them too).
-void keep_maps(const AttendArgs& a, float* maps) {
-  if (maps && a.weights != maps) std::copy_n(a.weights, a.n_heads * a.n_q * a.n_k, maps);
+void keep_maps(const ModelConfig& c, const MapsOut& m, int64_t n, int64_t s_len, float* maps) {
+  if (maps && m.weights != maps) std::copy_n(m.weights, c.n_heads * n * s_len, maps);
 }
 
 // out (N, D) += o Wo (+ b): the attention's output added to the residual stream; the record keeps
@@ -92,17 +86,9 @@ void grouped_attention(const ModelConfig& c, const LayerWeights& w, const Matrix
   }
   copy_columns(qkv.data(), width, wq, cache.k.data() + pos0 * wkv, wkv, 0, n, wkv);        // k rows -> cache
   copy_columns(qkv.data(), width, wq + wkv, cache.v.data() + pos0 * wkv, wkv, 0, n, wkv);  // v rows -> cache
-  AttendArgs a = attend_args(c, n, pos0, maps, rec);
-  a.n_kv_heads = c.n_kv_heads;
-  a.d_qk = a.d_v = dh;
-  a.q = q; a.ldq = width;
-  a.k = cache.k.data(); a.ldk = wkv;
-  a.v = cache.v.data(); a.ldv = wkv;
-  Matrix o = uninitialised(n, wq);  // (N, H*dh)
-  a.out = o.data();
-  a.ldo = wq;
-  attend(a);
-  keep_maps(a, maps);
+  const MapsOut m = maps_out(c, n, pos0 + n, maps, rec);
+  const Matrix o = attend_grouped_cache(c.shape(), q, width, cache, n, pos0, m.weights, m.scores);  // (N, H*dh)
+  keep_maps(c, m, n, pos0 + n, maps);
   output_projection(c, w, o, rec, out);
 }
 
@@ -174,18 +160,13 @@ void latent_attention_naive(const ModelConfig& c, const LayerWeights& w, const M
     const Matrix qa = absorbed_queries(c, w, q);            // (N, H*(r + rope))
     rec->split("qAbsorbed", qa.data(), n, heads * rq, heads, r, rq);
   }
-  AttendArgs a = attend_args(c, n, 0, maps, rec);
-  a.n_kv_heads = heads;
-  a.d_qk = dqk;
-  a.d_v = dv;
-  a.q = q.data(); a.ldq = heads * dqk;
-  a.k = k.data(); a.ldk = heads * dqk;
-  a.v = v.data(); a.ldv = heads * dv;
-  Matrix o = uninitialised(n, heads * dv);                  // (N, H*dv)
-  a.out = o.data();
-  a.ldo = heads * dv;
-  attend(a);
-  keep_maps(a, maps);
+  // the lesson's naive form: the grouped kernel with G = H over per-head [k_nope_h | k_pe] and v_h
+  const MapsOut m = maps_out(c, n, n, maps, rec);
+  AttendArgs a = attend_args(c.shape(), n, n, heads, {q.data(), heads * dqk, dqk}, {k.data(), heads * dqk, dqk},
+                             {v.data(), heads * dv, dv}, true, 0, m.weights);
+  a.scores = m.scores;
+  const Matrix o = attend_rows(a);                          // (N, H*dv)
+  keep_maps(c, m, n, n, maps);
   output_projection(c, w, o, rec, out);
 }
 
@@ -198,17 +179,7 @@ void latent_attention_absorbed(const ModelConfig& c, const LayerWeights& w, cons
   float* rows = cache.ckr.data() + pos0 * rq;                       // the new cache rows
   const Matrix q = latent_queries(c, w, h, pos0, rows, rq, nullptr);  // (N, H*dqk)
   const Matrix qa = absorbed_queries(c, w, q);                       // (N, H*(r + rope)): per head [q~_h | q_pe_h]
-  AttendArgs a = attend_args(c, n, pos0, maps, nullptr);
-  a.n_kv_heads = 1;
-  a.d_qk = rq;
-  a.d_v = r;
-  a.q = qa.data(); a.ldq = heads * rq;
-  a.k = cache.ckr.data(); a.ldk = rq;
-  a.v = cache.ckr.data(); a.ldv = rq;
-  Matrix ol = uninitialised(n, heads * r);                   // (N, H*r): per head softmax(s_h) c
-  a.out = ol.data();
-  a.ldo = heads * r;
-  attend(a);
+  const Matrix ol = attend_latent_cache(c.shape(), qa.data(), heads * rq, cache, n, pos0, maps);  // (N, H*r): per head softmax(s_h) c
   Matrix o = uninitialised(n, heads * dv);                   // (N, H*dv): v_h = o~_h W_uv_h^T
   for (int64_t hh = 0; hh < heads; ++hh) {
     const WeightView w_uv = w.kv_b.w.row_range(hh * kvw + nope, dv);  // (dv, r)
@@ -225,17 +196,6 @@ void mlp_half(const LayerWeights& w, Matrix& x) {
 }
 
 }  // namespace
-
-LayerCache make_layer_cache(const ModelConfig& c, int64_t max_len) {
-  LayerCache cache;
-  if (c.mla) {
-    cache.ckr = zeros(max_len, c.kv_lora_rank + c.qk_rope);
-  } else {
-    cache.k = zeros(max_len, c.n_kv_heads * c.head_dim);
-    cache.v = zeros(max_len, c.n_kv_heads * c.head_dim);
-  }
-  return cache;
-}
 
 void decoder_layer(const ModelConfig& c, const LayerWeights& w, Matrix& x, int64_t pos0, LayerCache& cache, float* maps) {
   const int64_t n = int64_t(x.shape(0)), d = c.d_model;
@@ -257,7 +217,7 @@ void decoder_layer_sequence(const ModelConfig& c, const LayerWeights& w, Matrix&
   if (c.mla) {
     latent_attention_naive(c, w, h, maps, rec, x);
   } else {
-    LayerCache cache = make_layer_cache(c, n);
+    LayerCache cache = make_layer_cache(c.shape(), n);
     grouped_attention(c, w, h, 0, cache, maps, rec, x);
   }
   mlp_half(w, x);

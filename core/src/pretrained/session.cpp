@@ -23,7 +23,7 @@ void check_session_length(const ModelConfig& c, double max_len) {
 
 Session::Session(const PretrainedModel& model, int64_t max_len) : model_(model), max_len_(max_len) {
   check_session_length(model.config(), double(max_len));
-  for (int64_t l = 0; l < model.config().n_layers; ++l) caches_.push_back(make_layer_cache(model.config(), max_len));
+  for (int64_t l = 0; l < model.config().n_layers; ++l) caches_.push_back(make_layer_cache(model.config().shape(), max_len));
 }
 
 double Session::cache_bytes() const {

@@ -51,8 +51,9 @@ struct ModelConfig {
   int64_t cache_floats_per_token() const;
   const char* variant() const;      // "mha" | "mqa" | "gqa" | "mla"
   // The lesson's Shape of one layer's attention (shape.hpp): the variant, D, H, G (MLA: H), dHead (MLA:
-  // qk_nope), latentRank and ropeDim (MLA); causal. Which K/V head a query head reads (kv_head_of) and
-  // the cache per token are the lesson's, from this shape.
+  // qk_nope), latentRank and ropeDim (MLA); causal, with the softmax scale and sliding window. Which
+  // K/V head a query head reads (kv_head_of), the cache per token and the attention over the cache
+  // (the decoder layer's) are the lesson's, from this shape.
   attn::Shape shape() const;
 };
 

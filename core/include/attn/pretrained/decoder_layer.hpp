@@ -1,6 +1,8 @@
 // decoder_layer.hpp — one pre-norm block of a checkpoint: x += attention(norm1(x)); x += mlp(norm2(x)).
 //
-// Attention runs through the core's grouped kernel (attention.hpp) for every architecture:
+// Attention runs through the lesson's block steps for every architecture, on the layer's Shape
+// (ModelConfig::shape(): G = num_key_value_heads, the scale, the sliding window): the grouped block's
+// attend_grouped_cache, or the latent block's attend_latent_cache, over the lesson's LayerCache:
 //   grouped (MHA / MQA / GQA; gpt2, gpt_bigcode, llama, mistral, qwen2, qwen3):
 //     [q | k | v] = x Wqkv (+ b)          q (N, H*dh), k, v (N, G*dh): one fused or three projections
 //     q_h, k_g <- rmsnorm per head (qwen3), then RoPE (rotate-half) on every head
@@ -23,6 +25,7 @@
 #include "attn/pretrained/layer_stages.hpp"
 #include "attn/pretrained/mlp.hpp"
 #include "attn/pretrained/norms.hpp"
+#include "attn/layer_cache.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn::pretrained {
@@ -39,12 +42,9 @@ struct LayerWeights {
   MlpWeights mlp;
 };
 
-// One layer's KV cache: K and V (maxLen, G*dh) each, or MLA's [c | k_pe] (maxLen, r + rope).
-struct LayerCache {
-  Matrix k, v;   // grouped
-  Matrix ckr;    // latent
-};
-LayerCache make_layer_cache(const ModelConfig& c, int64_t max_len);
+// One layer's KV cache is the lesson's (layer_cache.hpp), sized from c.shape(): K and V (maxLen,
+// G*dh) each, or MLA's [c | k_pe] (maxLen, kv_lora_rank + qk_rope_head_dim).
+using attn::LayerCache;
 
 // x (N, D), the residual stream at positions pos0 .. pos0 + N - 1, updated in place. The new rows'
 // keys and values go to `cache` at rows pos0 ..; the attention reads its rows [0, pos0 + N). `maps`:
