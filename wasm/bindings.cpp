@@ -137,7 +137,7 @@ val forward_intermediates_js(val spec) {
     const attn::Matrix x = read_tokens(spec["x"], s);
     const auto held = read_weights(spec, s);  // shared with the seeded cache, or this call's own
     const attn::Weights& w = *held;
-    const attn::Intermediates r = attn::forward_intermediates(s, w, x);
+    const attn::StageRecord r = attn::forward_intermediates(s, w, x);
     std::vector<attn::Values> results = {{"output", r.output.data(), r.output.size()}};
     for (const attn::Stage& st : r.stages) results.push_back({st.name, st.data.data(), st.data.size()});
     attn::refuse_overflow("the result", "it would hold Infinity or NaN", results, inputs_of(x, w, s),

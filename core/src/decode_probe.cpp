@@ -69,20 +69,15 @@ DecodeProbe::DecodeProbe(const Shape& s, const Weights& w) : s_(s) {
   allocate_buffers();
 }
 
-void DecodeProbe::pack(const Weights& w) {
-  if (s_.variant == Variant::MLA) latent_ = pack_absorbed(s_, w);
-  else grouped_ = pack_grouped(w);
-}
+void DecodeProbe::pack(const Weights& w) { proj_ = pack_decode(s_, w); }
 
 void DecodeProbe::allocate_buffers() {
+  cache_ = make_layer_cache(s_, s_.max_len);
   if (s_.variant == Variant::MLA) {
-    ckr_cache_ = uninitialised(s_.max_len, s_.r + s_.dr);
-    fill_pattern(ckr_cache_, 100, 1.0f);
+    fill_pattern(cache_.ckr, 100, 1.0f);
   } else {
-    k_cache_ = uninitialised(s_.max_len, s_.g * s_.dh);
-    v_cache_ = uninitialised(s_.max_len, s_.g * s_.dh);
-    fill_pattern(k_cache_, 100, 1.0f);
-    fill_pattern(v_cache_, 101, 1.0f);
+    fill_pattern(cache_.k, 100, 1.0f);
+    fill_pattern(cache_.v, 101, 1.0f);
   }
   x_block_ = uninitialised(kRecomputeRows, s_.d);
   fill_pattern(x_block_, 200, 1.0f);
@@ -112,29 +107,14 @@ double DecodeProbe::recompute_flops(int64_t context) const {
 // The steps of Session::append for one token at position `context`, on this probe's buffers.
 Matrix DecodeProbe::step_output(const Matrix& x, int64_t context) {
   check_context(double(context));
-  const int64_t total = context + 1;  // the new token attends over the cached ones and itself
-  if (s_.variant == Variant::MLA) {
-    const int64_t w = s_.r + s_.dr;
-    // its cache row [c | kr] written in place; q (1, H*(r+dr)) per head [q~_h | qr_h]
-    const Matrix q = project_latent_absorbed(s_, latent_, x.data(), 1, ckr_cache_.data() + context * w, w, context);
-    // one shared K/V "head": keys [c | kr], values c (the first r columns of the same rows)
-    const AttendArgs a = attend_args(s_, 1, total, 1, {q.data(), s_.h * w, w}, {ckr_cache_.data(), w, w},
-                                     {ckr_cache_.data(), w, s_.r}, true, context);
-    return output_latent_absorbed(s_, latent_, attend_rows(a));  // (1, H*r) -> (1, D)
-  }
-  const int64_t w = s_.g * s_.dh;
-  // its k and v rows (1, G*dh) written in place; q (1, H*dh)
-  const Matrix q = project_grouped(s_, grouped_, x.data(), 1, k_cache_.data() + context * w,
-                                   v_cache_.data() + context * w, w, context);
-  const AttendArgs a = attend_args(s_, 1, total, s_.g, {q.data(), s_.h * s_.dh, s_.dh}, {k_cache_.data(), w, s_.dh},
-                                   {v_cache_.data(), w, s_.dh}, true, context);
-  return matmul(attend_rows(a), grouped_.wo);  // (1, H*dh) -> (1, D)
+  // the new token attends over the cached ones and itself, its own cache row written in place
+  return append_rows(s_, proj_, cache_, x.data(), 1, context, nullptr);  // (1, D)
 }
 
 void DecodeProbe::set_cache_rows(const std::vector<Matrix>& tensors) {
   const bool mla = s_.variant == Variant::MLA;
-  const int64_t w = mla ? s_.r + s_.dr : s_.g * s_.dh;
-  Matrix* caches[2] = {mla ? &ckr_cache_ : &k_cache_, &v_cache_};
+  const int64_t w = cache_row_width(s_);
+  Matrix* caches[2] = {mla ? &cache_.ckr : &cache_.k, &cache_.v};
   if (tensors.size() != (mla ? 1u : 2u)) throw_range("cache", "a cache of this variant holds " + fmt(mla ? 1.0 : 2.0) + " tensors");
   for (std::size_t t = 0; t < tensors.size(); ++t) {
     if (int64_t(tensors[t].shape(1)) != w || int64_t(tensors[t].shape(0)) > s_.max_len) {
@@ -145,8 +125,8 @@ void DecodeProbe::set_cache_rows(const std::vector<Matrix>& tensors) {
 }
 
 const float* DecodeProbe::cache_row(int64_t i, int tensor) const {
-  if (s_.variant == Variant::MLA) return ckr_cache_.data() + i * (s_.r + s_.dr);
-  return (tensor == 0 ? k_cache_ : v_cache_).data() + i * s_.g * s_.dh;
+  if (s_.variant == Variant::MLA) return cache_.ckr.data() + i * cache_row_width(s_);
+  return (tensor == 0 ? cache_.k : cache_.v).data() + i * cache_row_width(s_);
 }
 
 DecodeStepTiming DecodeProbe::cached_step(double context_arg, double budget_arg) {
@@ -165,17 +145,16 @@ DecodeStepTiming DecodeProbe::cached_step(double context_arg, double budget_arg)
 
 // k = x wk, v = x wv (RoPE on k), or [c | kr] = x w_ckr (RoPE on kr), for cache rows [from, from + rows).
 void DecodeProbe::recompute_rows(int64_t from, int64_t rows) {
+  const int64_t w = cache_row_width(s_);
   if (s_.variant == Variant::MLA) {
-    const int64_t w = s_.r + s_.dr;
-    float* out = ckr_cache_.data() + from * w;
-    gemm_packed(rows, w, s_.d, x_block_.data(), s_.d, latent_.w_ckr, out, w, false);
+    float* out = cache_.ckr.data() + from * w;
+    gemm_packed(rows, w, s_.d, x_block_.data(), s_.d, proj_.latent.w_ckr, out, w, false);
     if (s_.dr > 0) apply_rope(out, rows, w, s_.r, 1, 0, s_.dr, from, s_.rope_base);
     return;
   }
-  const int64_t w = s_.g * s_.dh;
-  float* k = k_cache_.data() + from * w;
-  gemm_packed(rows, w, s_.d, x_block_.data(), s_.d, grouped_.wk, k, w, false);
-  gemm_packed(rows, w, s_.d, x_block_.data(), s_.d, grouped_.wv, v_cache_.data() + from * w, w, false);
+  float* k = cache_.k.data() + from * w;
+  gemm_packed(rows, w, s_.d, x_block_.data(), s_.d, proj_.grouped.wk, k, w, false);
+  gemm_packed(rows, w, s_.d, x_block_.data(), s_.d, proj_.grouped.wv, cache_.v.data() + from * w, w, false);
   if (s_.rope) apply_rope(k, rows, w, 0, s_.g, s_.dh, s_.dh, from, s_.rope_base);
 }
 

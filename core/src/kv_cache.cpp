@@ -11,13 +11,33 @@
 
 namespace attn {
 
-Session::Session(const Shape& s, const Weights& w) : shape_(s), cache_(make_layer_cache(s, s.max_len)) {
+DecodeProjections pack_decode(const Shape& s, const Weights& w) {
+  DecodeProjections p;
   if (s.variant == Variant::MLA) {
-    latent_ = pack_absorbed(s, w);
+    p.latent = pack_absorbed(s, w);
   } else {
-    grouped_ = pack_grouped(w);
+    p.grouped = pack_grouped(w);
   }
+  return p;
 }
+
+Matrix append_rows(const Shape& s, const DecodeProjections& p, LayerCache& cache, const float* x, int64_t rows,
+                   int64_t pos0, float* maps) {
+  const int64_t w = cache_row_width(s);
+  if (s.variant == Variant::MLA) {
+    // new cache rows [c | kr] (rows, r+dr) written in place; q (rows, H*(r+dr)) per head [q~_h | qr_h]
+    const Matrix q = project_latent_absorbed(s, p.latent, x, rows, cache.ckr.data() + pos0 * w, w, pos0);
+    const Matrix o = attend_latent_cache(s, q.data(), s.h * w, cache, rows, pos0, maps);  // (rows, H*r)
+    return output_latent_absorbed(s, p.latent, o);                                       // (rows, D)
+  }
+  // new k and v rows (rows, G*dh) written in place; q (rows, H*dh)
+  const Matrix q = project_grouped(s, p.grouped, x, rows, cache.k.data() + pos0 * w, cache.v.data() + pos0 * w, w, pos0);
+  const Matrix o = attend_grouped_cache(s, q.data(), s.h * s.dh, cache, rows, pos0, maps);  // (rows, H*dh)
+  return matmul(o, p.grouped.wo);                                                            // (rows, D)
+}
+
+Session::Session(const Shape& s, const Weights& w)
+    : shape_(s), proj_(pack_decode(s, w)), cache_(make_layer_cache(s, s.max_len)) {}
 
 int64_t Session::row_width() const { return cache_row_width(shape_); }
 
@@ -72,22 +92,10 @@ ForwardResult Session::append(const Matrix& x) {
   const Shape& s = shape_;
   const int64_t k = int64_t(x.shape(0));
   check_append(k);
-  const int64_t pos0 = length_, total = length_ + k, w = row_width();
-  ForwardResult r = make_forward_result(s, k, total);
-  // The k new queries attend over all `total` keys, the cached ones and their own (causally).
-  if (s.variant == Variant::MLA) {
-    // new cache rows [c | kr] (k, r+dr) written in place; q (k, H*(r+dr)) per head [q~_h | qr_h]
-    const Matrix q = project_latent_absorbed(s, latent_, x.data(), k, cache_.ckr.data() + pos0 * w, w, pos0);
-    const Matrix o = attend_latent_cache(s, q.data(), s.h * (s.r + s.dr), cache_, k, pos0, r.maps());  // (k, H*r)
-    r.output = output_latent_absorbed(s, latent_, o);  // (k, D)
-  } else {
-    // new k and v rows (k, G*dh) written in place; q (k, H*dh)
-    const Matrix q = project_grouped(s, grouped_, x.data(), k, cache_.k.data() + pos0 * w,
-                                     cache_.v.data() + pos0 * w, w, pos0);
-    const Matrix o = attend_grouped_cache(s, q.data(), s.h * s.dh, cache_, k, pos0, r.maps());  // (k, H*dh)
-    r.output = matmul(o, grouped_.wo);  // (k, D)
-  }
-  length_ = total;
+  // The k new queries attend over all length_ + k keys, the cached ones and their own (causally).
+  ForwardResult r = make_forward_result(s, k, length_ + k);
+  r.output = append_rows(s, proj_, cache_, x.data(), k, length_, r.maps());
+  length_ += k;
   return r;
 }
 

@@ -36,7 +36,7 @@ TEST(Intermediates, EveryStageMatchesPyTorch) {
     const Shape s = resolve(raw_from_json(c->at("spec")), Need::Forward);
     const Matrix x = to_matrix(decode_f32(c->at("x")), s.n, s.d);
     const Weights w = weights_from_json(*c, s);
-    const Intermediates got = forward_intermediates(s, w, x);
+    const StageRecord got = forward_intermediates(s, w, x);
 
     std::map<std::string, const Stage*> by_name;
     for (const Stage& st : got.stages) by_name[st.name] = &st;
@@ -65,10 +65,33 @@ TEST(Intermediates, BytesCountEveryStage) {
   RawSpec raw;
   raw.variant = "gqa"; raw.seq_len = 5; raw.d_model = 16; raw.n_heads = 4; raw.n_kv_heads = 2;
   const Shape s = resolve(raw, Need::Forward);
-  const Intermediates got = forward_intermediates(s, init_weights(s, 1), testing_helpers::random_matrix(5, 16, 3));
+  const StageRecord got = forward_intermediates(s, init_weights(s, 1), testing_helpers::random_matrix(5, 16, 3));
   double elements = 0;
   for (const Stage& st : got.stages) elements += double(st.data.size());
   EXPECT_EQ(intermediates_bytes(s), 4 * elements);
   // q k v (N,H*dh)+2(N,G*dh), split copies of the same, scores + maps 2(H,N,N), heads + concat 2(N,H*dh)
   EXPECT_EQ(elements, 5 * 16 + 2 * 5 * 8 + 5 * 16 + 2 * 5 * 8 + 2 * 4 * 25 + 2 * 5 * 16);
+}
+
+TEST(Intermediates, StagesComeInTheLessonsOrder) {
+  // the record keeps the stages as the pass computes them; the walkthrough (docs/api.md) lists them so
+  auto names = [](const std::string& variant) {
+    RawSpec raw;
+    raw.variant = variant; raw.seq_len = 4; raw.d_model = 16; raw.n_heads = 4;
+    if (variant == "gqa") raw.n_kv_heads = 2;
+    if (variant == "mla") { raw.latent_rank = 4; raw.rope_dim = 2; }
+    const Shape s = resolve(raw, Need::Forward);
+    std::vector<std::string> out;
+    for (const Stage& st : forward_intermediates(s, init_weights(s, 1), testing_helpers::random_matrix(4, 16, 3)).stages) {
+      out.push_back(st.name);
+    }
+    return out;
+  };
+  const std::vector<std::string> tail = {"scores", "attention", "heads", "concat"};
+  std::vector<std::string> grouped = {"q", "k", "v", "qHeads", "kHeads", "vHeads"};
+  grouped.insert(grouped.end(), tail.begin(), tail.end());
+  std::vector<std::string> latent = {"q", "c", "k", "v", "qRope", "kRope", "qHeads", "kHeads", "vHeads", "cache", "qAbsorbed"};
+  latent.insert(latent.end(), tail.begin(), tail.end());
+  EXPECT_EQ(names("gqa"), grouped);
+  EXPECT_EQ(names("mla"), latent);
 }

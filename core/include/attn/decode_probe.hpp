@@ -24,8 +24,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/grouped_block.hpp"
-#include "attn/latent_block.hpp"
+#include "attn/kv_cache.hpp"
 #include "attn/shape.hpp"
 #include "attn/weights.hpp"
 
@@ -90,10 +89,8 @@ class DecodeProbe {
   void recompute_rows(int64_t from, int64_t rows);
 
   Shape s_;
-  GroupedProjections grouped_;    // MHA / MQA / GQA
-  AbsorbedProjections latent_;    // MLA (absorbed, as a session decodes it)
-  Matrix k_cache_, v_cache_;      // (max_len, G*dh)
-  Matrix ckr_cache_;              // MLA: (max_len, r + dr)
+  DecodeProjections proj_;        // as a session decodes (kv_cache.hpp)
+  LayerCache cache_;              // k, v (max_len, G*dh), or MLA's [c | kr] (max_len, r + dr)
   Matrix x_block_;                // (kRecomputeRows, D): inputs of recomputed rows
   Matrix x_new_;                  // (1, D): the generated token's input
   RecomputeProgress progress_;

@@ -16,6 +16,8 @@
 //     cache (N, r+dr) = [c | kRope]: all a KV cache keeps per token
 //     qAbsorbed (H, N, r) = q_h W_uk_h^T: the absorbed query (scores = [qAbsorbed_h | qr_h] cache^T / sqrt(dh+dr))
 //
+// Kept in the one stage record (stage_record.hpp), as a checkpoint's layer keeps its stages. The scores
+// here are the lesson's, before the causal mask (the walkthrough draws the mask as a step of its own).
 // `output` is computed exactly as forward() computes it (same kernels, same order), so it is
 // bit-identical to forward()'s output; `attention` equals forward()'s weights.
 #pragma once
@@ -26,24 +28,15 @@
 
 #include "attn/forward.hpp"
 #include "attn/spec.hpp"
+#include "attn/stage_record.hpp"
 #include "attn/tensor.hpp"
 #include "attn/weights.hpp"
 
 namespace attn {
 
-struct Stage {
-  std::string name;            // the JS API name: "q", "qHeads", "scores", ...
-  std::vector<int64_t> shape;  // row-major, outermost first
-  std::vector<float> data;
-};
-
-struct Intermediates {
-  Matrix output;               // (N, D)
-  std::vector<Stage> stages;   // in the lesson's order
-};
-
-// x: (N, D). `s` must come from resolve(); weights must match weight_slots(s).
-Intermediates forward_intermediates(const Shape& s, const Weights& w, const Matrix& x);
+// x: (N, D). `s` must come from resolve(); weights must match weight_slots(s). The record's stages in
+// the lesson's order (above), its output (N, D), its x the input.
+StageRecord forward_intermediates(const Shape& s, const Weights& w, const Matrix& x);
 
 // Float32 bytes the stages take.
 double intermediates_bytes(const Shape& s);

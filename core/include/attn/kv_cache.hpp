@@ -22,6 +22,21 @@
 
 namespace attn {
 
+// The projections a cache decodes with: the grouped block's (MHA / MQA / GQA), or the latent block's
+// absorbed form (MLA).
+struct DecodeProjections {
+  GroupedProjections grouped;
+  AbsorbedProjections latent;
+};
+DecodeProjections pack_decode(const Shape& s, const Weights& w);
+
+// One append's steps, which a Session and the decode probe (decode_probe.hpp) share: `rows` new rows
+// x (rows, D) at positions pos0 .. pos0 + rows - 1; their keys and values (MLA: [c | kr]) are written
+// to the cache's rows pos0 .., and their queries attend over its first pos0 + rows rows (causally).
+// Returns their outputs (rows, D); maps: null, or (H, rows, pos0 + rows) for the weights.
+Matrix append_rows(const Shape& s, const DecodeProjections& p, LayerCache& cache, const float* x, int64_t rows,
+                   int64_t pos0, float* maps);
+
 class Session {
  public:
   // `s` from resolve(raw, Need::Session) (s.max_len set); weights match weight_slots(s).
@@ -51,8 +66,7 @@ class Session {
  private:
   Shape shape_;
   int64_t length_ = 0;
-  GroupedProjections grouped_;         // MHA / MQA / GQA
-  AbsorbedProjections latent_;         // MLA (absorbed)
+  DecodeProjections proj_;
   LayerCache cache_;                   // k, v (maxLen, G*dh) or MLA's [c | kr] (maxLen, r + dr)
 };
 

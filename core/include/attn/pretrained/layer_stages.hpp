@@ -1,8 +1,9 @@
 // layer_stages.hpp — one layer's attention of a checkpoint, stage by stage, as its forward computes it.
 //
-// decoder_layer_sequence (decoder_layer.hpp) takes an optional StageRecord and, as it computes, copies
-// each stage into it: the stages are the forward's own tensors, not a second computation. Names follow
-// the lesson's intermediates (intermediates.hpp) where the meaning is the same; a checkpoint adds its own.
+// decoder_layer_sequence (decoder_layer.hpp) takes an optional StageRecord (the core's, stage_record.hpp)
+// and, as it computes, copies each stage into it: the stages are the forward's own tensors, not a second
+// computation. Names follow the lesson's intermediates (intermediates.hpp) where the meaning is the same;
+// a checkpoint adds its own.
 // The shape legend: N tokens, D d_model, H heads, G K/V heads, dh head_dim (MLA: qk_nope), dv the value
 // width (MLA: v_head_dim, else dh), dr the RoPE width (MLA: qk_rope), r kv_lora_rank, rq q_lora_rank.
 //
@@ -31,30 +32,10 @@
 //     output (N, D)             concat o_proj (+ its bias): what the attention adds to the residual stream
 #pragma once
 
-#include <cstdint>
-#include <vector>
-
-#include "attn/intermediates.hpp"
-#include "attn/tensor.hpp"
+#include "attn/stage_record.hpp"
 
 namespace attn::pretrained {
 
-class StageRecord {
- public:
-  // (rows, cols) from a row-major buffer whose rows are `ld` floats apart.
-  void matrix(const char* name, const float* m, int64_t rows, int64_t cols, int64_t ld);
-  // (heads, rows, width): head j is columns [offset + j*stride, + width) of each row.
-  void split(const char* name, const float* m, int64_t rows, int64_t ld, int64_t heads, int64_t width, int64_t stride,
-             int64_t offset = 0);
-  // (rows, heads*width): the same columns of every head, side by side.
-  void gather(const char* name, const float* m, int64_t rows, int64_t ld, int64_t heads, int64_t width, int64_t stride,
-              int64_t offset = 0);
-  // A new stage of `shape`, for a kernel to fill (zeroed).
-  float* tensor(const char* name, std::vector<int64_t> shape);
-
-  Matrix x;                    // (N, D)
-  Matrix output;               // (N, D)
-  std::vector<Stage> stages;   // in the order the layer computes them
-};
+using attn::StageRecord;
 
 }  // namespace attn::pretrained

@@ -1,9 +1,9 @@
-// layer_stages.cpp — the record a checkpoint's layer fills as it computes (see layer_stages.hpp).
-#include "attn/pretrained/layer_stages.hpp"
+// stage_record.cpp — see stage_record.hpp.
+#include "attn/stage_record.hpp"
 
 #include <algorithm>
 
-namespace attn::pretrained {
+namespace attn {
 
 void StageRecord::matrix(const char* name, const float* m, int64_t rows, int64_t cols, int64_t ld) {
   std::vector<float> data(std::size_t(rows * cols));
@@ -40,4 +40,4 @@ float* StageRecord::tensor(const char* name, std::vector<int64_t> shape) {
   return stages.back().data.data();
 }
 
-}  // namespace attn::pretrained
+}  // namespace attn
