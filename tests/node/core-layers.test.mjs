@@ -10,11 +10,11 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 
 // Lowest first. A file's concept is its name without extension (train/* is one concept).
 const LAYERS = [
-  ['tensor', 'simd', 'half', 'errors', 'fields', 'overflow', 'message', 'safetensors_header'],
+  ['tensor', 'simd', 'half', 'errors', 'fields', 'overflow', 'message', 'safetensors_header', 'stage_record'],
   ['kernels', 'attention', 'rope', 'rope_scaling'],
   ['shape', 'weights', 'accounting', 'cost'],
   ['spec'],
-  ['block_steps'],
+  ['block_steps', 'layer_cache'],
   ['grouped_block', 'latent_block'],
   ['forward'],
   ['layer', 'kv_cache', 'intermediates', 'decode_probe', 'head_roles'],
