@@ -1,13 +1,12 @@
 // compare-zoo.js — the compare view's measured table: the zoo's six trained models (docs/zoo.md), each
 // variant's held-out bits per token over its seeds (mean ± sd), the difference from MHA with its
-// standard error, in words that follow the numbers (labs/spread.js's rule; with one seed, no spread and
-// no verdict), and a plot of quality against the KV cache. Nothing is fetched until the box is opened. "Show its maps" switches the attention-maps
+// standard error, in words that follow the numbers (labs/spread.js's rule; below three seeds no verdict), and a plot of quality against the KV cache. Nothing is fetched until the box is opened. "Show its maps" switches the attention-maps
 // view to that trained model.
 import { coreDetail, el } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { scrollRegion } from '../render/scroll-region.js';
 import { plusMinus, signedDiff } from '../labs/spread.js';
-import { zooLabel, zooRows } from '../sources/zoo-stats.js';
+import { SETTLED_SEEDS, zooLabel, zooRows } from '../sources/zoo-stats.js';
 import '../i18n/catalogs/en/compare.js';  // the English words it speaks
 
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
@@ -16,11 +15,13 @@ const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const stateFor = (r) => ({ source: 'trained', variant: r.variant,
   ...(r.kvHeads && r.variant === 'gqa' ? { nKvHeads: r.kvHeads } : {}), ...(r.latentRank ? { latentRank: r.latentRank } : {}) });
 
-/** "+0.053 ± 0.009: worse", "no measurable difference (+0.005 ± 0.008)", or with one seed "+0.012, one seed: not settled". */
+/** "+0.053 ± 0.009: worse", "no measurable difference (+0.005 ± 0.008)", or with too few seeds "+0.012, one seed: not settled". */
 export function verdictText(vsMha, i18n = EN) {
   const { t } = i18n;
   if (!vsMha) return t('cmp.zoo.baseline');
-  if (!vsMha.settled) return t('cmp.zoo.oneSeed', { diff: `${vsMha.diff >= 0 ? '+' : '−'}${Math.abs(vsMha.diff).toFixed(3)}` });
+  if (!vsMha.settled) {
+    return t('cmp.zoo.fewSeeds', { count: vsMha.seeds ?? 1, diff: `${vsMha.diff >= 0 ? '+' : '−'}${Math.abs(vsMha.diff).toFixed(3)}` });
+  }
   if (!vsMha.measurable) return t('cmp.zoo.none', { diff: signedDiff(vsMha) });
   return t(vsMha.diff > 0 ? 'cmp.zoo.worse' : 'cmp.zoo.better', { diff: signedDiff(vsMha) });
 }
@@ -50,20 +51,22 @@ export function createZooBox(ctx) {
       el('caption', null, t('cmp.zoo.caption', { layers: g.nLayers, dModel: g.dModel, heads: g.nHeads, steps: tr.steps, batch: tr.batchSize,
         seqLen: tr.seqLen, vocab: manifest.corpus.tokenizer.vocabSize, count: tr.seeds.length, seeds: tr.seeds.join(', ') })),
       el('thead', null, el('tr', null, ...[t('cmp.zoo.col.variant'), t('cmp.zoo.col.kvHeads'), t('cmp.zoo.col.params'), t('cmp.zoo.col.cache'),
-        t('cmp.zoo.col.at4k'), t(rows.every((r) => r.settled) ? 'cmp.zoo.col.bits' : 'cmp.zoo.col.bitsOneSeed'), t('cmp.zoo.col.vsMha'), t('cmp.zoo.col.maps')].map((h) => el('th', { scope: 'col' }, h)))),
+        t('cmp.zoo.col.at4k'), t(rows.every((r) => r.bits.n > 1) ? 'cmp.zoo.col.bits' : 'cmp.zoo.col.bitsOneSeed'), t('cmp.zoo.col.vsMha'), t('cmp.zoo.col.maps')].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', null, ...rows.map((r) => el('tr', { dataset: { model: r.id } },
         el('th', { scope: 'row' }, zooLabel(r, i18n)),
         el('td', null, r.kvHeads ? String(r.kvHeads) : t('cmp.zoo.latent', { r: r.latentRank })),
         el('td', null, int(r.params)),
         el('td', null, `${int(r.kvBytesPerToken)} B`),
         el('td', null, mib(r.kvBytesPerToken * 4096)),
-        el('td', null, r.settled ? plusMinus(r.bits, 3) : t('cmp.zoo.oneSeedBits', { bits: r.bits.mean.toFixed(3) })),
+        el('td', null, r.settled ? plusMinus(r.bits, 3)
+          : t('cmp.zoo.fewSeedsBits', { count: r.bits.n, bits: r.bits.n > 1 ? plusMinus(r.bits, 3) : r.bits.mean.toFixed(3) })),
         el('td', { dataset: { role: 'verdict' } }, verdictText(r.vsMha, i18n)),
         el('td', null, ctx.canInspect?.() ? el('button', { type: 'button', dataset: { action: 'zoo-maps' },
           'aria-label': t('cmp.showMapsOf', { name: zooLabel(r, i18n) }), onclick: () => showMaps(r) }, t('cmp.showMaps')) : '')))));
     const none = rows.filter((r) => r.vsMha && !r.vsMha.measurable).map((r) => zooLabel(r, i18n));
     const settled = rows.every((r) => !r.vsMha || r.vsMha.settled);
-    const verdict = !settled ? t('cmp.zoo.notSettled') : none.length ? t('cmp.zoo.noneOf', { list: none.join(', ') }) : t('cmp.zoo.allMeasurable');
+    const fewest = Math.min(...rows.map((r) => r.bits.n));
+    const verdict = !settled ? t('cmp.zoo.notSettled', { count: fewest, min: SETTLED_SEEDS }) : none.length ? t('cmp.zoo.noneOf', { list: none.join(', ') }) : t('cmp.zoo.allMeasurable');
     const words = el('p', { dataset: { role: 'zoo-words' } }, [t('cmp.zoo.size'), verdict, t('cmp.zoo.scale')].join(' '));
     const chartBox = el('div');
     body.replaceChildren(scrollRegion(t('cmp.zoo.region'), table, '', i18n), words, chartBox);

@@ -1,15 +1,20 @@
 // zoo-stats.js — the zoo's seeds as the compare view states them (pure; tests/node/web-zoo-stats.test.mjs):
 // per model its seeds' held-out bits per token (mean ± sd) and its difference from MHA with that
 // difference's standard error (labs/spread.js, the labs' own rule: within two standard errors is no
-// measurable difference). A spread needs two seeds: with one (`settled` false) there is none to give.
+// measurable difference). A difference is named only from SETTLED_SEEDS seeds a model on (the labs'
+// three): with one there is no spread to give, with two a spread too rough to judge by (`settled` false).
 import { variantName } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { difference, meanSd } from '../labs/spread.js';
 import '../i18n/catalogs/en/compare.js';  // the English words it speaks (zooLabel)
 
+/** Seeds a model needs before the table names a difference: the labs' three (labs/spread.js SEEDS). */
+export const SETTLED_SEEDS = 3;
+
 /**
  * One row per manifest model: { id, label, variant, kvHeads, latentRank, params, kvBytesPerToken,
- * bits: { mean, sd, n }, settled (two seeds or more), vsMha: null (MHA itself) | { diff, se, measurable, settled } }.
+ * bits: { mean, sd, n }, settled (SETTLED_SEEDS or more), vsMha: null (MHA itself) | { diff, se, measurable, settled,
+ * seeds (the fewer of the two models') } }.
  * @param {{ models: { id, label, variant, nKvHeads?, latentRank?, params, kvBytesPerToken, seeds: { bitsPerToken: number }[] }[],
  *           geometry: { nHeads: number } }} manifest
  */
@@ -23,8 +28,9 @@ export function zooRows(manifest) {
       id: m.id, label: m.label, variant: m.variant,
       kvHeads: m.variant === 'mha' ? manifest.geometry.nHeads : m.variant === 'mqa' ? 1 : m.nKvHeads ?? null,
       latentRank: m.latentRank ?? null, params: m.params, kvBytesPerToken: m.kvBytesPerToken,
-      bits, settled: bits.n > 1,
-      vsMha: vsMha && { ...vsMha, settled: bits.n > 1 && meanSd(bitsOf(base)).n > 1 },
+      bits, settled: bits.n >= SETTLED_SEEDS,
+      vsMha: vsMha && { ...vsMha, seeds: Math.min(bits.n, meanSd(bitsOf(base)).n),
+        settled: Math.min(bits.n, meanSd(bitsOf(base)).n) >= SETTLED_SEEDS },
     };
   });
 }
