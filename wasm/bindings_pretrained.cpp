@@ -170,7 +170,7 @@ class JsModel {
     o.set("qkvBias", c.qkv_bias);
     o.set("oBias", c.o_bias);
     o.set("qkNorm", c.qk_norm);
-    o.set("fusedQkv", !model_->layers()[std::size_t(l)].qkv.w.empty());
+    o.set("fusedQkv", model_->layers()[std::size_t(l)].fused_qkv);
     if (c.rope) {
       val rope = val::object();
       rope.set("base", c.rope_freqs.base);

@@ -1,6 +1,8 @@
 // block_steps.cpp — see block_steps.hpp.
 #include "attn/block_steps.hpp"
 
+#include <algorithm>
+
 namespace attn {
 
 ForwardResult make_forward_result(const Shape& s, int64_t n_q, int64_t n_k) {
@@ -42,6 +44,16 @@ Matrix attend_rows(const AttendArgs& a) {
   Matrix o = uninitialised(a.n_q, a.n_heads * a.d_v);  // (n_q, H*d_v)
   attend_rows_into(a, o.data(), a.n_heads * a.d_v);
   return o;
+}
+
+MapsOut maps_out(int64_t h, int64_t n_q, int64_t n_k, float* maps, StageRecord* rec) {
+  if (!rec) return {maps, nullptr};
+  float* scores = rec->tensor("scores", {h, n_q, n_k});
+  return {rec->tensor("attention", {h, n_q, n_k}), scores};
+}
+
+void keep_maps(const MapsOut& m, int64_t h, int64_t n_q, int64_t n_k, float* maps) {
+  if (maps && m.weights != maps) std::copy_n(m.weights, h * n_q * n_k, maps);
 }
 
 Matrix attend_sequence(const Shape& s, float* weights, int64_t n_kv_heads, int64_t d_qk, int64_t d_v,

@@ -35,6 +35,30 @@ Matrix attend_grouped_cache(const Shape& s, const float* q, int64_t ldq, const L
   return attend_rows(a);  // (rows, H*dh)
 }
 
+Matrix PackedGroupedRows::project(const float* x, int64_t rows, float* k_out, float* v_out, int64_t ld, int64_t pos0,
+                                  StageRecord*) const {
+  return project_grouped(s_, p_, x, rows, k_out, v_out, ld, pos0);
+}
+
+Matrix PackedGroupedRows::output(const Matrix& o, StageRecord*) const { return matmul(o, p_.wo); }
+
+Matrix grouped_block_rows(const Shape& s, const GroupedRows& p, LayerCache& cache, const float* x, int64_t rows,
+                          int64_t pos0, float* maps, StageRecord* rec) {
+  const int64_t w = s.g * s.dh, wq = s.h * s.dh, keys = pos0 + rows;
+  float* k_rows = cache.k.data() + pos0 * w;
+  float* v_rows = cache.v.data() + pos0 * w;
+  const Matrix q = p.project(x, rows, k_rows, v_rows, w, pos0, rec);  // (rows, H*dh)
+  if (rec) {
+    rec->split("qHeads", q.data(), rows, wq, s.h, s.dh, s.dh);
+    rec->split("kHeads", k_rows, rows, w, s.g, s.dh, s.dh);
+    rec->split("vHeads", v_rows, rows, w, s.g, s.dh, s.dh);
+  }
+  const MapsOut m = maps_out(s.h, rows, keys, maps, rec);
+  const Matrix o = attend_grouped_cache(s, q.data(), wq, cache, rows, pos0, m.weights, m.scores);  // (rows, H*dh)
+  keep_maps(m, s.h, rows, keys, maps);
+  return p.output(o, rec);  // (rows, D)
+}
+
 ForwardResult forward_grouped(const Shape& s, const GroupedProjections& p, const Matrix& x) {
   Matrix k = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)
   Matrix v = uninitialised(s.n, s.g * s.dh);  // (N, G*dh)

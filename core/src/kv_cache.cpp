@@ -23,17 +23,8 @@ DecodeProjections pack_decode(const Shape& s, const Weights& w) {
 
 Matrix append_rows(const Shape& s, const DecodeProjections& p, LayerCache& cache, const float* x, int64_t rows,
                    int64_t pos0, float* maps) {
-  const int64_t w = cache_row_width(s);
-  if (s.variant == Variant::MLA) {
-    // new cache rows [c | kr] (rows, r+dr) written in place; q (rows, H*(r+dr)) per head [q~_h | qr_h]
-    const Matrix q = project_latent_absorbed(s, p.latent, x, rows, cache.ckr.data() + pos0 * w, w, pos0);
-    const Matrix o = attend_latent_cache(s, q.data(), s.h * w, cache, rows, pos0, maps);  // (rows, H*r)
-    return output_latent_absorbed(s, p.latent, o);                                       // (rows, D)
-  }
-  // new k and v rows (rows, G*dh) written in place; q (rows, H*dh)
-  const Matrix q = project_grouped(s, p.grouped, x, rows, cache.k.data() + pos0 * w, cache.v.data() + pos0 * w, w, pos0);
-  const Matrix o = attend_grouped_cache(s, q.data(), s.h * s.dh, cache, rows, pos0, maps);  // (rows, H*dh)
-  return matmul(o, p.grouped.wo);                                                            // (rows, D)
+  if (s.variant == Variant::MLA) return latent_block_rows(s, PackedAbsorbedRows(s, p.latent), cache, x, rows, pos0, maps);
+  return grouped_block_rows(s, PackedGroupedRows(s, p.grouped), cache, x, rows, pos0, maps);  // (rows, D)
 }
 
 Session::Session(const Shape& s, const Weights& w)

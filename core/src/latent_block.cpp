@@ -126,6 +126,19 @@ Matrix attend_latent_cache(const Shape& s, const float* qa, int64_t ldq, const L
   return attend_rows(a);  // (rows, H*r)
 }
 
+Matrix PackedAbsorbedRows::project(const float* x, int64_t rows, float* ckr_out, int64_t ld, int64_t pos0) const {
+  return project_latent_absorbed(s_, p_, x, rows, ckr_out, ld, pos0);
+}
+
+Matrix PackedAbsorbedRows::output(const Matrix& o_latent) const { return output_latent_absorbed(s_, p_, o_latent); }
+
+Matrix latent_block_rows(const Shape& s, const AbsorbedRows& p, LayerCache& cache, const float* x, int64_t rows,
+                         int64_t pos0, float* maps) {
+  const int64_t w = s.r + s.dr;
+  const Matrix q = p.project(x, rows, cache.ckr.data() + pos0 * w, w, pos0);              // (rows, H*(r+dr))
+  return p.output(attend_latent_cache(s, q.data(), s.h * w, cache, rows, pos0, maps));  // (rows, H*r) -> (rows, D)
+}
+
 Matrix output_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const Matrix& o_latent) {
   const int64_t rows = int64_t(o_latent.shape(0)), hdh = s.h * s.dh;
   Matrix v = uninitialised(rows, hdh);                                     // (rows, H*dh)  v_h = o~_h W_uv_h

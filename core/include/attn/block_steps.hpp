@@ -9,6 +9,7 @@
 
 #include "attn/attention.hpp"
 #include "attn/shape.hpp"
+#include "attn/stage_record.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {
@@ -39,6 +40,17 @@ AttendArgs attend_args(const Shape& s, int64_t n_q, int64_t n_k, int64_t n_kv_he
 void attend_rows_into(const AttendArgs& a, float* out, int64_t ldo);
 // ... or to a new matrix o (a.n_q, H*a.d_v), returned.
 Matrix attend_rows(const AttendArgs& a);
+
+// Where the kernel writes n_q queries' maps and scores (H, n_q, n_k): with a record, into new stages
+// "scores" and "attention" of it (the maps copied to `maps` afterwards: keep_maps); else the maps to
+// `maps` (or nowhere) and no scores.
+struct MapsOut {
+  float* weights = nullptr;
+  float* scores = nullptr;
+};
+MapsOut maps_out(int64_t h, int64_t n_q, int64_t n_k, float* maps, StageRecord* rec);
+// After the kernel: the record's maps copied to `maps` (the caller's, when it asked for them too).
+void keep_maps(const MapsOut& m, int64_t h, int64_t n_q, int64_t n_k, float* maps);
 
 // attend_rows for the N queries of one sequence over its own N keys (causal when s.causal).
 // q: (N, H*d_qk)   k: (N, G*d_qk)   v: rows of width d_v per K/V head at v_data, row stride ldv.

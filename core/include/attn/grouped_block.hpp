@@ -12,6 +12,7 @@
 #include "attn/kernels.hpp"
 #include "attn/layer_cache.hpp"
 #include "attn/shape.hpp"
+#include "attn/stage_record.hpp"
 #include "attn/tensor.hpp"
 #include "attn/weights.hpp"
 
@@ -41,6 +42,42 @@ void rope_grouped(const Shape& s, float* q, float* k, int64_t ldk, int64_t rows,
 // both attend through it. weights, scores: optional (H, rows, pos0 + rows) (attention.hpp).
 Matrix attend_grouped_cache(const Shape& s, const float* q, int64_t ldq, const LayerCache& cache, int64_t rows,
                             int64_t pos0, float* weights, float* scores = nullptr);
+
+// What makes a grouped block's new rows and its output, whatever holds its weights: the lesson's
+// packed float32 projections (PackedGroupedRows) or a checkpoint's (pretrained/decoder_layer.cpp:
+// 16-bit weights widened in the kernels, biases, q/k norms, its RoPE). `rec`: null, or the
+// walkthrough's record, to which each adds the stages it computes.
+class GroupedRows {
+ public:
+  virtual ~GroupedRows() = default;
+  // x: `rows` rows of D floats at positions pos0 ..: returns q (rows, H*dh) and writes k, v
+  // (rows, G*dh) to k_out, v_out (row stride ld), RoPE applied to q and k where the block has it.
+  virtual Matrix project(const float* x, int64_t rows, float* k_out, float* v_out, int64_t ld, int64_t pos0,
+                         StageRecord* rec) const = 0;
+  // o (rows, H*dh), the heads' outputs side by side -> (rows, D).
+  virtual Matrix output(const Matrix& o, StageRecord* rec) const = 0;
+};
+
+// The lesson's: project_grouped(), then wo.
+class PackedGroupedRows final : public GroupedRows {
+ public:
+  PackedGroupedRows(const Shape& s, const GroupedProjections& p) : s_(s), p_(p) {}
+  Matrix project(const float* x, int64_t rows, float* k_out, float* v_out, int64_t ld, int64_t pos0,
+                 StageRecord* rec) const override;
+  Matrix output(const Matrix& o, StageRecord* rec) const override;
+
+ private:
+  const Shape& s_;
+  const GroupedProjections& p_;
+};
+
+// The grouped block over `rows` new rows x at positions pos0 .. with a layer's cache: their keys and
+// values written to the cache's rows pos0 .., their queries attending over its first pos0 + rows rows
+// (attend_grouped_cache). Returns their outputs (rows, D). maps: null, or (H, rows, pos0 + rows) for
+// the weights. The lesson's Session (kv_cache.hpp) and a checkpoint's decoder layer are this block,
+// each with its GroupedRows; with a record it also keeps the heads as attended, the scores and the maps.
+Matrix grouped_block_rows(const Shape& s, const GroupedRows& p, LayerCache& cache, const float* x, int64_t rows,
+                          int64_t pos0, float* maps, StageRecord* rec = nullptr);
 
 // The whole block over one sequence x (N, D).
 ForwardResult forward_grouped(const Shape& s, const GroupedProjections& p, const Matrix& x);

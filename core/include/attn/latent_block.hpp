@@ -89,6 +89,38 @@ Matrix project_latent_absorbed(const Shape& s, const AbsorbedProjections& p, con
 Matrix attend_latent_cache(const Shape& s, const float* qa, int64_t ldq, const LayerCache& cache, int64_t rows,
                            int64_t pos0, float* weights);
 
+// What makes the absorbed form's new rows and its output, whatever holds the weights: the lesson's
+// packed float32 matrices (PackedAbsorbedRows) or a checkpoint's (pretrained/decoder_layer.cpp: 16-bit,
+// DeepSeek's latent norm, query compression, its RoPE pairs and scaling).
+class AbsorbedRows {
+ public:
+  virtual ~AbsorbedRows() = default;
+  // x: `rows` rows of D floats at positions pos0 ..: writes their cache rows [c | rope(kr)] (rows, r+dr)
+  // to ckr_out (row stride ld); returns their queries (rows, H*(r+dr)), per head [q~_h | rope(qr_h)].
+  virtual Matrix project(const float* x, int64_t rows, float* ckr_out, int64_t ld, int64_t pos0) const = 0;
+  // o~ (rows, H*r), per head softmax(s_h) c -> (rows, D): v_h = o~_h W_uv_h, then wo.
+  virtual Matrix output(const Matrix& o_latent) const = 0;
+};
+
+// The lesson's: project_latent_absorbed(), output_latent_absorbed().
+class PackedAbsorbedRows final : public AbsorbedRows {
+ public:
+  PackedAbsorbedRows(const Shape& s, const AbsorbedProjections& p) : s_(s), p_(p) {}
+  Matrix project(const float* x, int64_t rows, float* ckr_out, int64_t ld, int64_t pos0) const override;
+  Matrix output(const Matrix& o_latent) const override;
+
+ private:
+  const Shape& s_;
+  const AbsorbedProjections& p_;
+};
+
+// The absorbed form over `rows` new rows x at positions pos0 .. with a layer's cache: their rows
+// [c | kr] written to the cache's rows pos0 .., their queries attending over its first pos0 + rows rows
+// (attend_latent_cache). Returns their outputs (rows, D); maps: null, or (H, rows, pos0 + rows). The
+// lesson's Session and a checkpoint's decoder layer decode MLA through it, each with its AbsorbedRows.
+Matrix latent_block_rows(const Shape& s, const AbsorbedRows& p, LayerCache& cache, const float* x, int64_t rows,
+                         int64_t pos0, float* maps);
+
 // The absorbed form's output: o~ (rows, H*r), per head softmax(s_h) [c], -> (rows, D).
 Matrix output_latent_absorbed(const Shape& s, const AbsorbedProjections& p, const Matrix& o_latent);
 

@@ -13,26 +13,9 @@ namespace attn::pretrained {
 
 namespace {
 
-// Where the kernel writes N queries' maps and scores (H, N, S): with a record, into its tensors (the
-// maps copied to `maps` afterwards, see keep_maps); else the maps to `maps` (or nowhere).
-struct MapsOut {
-  float* weights = nullptr;
-  float* scores = nullptr;
-};
-MapsOut maps_out(const ModelConfig& c, int64_t n, int64_t s_len, float* maps, StageRecord* rec) {
-  if (!rec) return {maps, nullptr};
-  float* scores = rec->tensor("scores", {c.n_heads, n, s_len});
-  return {rec->tensor("attention", {c.n_heads, n, s_len}), scores};
-}
-
-// After attend: the record's maps copied to `maps` (the caller's, when it asked for them too).
-void keep_maps(const ModelConfig& c, const MapsOut& m, int64_t n, int64_t s_len, float* maps) {
-  if (maps && m.weights != maps) std::copy_n(m.weights, c.n_heads * n * s_len, maps);
-}
-
-// out (N, D) += o Wo (+ b): the attention's output added to the residual stream; the record keeps
-// each head's output, the concatenation o (N, H*dv) and what is added.
-void output_projection(const ModelConfig& c, const LayerWeights& w, const Matrix& o, StageRecord* rec, Matrix& out) {
+// y (N, D) = o Wo (+ b): the attention's output, before it is added to the residual stream; the
+// record keeps each head's output, the concatenation o (N, H*dv) and y.
+Matrix output_projection(const ModelConfig& c, const LayerWeights& w, const Matrix& o, StageRecord* rec) {
   const int64_t n = int64_t(o.shape(0)), width = int64_t(o.shape(1)), d = c.d_model;
   if (rec) {
     rec->split("heads", o.data(), n, width, c.n_heads, c.d_v(), c.d_v());
@@ -40,75 +23,75 @@ void output_projection(const ModelConfig& c, const LayerWeights& w, const Matrix
   }
   Matrix y = uninitialised(n, d);  // (N, D)
   linear(w.o, o.data(), n, width, y.data(), d);
-  for (int64_t i = 0; i < n * d; ++i) out.data()[i] += y.data()[i];
-  if (rec) rec->output = std::move(y);
+  if (rec) rec->output = y;
+  return y;
 }
 
-// ---- grouped attention (MHA / MQA / GQA): out (N, D) += o_proj(attend(q, k, v)).
-void grouped_attention(const ModelConfig& c, const LayerWeights& w, const Matrix& h, int64_t pos0, LayerCache& cache,
-                       float* maps, StageRecord* rec, Matrix& out) {
-  const int64_t n = int64_t(h.shape(0)), d = c.d_model, dh = c.head_dim;
-  const int64_t wq = c.n_heads * dh, wkv = c.n_kv_heads * dh, width = wq + 2 * wkv;
-  Matrix qkv = uninitialised(n, width);  // (N, H*dh + 2*G*dh): per row [q | k | v]
-  if (!w.qkv.w.empty()) {
-    linear(w.qkv, h.data(), n, d, qkv.data(), width);
-  } else {
-    linear(w.q, h.data(), n, d, qkv.data(), width);
-    linear(w.k, h.data(), n, d, qkv.data() + wq, width);
-    linear(w.v, h.data(), n, d, qkv.data() + wq + wkv, width);
-  }
-  float* q = qkv.data();
-  float* k = qkv.data() + wq;
-  auto keep_qk = [&](const char* q_name, const char* k_name) {
-    rec->matrix(q_name, q, n, wq, width);
-    rec->matrix(k_name, k, n, wkv, width);
-  };
-  if (rec) {
-    keep_qk("q", "k");
-    rec->matrix("v", k + wkv, n, wkv, width);
-  }
-  if (c.qk_norm) {  // each head's vector of dh floats
-    for (int64_t i = 0; i < n; ++i) {
-      norm_rows(w.q_norm, q + i * width, c.n_heads, dh, q + i * width, dh);
-      norm_rows(w.k_norm, k + i * width, c.n_kv_heads, dh, k + i * width, dh);
-    }
-    if (rec) keep_qk("qNorm", "kNorm");
-  }
-  if (c.rope) {
-    apply_rope(q, n, width, 0, c.n_heads, dh, dh, pos0, c.rope_freqs);
-    apply_rope(k, n, width, 0, c.n_kv_heads, dh, dh, pos0, c.rope_freqs);
-    if (rec) keep_qk("qRotated", "kRotated");
-  }
-  if (rec) {
-    rec->split("qHeads", q, n, width, c.n_heads, dh, dh);
-    rec->split("kHeads", k, n, width, c.n_kv_heads, dh, dh);
-    rec->split("vHeads", k + wkv, n, width, c.n_kv_heads, dh, dh);
-  }
-  copy_columns(qkv.data(), width, wq, cache.k.data() + pos0 * wkv, wkv, 0, n, wkv);        // k rows -> cache
-  copy_columns(qkv.data(), width, wq + wkv, cache.v.data() + pos0 * wkv, wkv, 0, n, wkv);  // v rows -> cache
-  const MapsOut m = maps_out(c, n, pos0 + n, maps, rec);
-  const Matrix o = attend_grouped_cache(c.shape(), q, width, cache, n, pos0, m.weights, m.scores);  // (N, H*dh)
-  keep_maps(c, m, n, pos0 + n, maps);
-  output_projection(c, w, o, rec, out);
+// out += y, both (N, D).
+void add_to(Matrix& out, const Matrix& y) {
+  for (std::size_t i = 0; i < y.size(); ++i) out.data()[i] += y.data()[i];
 }
+
+// ---- grouped attention (MHA / MQA / GQA): the lesson's grouped block (grouped_block_rows) with the
+// checkpoint's projections: q, k, v through its linear layers (their biases added), each head of q and k
+// RMS-normed (qwen3), then RoPE as the model applies it; the output through o_proj.
+class CheckpointGroupedRows final : public GroupedRows {
+ public:
+  CheckpointGroupedRows(const ModelConfig& c, const LayerWeights& w) : c_(c), w_(w) {}
+
+  Matrix project(const float* x, int64_t n, float* k, float* v, int64_t ld, int64_t pos0, StageRecord* rec) const override {
+    const int64_t d = c_.d_model, dh = c_.head_dim, wq = c_.n_heads * dh, wkv = c_.n_kv_heads * dh;
+    Matrix q = uninitialised(n, wq);  // (N, H*dh)
+    linear(w_.q, x, n, d, q.data(), wq);
+    linear(w_.k, x, n, d, k, ld);     // (N, G*dh) rows of stride ld
+    linear(w_.v, x, n, d, v, ld);
+    auto keep_qk = [&](const char* q_name, const char* k_name) {
+      rec->matrix(q_name, q.data(), n, wq, wq);
+      rec->matrix(k_name, k, n, wkv, ld);
+    };
+    if (rec) {
+      keep_qk("q", "k");
+      rec->matrix("v", v, n, wkv, ld);
+    }
+    if (c_.qk_norm) {  // each head's vector of dh floats
+      for (int64_t i = 0; i < n; ++i) {
+        norm_rows(w_.q_norm, q.data() + i * wq, c_.n_heads, dh, q.data() + i * wq, dh);
+        norm_rows(w_.k_norm, k + i * ld, c_.n_kv_heads, dh, k + i * ld, dh);
+      }
+      if (rec) keep_qk("qNorm", "kNorm");
+    }
+    if (c_.rope) {
+      apply_rope(q.data(), n, wq, 0, c_.n_heads, dh, dh, pos0, c_.rope_freqs);
+      apply_rope(k, n, ld, 0, c_.n_kv_heads, dh, dh, pos0, c_.rope_freqs);
+      if (rec) keep_qk("qRotated", "kRotated");
+    }
+    return q;
+  }
+
+  Matrix output(const Matrix& o, StageRecord* rec) const override { return output_projection(c_, w_, o, rec); }
+
+ private:
+  const ModelConfig& c_;
+  const LayerWeights& w_;
+};
 
 // ---- MLA: the queries (N, H*dqk), per head [q_nope | rope(q_pe)], and the latent rows [c | rope(k_pe)]
 // (N, r + rope) written to ckr (row stride ldc).
-Matrix latent_queries(const ModelConfig& c, const LayerWeights& w, const Matrix& h, int64_t pos0, float* ckr,
+Matrix latent_queries(const ModelConfig& c, const LayerWeights& w, const float* x, int64_t n, int64_t pos0, float* ckr,
                       int64_t ldc, StageRecord* rec) {
-  const int64_t n = int64_t(h.shape(0)), d = c.d_model, dqk = c.head_dim, r = c.kv_lora_rank, heads = c.n_heads;
+  const int64_t d = c.d_model, dqk = c.head_dim, r = c.kv_lora_rank, heads = c.n_heads;
   Matrix q = uninitialised(n, heads * dqk);
   if (c.q_lora_rank > 0) {
     Matrix qa = uninitialised(n, c.q_lora_rank);  // (N, q_lora_rank)
-    linear(w.q_a, h.data(), n, d, qa.data(), c.q_lora_rank);
+    linear(w.q_a, x, n, d, qa.data(), c.q_lora_rank);
     norm_rows(w.q_a_norm, qa.data(), n, c.q_lora_rank, qa.data(), c.q_lora_rank);
     if (rec) rec->matrix("cq", qa.data(), n, c.q_lora_rank, c.q_lora_rank);
     linear(w.q_b, qa.data(), n, c.q_lora_rank, q.data(), heads * dqk);
   } else {
-    linear(w.q, h.data(), n, d, q.data(), heads * dqk);
+    linear(w.q, x, n, d, q.data(), heads * dqk);
   }
   if (rec) rec->gather("q", q.data(), n, heads * dqk, heads, c.qk_nope, dqk);
-  linear(w.kv_a, h.data(), n, d, ckr, ldc);  // [c | k_pe] before the norm and RoPE
+  linear(w.kv_a, x, n, d, ckr, ldc);  // [c | k_pe] before the norm and RoPE
   if (rec) rec->matrix("c", ckr, n, r, ldc);
   norm_rows(w.kv_a_norm, ckr, n, ldc, ckr, ldc);
   if (rec) rec->matrix("cNorm", ckr, n, r, ldc);
@@ -141,7 +124,7 @@ void latent_attention_naive(const ModelConfig& c, const LayerWeights& w, const M
   const int64_t n = int64_t(h.shape(0)), heads = c.n_heads, dqk = c.head_dim, dv = c.v_head_dim;
   const int64_t r = c.kv_lora_rank, rq = r + c.qk_rope, nope = c.qk_nope, kvw = nope + dv;
   Matrix ckr = uninitialised(n, rq);                        // (N, r + rope)
-  const Matrix q = latent_queries(c, w, h, 0, ckr.data(), rq, rec);
+  const Matrix q = latent_queries(c, w, h.data(), n, 0, ckr.data(), rq, rec);
   Matrix kv = uninitialised(n, heads * kvw);                // (N, H*(nope + dv)): per head [k_nope | v]
   linear(w.kv_b, ckr.data(), n, rq, kv.data(), heads * kvw);
   Matrix k = uninitialised(n, heads * dqk), v = uninitialised(n, heads * dv);
@@ -161,32 +144,42 @@ void latent_attention_naive(const ModelConfig& c, const LayerWeights& w, const M
     rec->split("qAbsorbed", qa.data(), n, heads * rq, heads, r, rq);
   }
   // the lesson's naive form: the grouped kernel with G = H over per-head [k_nope_h | k_pe] and v_h
-  const MapsOut m = maps_out(c, n, n, maps, rec);
+  const MapsOut m = maps_out(heads, n, n, maps, rec);
   AttendArgs a = attend_args(c.shape(), n, n, heads, {q.data(), heads * dqk, dqk}, {k.data(), heads * dqk, dqk},
                              {v.data(), heads * dv, dv}, true, 0, m.weights);
   a.scores = m.scores;
   const Matrix o = attend_rows(a);                          // (N, H*dv)
-  keep_maps(c, m, n, n, maps);
-  output_projection(c, w, o, rec, out);
+  keep_maps(m, heads, n, n, maps);
+  add_to(out, output_projection(c, w, o, rec));
 }
 
-// Absorbed form: one shared K/V head [c | k_pe] in the cache; W_uk folded into the queries and W_uv
-// into the output, head by head (factor by factor, never multiplied out).
-void latent_attention_absorbed(const ModelConfig& c, const LayerWeights& w, const Matrix& h, int64_t pos0,
-                               LayerCache& cache, float* maps, Matrix& out) {
-  const int64_t n = int64_t(h.shape(0)), heads = c.n_heads, dv = c.v_head_dim;
-  const int64_t r = c.kv_lora_rank, rq = r + c.qk_rope, nope = c.qk_nope, kvw = nope + dv;
-  float* rows = cache.ckr.data() + pos0 * rq;                       // the new cache rows
-  const Matrix q = latent_queries(c, w, h, pos0, rows, rq, nullptr);  // (N, H*dqk)
-  const Matrix qa = absorbed_queries(c, w, q);                       // (N, H*(r + rope)): per head [q~_h | q_pe_h]
-  const Matrix ol = attend_latent_cache(c.shape(), qa.data(), heads * rq, cache, n, pos0, maps);  // (N, H*r): per head softmax(s_h) c
-  Matrix o = uninitialised(n, heads * dv);                   // (N, H*dv): v_h = o~_h W_uv_h^T
-  for (int64_t hh = 0; hh < heads; ++hh) {
-    const WeightView w_uv = w.kv_b.w.row_range(hh * kvw + nope, dv);  // (dv, r)
-    matmul_wt(n, ol.data() + hh * r, heads * r, w_uv, o.data() + hh * dv, heads * dv);
+// Absorbed form: the lesson's latent block (latent_block_rows) with the checkpoint's weights: one shared
+// K/V head [c | k_pe] in the cache; W_uk folded into the queries and W_uv into the output, head by head
+// (factor by factor, never multiplied out).
+class CheckpointAbsorbedRows final : public AbsorbedRows {
+ public:
+  CheckpointAbsorbedRows(const ModelConfig& c, const LayerWeights& w) : c_(c), w_(w) {}
+
+  Matrix project(const float* x, int64_t n, float* ckr, int64_t ld, int64_t pos0) const override {
+    const Matrix q = latent_queries(c_, w_, x, n, pos0, ckr, ld, nullptr);  // (N, H*dqk)
+    return absorbed_queries(c_, w_, q);                                      // (N, H*(r + rope)): per head [q~_h | q_pe_h]
   }
-  output_projection(c, w, o, nullptr, out);
-}
+
+  Matrix output(const Matrix& ol) const override {  // ol (N, H*r): per head softmax(s_h) c
+    const int64_t n = int64_t(ol.shape(0)), heads = c_.n_heads, dv = c_.v_head_dim, r = c_.kv_lora_rank;
+    const int64_t nope = c_.qk_nope, kvw = nope + dv;
+    Matrix o = uninitialised(n, heads * dv);  // (N, H*dv): v_h = o~_h W_uv_h^T
+    for (int64_t hh = 0; hh < heads; ++hh) {
+      const WeightView w_uv = w_.kv_b.w.row_range(hh * kvw + nope, dv);  // (dv, r)
+      matmul_wt(n, ol.data() + hh * r, heads * r, w_uv, o.data() + hh * dv, heads * dv);
+    }
+    return output_projection(c_, w_, o, nullptr);
+  }
+
+ private:
+  const ModelConfig& c_;
+  const LayerWeights& w_;
+};
 
 void mlp_half(const LayerWeights& w, Matrix& x) {
   const int64_t n = int64_t(x.shape(0)), d = int64_t(x.shape(1));
@@ -201,10 +194,11 @@ void decoder_layer(const ModelConfig& c, const LayerWeights& w, Matrix& x, int64
   const int64_t n = int64_t(x.shape(0)), d = c.d_model;
   Matrix h = uninitialised(n, d);
   norm_rows(w.attn_norm, x.data(), n, d, h.data(), d);
+  const Shape s = c.shape();  // G = num_key_value_heads, as the form's nKvHeads in the lesson's Shape
   if (c.mla) {
-    latent_attention_absorbed(c, w, h, pos0, cache, maps, x);
+    add_to(x, latent_block_rows(s, CheckpointAbsorbedRows(c, w), cache, h.data(), n, pos0, maps));
   } else {
-    grouped_attention(c, w, h, pos0, cache, maps, nullptr, x);
+    add_to(x, grouped_block_rows(s, CheckpointGroupedRows(c, w), cache, h.data(), n, pos0, maps));
   }
   mlp_half(w, x);
 }
@@ -217,8 +211,9 @@ void decoder_layer_sequence(const ModelConfig& c, const LayerWeights& w, Matrix&
   if (c.mla) {
     latent_attention_naive(c, w, h, maps, rec, x);
   } else {
-    LayerCache cache = make_layer_cache(c.shape(), n);
-    grouped_attention(c, w, h, 0, cache, maps, rec, x);
+    const Shape s = c.shape();
+    LayerCache cache = make_layer_cache(s, n);  // the sequence's own keys and values
+    add_to(x, grouped_block_rows(s, CheckpointGroupedRows(c, w), cache, h.data(), n, 0, maps, rec));
   }
   mlp_half(w, x);
 }

@@ -41,7 +41,17 @@ PretrainedModel::PretrainedModel(ModelConfig config, TensorStore tensors)
       const std::string p = "h." + std::to_string(l) + ".";
       w.attn_norm = norm(p + "ln_1", c.norm_eps);
       w.mlp_norm = norm(p + "ln_2", c.norm_eps);
-      w.qkv = lin(p + "attn.c_attn", true);
+      // [q | k | v] in one tensor: three views of it, columns of gpt2's Conv1D (in, out), rows of
+      // gpt_bigcode's nn.Linear (out, in), and the same columns of the bias
+      const Linear qkv = lin(p + "attn.c_attn", true);
+      const int64_t wq = c.n_heads * c.head_dim, wkv = c.n_kv_heads * c.head_dim;
+      auto part = [&](int64_t from, int64_t n) {
+        return Linear{qkv.in_out ? qkv.w.col_range(from, n) : qkv.w.row_range(from, n), qkv.bias.col_range(from, n), qkv.in_out};
+      };
+      w.q = part(0, wq);
+      w.k = part(wq, wkv);
+      w.v = part(wq + wkv, wkv);
+      w.fused_qkv = true;
       w.o = lin(p + "attn.c_proj", true);
       w.mlp.kind = MlpKind::GeluTanh;
       w.mlp.fc = lin(p + "mlp.c_fc", true);
@@ -87,7 +97,7 @@ PretrainedModel::PretrainedModel(ModelConfig config, TensorStore tensors)
 }
 
 double PretrainedModel::kv_bytes_per_token() const {
-  const WeightView& kv = config_.mla ? layers_[0].kv_a.w : (layers_[0].qkv.w.empty() ? layers_[0].k.w : layers_[0].qkv.w);
+  const WeightView& kv = config_.mla ? layers_[0].kv_a.w : layers_[0].k.w;
   return double(config_.cache_floats_per_token()) * double(config_.n_layers) * double(dtype_bytes(kv.dtype));
 }
 

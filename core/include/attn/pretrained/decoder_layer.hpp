@@ -1,12 +1,14 @@
 // decoder_layer.hpp — one pre-norm block of a checkpoint: x += attention(norm1(x)); x += mlp(norm2(x)).
 //
-// Attention runs through the lesson's block steps for every architecture, on the layer's Shape
-// (ModelConfig::shape(): G = num_key_value_heads, the scale, the sliding window): the grouped block's
-// attend_grouped_cache, or the latent block's attend_latent_cache, over the lesson's LayerCache:
+// Attention is the lesson's block for every architecture, on the layer's Shape (ModelConfig::shape():
+// G = num_key_value_heads, the scale, the sliding window): grouped_block_rows (grouped_block.hpp) or,
+// decoding MLA, latent_block_rows (latent_block.hpp), over the lesson's LayerCache; what makes the rows
+// from the checkpoint's weights is decoder_layer.cpp's GroupedRows / AbsorbedRows:
 //   grouped (MHA / MQA / GQA; gpt2, gpt_bigcode, llama, mistral, qwen2, qwen3):
-//     [q | k | v] = x Wqkv (+ b)          q (N, H*dh), k, v (N, G*dh): one fused or three projections
+//     q = x Wq (+ b), k, v = x Wk, x Wv (+ b)   q (N, H*dh), k, v (N, G*dh), k and v straight into the cache
+//                                          (three views of a fused [q | k | v] tensor in gpt2, gpt_bigcode)
 //     q_h, k_g <- rmsnorm per head (qwen3), then RoPE (rotate-half) on every head
-//     the new k, v rows are written to the layer's cache at rows pos0 .. pos0 + N
+//     (the new k, v rows are the layer's cache rows pos0 .. pos0 + N: grouped_block_rows)
 //     o = attend(q, k_cache, v_cache)      causal, a sliding window for mistral; (N, H*dh)
 //   latent (MLA, DeepSeek-V2), per head h, dqk = nope + rope:
 //     q = x Wq, or q_b(rmsnorm(q_a(x)))    (N, H*dqk), per head [q_nope | q_pe]
@@ -32,8 +34,10 @@ namespace attn::pretrained {
 
 struct LayerWeights {
   Norm attn_norm, mlp_norm;
-  // grouped attention: one fused [q | k | v] projection (gpt2, gpt_bigcode) or three
-  Linear qkv, q, k, v;
+  // grouped attention: q, k, v (a fused [q | k | v] tensor, gpt2's and gpt_bigcode's, is read as
+  // three views of its columns or rows: fused_qkv)
+  Linear q, k, v;
+  bool fused_qkv = false;
   Norm q_norm, k_norm;         // qwen3
   // latent attention (MLA)
   Linear q_a, q_b, kv_a, kv_b; // q_a / q_b with query compression, else q
