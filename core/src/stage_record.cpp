@@ -11,26 +11,29 @@ void StageRecord::matrix(const char* name, const float* m, int64_t rows, int64_t
   stages.push_back({name, {rows, cols}, std::move(data)});
 }
 
-void StageRecord::split(const char* name, const float* m, int64_t rows, int64_t ld, int64_t heads, int64_t width,
-                        int64_t stride, int64_t offset) {
-  std::vector<float> data(std::size_t(heads * rows * width));
+namespace {
+
+// Columns [offset + j*stride, + width) of each of `rows` rows (row stride ld), for every head j, to dst:
+// head after head (heads, rows, width), or row after row (rows, heads*width).
+void copy_heads(const float* m, int64_t rows, int64_t ld, int64_t heads, int64_t width, int64_t stride, int64_t offset,
+                bool by_head, float* dst) {
   for (int64_t j = 0; j < heads; ++j) {
     for (int64_t i = 0; i < rows; ++i) {
-      std::copy_n(m + i * ld + offset + j * stride, width, data.data() + (j * rows + i) * width);
+      std::copy_n(m + i * ld + offset + j * stride, width, dst + (by_head ? j * rows + i : i * heads + j) * width);
     }
   }
-  stages.push_back({name, {heads, rows, width}, std::move(data)});
+}
+
+}  // namespace
+
+void StageRecord::split(const char* name, const float* m, int64_t rows, int64_t ld, int64_t heads, int64_t width,
+                        int64_t stride, int64_t offset) {
+  copy_heads(m, rows, ld, heads, width, stride, offset, true, tensor(name, {heads, rows, width}));
 }
 
 void StageRecord::gather(const char* name, const float* m, int64_t rows, int64_t ld, int64_t heads, int64_t width,
                          int64_t stride, int64_t offset) {
-  std::vector<float> data(std::size_t(rows * heads * width));
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < heads; ++j) {
-      std::copy_n(m + i * ld + offset + j * stride, width, data.data() + (i * heads + j) * width);
-    }
-  }
-  stages.push_back({name, {rows, heads * width}, std::move(data)});
+  copy_heads(m, rows, ld, heads, width, stride, offset, false, tensor(name, {rows, heads * width}));
 }
 
 float* StageRecord::tensor(const char* name, std::vector<int64_t> shape) {
