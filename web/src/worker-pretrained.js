@@ -145,15 +145,19 @@ export const pretrainedMethods = {
     sessions.set(sessionKey, { session, model });
     return { length: session.length, cacheBytes: session.cacheBytes, maxLen: session.maxLen };
   },
-  /** Appends ids: { weights (H, k, length) of `layer`, length, cacheBytes, next }. */
+  /**
+   * Appends ids: { weights (H, k, length) of `layer`, length, cacheBytes, next, ms }. `ms`: the worker's
+   * time for the append and the next tokens (what the page's step adds around it is the rest).
+   */
   pretrainedSessionAppend(attn, sessionKey, { ids, layer = 0 }) {
     const s = sessions.get(sessionKey);
     if (!s) throw new Error(`no session '${sessionKey}'`);
+    const t0 = performance.now();
     const r = s.session.append(ids, { attentions: true, allowLongWork });
     const vocab = s.model.info.vocabSize;
     const l = Math.min(Math.max(0, layer | 0), r.attentions.length - 1);
-    return { weights: r.attentions[l], length: s.session.length, cacheBytes: s.session.cacheBytes,
-      next: topNext(r.logits, (ids.length - 1) * vocab, vocab, 5) };
+    const next = topNext(r.logits, (ids.length - 1) * vocab, vocab, 5);
+    return { weights: r.attentions[l], length: s.session.length, cacheBytes: s.session.cacheBytes, next, ms: performance.now() - t0 };
   },
   pretrainedSessionDispose(attn, sessionKey) {
     sessions.get(sessionKey)?.session.dispose();

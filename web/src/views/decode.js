@@ -2,7 +2,8 @@
 // chunk), and the view shows what the cache stores per token, how it grows, and how the newest token
 // attends to everything cached so far (parts/decode-cache.js). The session is the source's decoder.
 // Finished drawing (kit.js setViewState): data-state="ready" once the queue is empty, with the result
-// { length, cacheBytes } as the core reports them; buttons carry data-action="step|all|reset|word".
+// { length, cacheBytes, workerMs } as the core reports them (workerMs: a model's last append in the worker, else null);
+// buttons carry data-action="step|all|reset|word".
 // Below it, the bandwidth measurement (parts/decode-bandwidth.js), on a button of its own.
 import decodeCss from '../styles/decode.css?inline';
 import { coreDetail, el, setViewState, useStyles } from '../kit.js';
@@ -59,7 +60,7 @@ export function createDecodeView(root, ctx) {
     weightsTitle, weights, readout, live);
   const bandwidth = createDecodeBandwidth(root, ctx);  // runs when asked, never on the first map's path
 
-  let state = null, shapeKey = '', sentence = [], nextIdx = 0, cached = [], cacheBytes = 0;
+  let state = null, shapeKey = '', sentence = [], nextIdx = 0, cached = [], cacheBytes = 0, workerMs = null;
   let decoder = null, session = null;  // session: { shape, baseline } once started
   let newest = null, drawnNewest = null, gen = 0, pending = 0, queue = Promise.resolve(), predicted = null;
   let introFor = [];  // what the intro was written for: [shape, model, maxLen]
@@ -87,7 +88,7 @@ export function createDecodeView(root, ctx) {
       render();
     }).finally(() => {
       render();
-      if (--pending === 0) setViewState(root, error.hidden ? 'ready' : 'error', { length: cached.length, cacheBytes });
+      if (--pending === 0) setViewState(root, error.hidden ? 'ready' : 'error', { length: cached.length, cacheBytes, workerMs });
     });
   }
   const clearError = () => { if (!error.hidden) { error.hidden = true; ctx.reportError('decode', null); } };
@@ -95,7 +96,7 @@ export function createDecodeView(root, ctx) {
   function restart() {
     gen++;
     decoder?.dispose();
-    session = null; cached = []; nextIdx = 0; cacheBytes = 0; newest = null; predicted = null;
+    session = null; cached = []; nextIdx = 0; cacheBytes = 0; workerMs = null; newest = null; predicted = null;
     const source = ctx.sourceFor('decode', state);
     decoder = source.decoder?.(state, { key, maxLen: MAX_LEN }) ?? null;
     if (!decoder) {
@@ -121,6 +122,7 @@ export function createDecodeView(root, ctx) {
       if (g !== gen) return;
       cached = cached.concat(toks);
       cacheBytes = r.cacheBytes;
+      workerMs = r.ms ?? null;
       newest = { weights: r.weights, k: toks.length, length: r.length };
       predicted = r.next?.[0]?.token ?? null;
       clearError();
