@@ -102,6 +102,7 @@ test('a folder without tokenizer.json opens through the folder picker: token ids
   const d = await viewResult(page, 'decode');
   // qwen2 MQA: K and V of 1 head × dh 8 per layer, 2 layers, float32 in the session: 2 tokens × 64 × 4 bytes
   assert.equal(d.cacheBytes, 2 * 2 * 2 * 8 * 4);
+  assert.ok(d.workerMs > 0 && Number.isFinite(d.workerMs), `the worker's time of the append: ${d.workerMs}`);
   assert.match(await decode.locator('.dec-facts').innerText(), /16 × 2 bytes \(16-bit, the file's\) = 32 bytes per layer; × 2 layers = 64 bytes/);
   const heads = el.locator('[data-slot="heads-table"]');
   await heads.scrollIntoViewIfNeeded();
