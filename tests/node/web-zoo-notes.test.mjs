@@ -13,9 +13,9 @@ const manifest = (training, scores) => ({
     headScores: scores.map(([previousToken, induction], head) => ({ layer: 1, head, previousToken, induction, firstToken: 0, diagonal: 0 })) }],
 });
 
-test('how they were trained: steps of 2,048 tokens, the seeds, the CPU-hours; a curriculum only where there is one', () => {
+test('how they were trained: steps of 2,048 tokens, the seeds, the hours of runs; a curriculum only where there is one', () => {
   const [how] = zooNotes(manifest({}, [[0.3, 0.01]]), EN.t);
-  assert.match(how, /700 steps of 2,048 tokens each, 3 seeds \(1, 2, 3\), 1\.59 CPU-hours/);
+  assert.match(how, /700 steps of 2,048 tokens each, 3 seeds \(1, 2, 3\), 1\.59 hours of training runs \(one core each\)/);
   assert.doesNotMatch(how, /training windows/);
   const [random] = zooNotes(manifest({ repeatRandomFraction: 0.25 }, [[0.3, 0.01]]), EN.t);
   assert.match(random, /25 % of the training windows hold a stretch of random words written twice/);

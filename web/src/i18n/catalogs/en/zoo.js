@@ -5,7 +5,7 @@ import { addEnglish } from '../../english.js';
 
 export default addEnglish({
   'zoo.which': 'Model: {label}, seed {seed}, {bits} bits per token on held-out Shakespeare. Each head is labelled with the role that stands out, if any.',
-  'zoo.trainedHow': { one: 'How they were trained: {steps} steps of {tokens} tokens each, one seed ({seeds}; the spread over seeds is not measured yet), {hours} CPU-hours for the six models.', other: 'How they were trained: {steps} steps of {tokens} tokens each, {count} seeds ({seeds}), {hours} CPU-hours for the six models and their seeds.' },
+  'zoo.trainedHow': { one: 'How they were trained: {steps} steps of {tokens} tokens each, one seed ({seeds}; the spread over seeds is not measured yet), {hours} CPU-hours for the six models.', other: 'How they were trained: {steps} steps of {tokens} tokens each, {count} seeds ({seeds}), {hours} hours of training runs (one core each) for the six models and their seeds.' },
   'zoo.synthetic': 'Each model first learned to copy: {steps} steps on short windows of {length} random words in which a stretch is written twice, then the text.',
   'zoo.syntheticStretches': 'This model first learned to copy: {steps} steps on short windows of {length} random words in which a stretch of {min} to {max} words is written twice, then the text.',
   'zoo.curriculum': '{percent} % of the training windows repeat a stretch of their own text (a copying curriculum, which gives induction heads something to learn).',
