@@ -192,6 +192,7 @@ test('lab-induction: Open in the model view hands the bundled model to the real-
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-slot="model"]')?.result?.opened === true, null, { timeout: 30000 });
   await viewReady(page, 'model');
+  await el.locator('[data-role="model-facts"]').scrollIntoViewIfNeeded();  // off screen, a section's text is not laid out (content-visibility)
   const facts = await el.locator('[data-role="model-facts"]').innerText();
   assert.match(facts, /Lab 4 · the bundled model \(seed 1\) · llama · MHA/, 'named as the lab lists it');
   assert.match(facts, /2 · dModel 64 · 4 query heads, 4 K\/V heads/);
