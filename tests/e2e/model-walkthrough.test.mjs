@@ -1,4 +1,4 @@
-// Browser test of the walkthrough with an opened checkpoint (views/walkthrough.js, lesson/layer-steps.js,
+// Browser test of the walkthrough with an opened checkpoint (views/walkthrough.js, lesson/stages.js,
 // sources/pretrained.js): in Chromium, under the strict CSP and a sub-path (browser.mjs), the full page
 // opens tiny checkpoints (tests/fixtures/pretrained) through the file picker, the learner types the
 // fixture's token ids and picks a layer, and every step draws that layer's stages: the tensors drawn

@@ -260,7 +260,7 @@ test('with source=trained, the walkthrough draws the checkpoint\'s layer and dec
   assert.ok(worst < 1e-5, `walkthrough's attention vs the checkpoint's layer 1: ${worst}`);
   assert.equal(wt.shape.dModel, manifest.geometry.dModel);
   const summary = await el.locator('[data-slot="walkthrough"] [data-role="summary"]').innerText();
-  assert.match(summary, new RegExp(`Layer 1 of llama \\(${manifest.geometry.nLayers} layers\\)`), 'the checkpoint\'s own steps (lesson/layer-steps.js)');
+  assert.match(summary, new RegExp(`Layer 1 of llama \\(${manifest.geometry.nLayers} layers\\)`), 'a checkpoint layer\'s steps (lesson/stages.js)');
   assert.match(summary, /a bundled model trained on Shakespeare \(MHA, seed 1\)\./);
   assert.equal(await el.locator('[data-slot="walkthrough"] [data-role="seeded-here"]').count(), 0);
 

@@ -3,14 +3,12 @@
 // up-projections, the decoupled RoPE key, the cache and the absorbed form). Every tensor drawn is one
 // the source's pass returned (the core's forward with returnIntermediates), never recomputed here;
 // lesson/stages.js says which tensors each step shows, its formula with the sizes filled in, and what
-// each cell was made from (lesson/layer-steps.js for a layer of an opened checkpoint, with a layer
-// picker). Steps: the step list, Previous / Next, or the arrow keys; `step` in the URL.
+// each cell was made from, for the lesson's block and a layer of an opened checkpoint alike (with a
+// layer picker). Steps: the step list, Previous / Next, or the arrow keys; `step` in the URL.
 import lessonCss from '../styles/lesson.css?inline';
 import { coreDetail, createLatest, el, setViewState, variantLabel, useStyles } from '../kit.js';
 import { cellStory, lessonSteps } from '../lesson/stages.js';
-import { layerCellStory, layerSteps } from '../lesson/layer-steps.js';
 import '../i18n/catalogs/en/maps.js';         // the layer picker's words
-import '../i18n/catalogs/en/layer-steps.js';  // a checkpoint layer's words
 import { createReadout } from '../render/heatmap.js';
 import { tensorFigure } from '../render/tensor-figure.js';
 import { messageNodes } from '../i18n/nodes.js';
@@ -76,8 +74,7 @@ export function createWalkthroughView(root, ctx) {
     readout.say('');
     plots.replaceChildren(...step.tensors.map((spec) => tensorFigure(spec, tensorOf(spec.key), {
       tokens: data.tokens, readout, name: { view: 'walkthrough', variant: data.shape.variant, what: spec.key, layer: data.layer ?? 0 }, i18n,
-      describe: (at, value) => (data.shape.modelType ? layerCellStory(spec.key, data.shape, data.tokens, at, value, i18n)
-        : cellStory(spec.key, data.shape, data.tokens, at, value, i18n)),
+      describe: (at, value) => cellStory(spec.key, data.shape, data.tokens, at, value, i18n),
     })));
     root.dataset.step = step.id;
     // What was drawn, for tests and embedders: the step, and each tensor exactly as the core returned it.
@@ -102,7 +99,7 @@ export function createWalkthroughView(root, ctx) {
       `${s.variant === 'mla' ? `r = ${n(s.latentRank)}, dr = ${n(s.ropeDim)}` : `G = ${n(s.nKvHeads)}`}, dh = ${n(s.dHead)}`;
     summary.replaceChildren(t(s.causal ? 'walk.summaryCausal' : 'walk.summary', { variant: variantLabel(s.variant, i18n), count: data.tokens.length, dims }));
     if (data.shape.modelType) {
-      summary.append(' ', t('layerSteps.summary', { layer: data.layer, layers: data.layers, model: data.shape.modelType }));
+      summary.append(' ', t('walk.layerSummary', { layer: data.layer, layers: data.layers, model: data.shape.modelType }));
     }
     if (data.trained) {  // a zoo model (sources/zoo-model.js); its name is the manifest's
       summary.append(' ', ...messageNodes(t, 'walk.trained', { name: el('span', { lang: 'en', dataset: { text: 'model' } }, data.trained.name) },
@@ -140,7 +137,7 @@ export function createWalkthroughView(root, ctx) {
       }
       return latest.run(() => source.stages(state, { layer: state.layer }), (data) => {
         ctx.reportError('walkthrough', null);
-        last = { key, data, steps: data.shape.modelType ? layerSteps(data.shape, i18n) : lessonSteps(data.shape, i18n) };
+        last = { key, data, steps: lessonSteps(data.shape, i18n) };
         describe(data, source.note(state));
         return renderStep();
       }, (e) => {
