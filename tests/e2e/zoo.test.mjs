@@ -128,6 +128,51 @@ test('the default page fetches none of the zoo; the form\'s switch fetches the m
   await page.close();
 });
 
+/**
+ * The scatter shows each model's seeds (a bar from the lowest to the highest, when it has several) and
+ * no label over another (GQA-4's and MHA's means are close).
+ */
+function assertScatterHonest(drawn, rows, where) {
+  const several = rows.filter((r) => r.seedBits.length > 1);
+  assert.deepEqual(drawn.bars.map((x) => x.label).sort(), several.map((r) => zooLabel(r)).sort(), `${where}: a bar for each model with several seeds`);
+  for (const r of several) {
+    const bar = drawn.bars.find((x) => x.label === zooLabel(r));
+    assert.deepEqual([bar.lo, bar.hi, bar.runs], [Math.min(...r.seedBits), Math.max(...r.seedBits), r.seedBits.length], `${where}: ${bar.label}'s bar`);
+  }
+  const boxes = drawn.labelBoxes;
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const a = boxes[i], c = boxes[j];
+      const apart = a.right <= c.left || a.left >= c.right || a.bottom <= c.top || a.top >= c.bottom;
+      assert.ok(apart, `${where}: the labels ${a.label} and ${c.label} overlap (${JSON.stringify([a, c])})`);
+    }
+  }
+}
+
+test('compare on a phone: the zoo\'s scatter keeps every label apart and shows each model\'s seeds', async () => {
+  const page = await b.open('embed.html?view=compare&v=2', { viewport: { width: 390, height: 844 } });
+  await viewReady(page, 'compare', 1, 0, 30000);
+  const box = app(page).locator('details[data-role="zoo"]');
+  await box.locator('summary').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('details[data-role="zoo"]')?.dataset.state === 'ready', null, { timeout: 20000 });
+  await box.locator('.lab-chart').scrollIntoViewIfNeeded();
+  const rows = zooRows(manifest);
+  const drawn = await box.locator('.lab-chart').evaluate((e) => e.drawn());
+  assert.deepEqual([...drawn.pointLabels].sort(), rows.map((r) => zooLabel(r)).sort(), 'every point labelled');
+  assertScatterHonest(drawn, rows, '390 px');
+  if (rows.some((r) => r.seedBits.length > 1)) assert.match(await box.locator('[data-role="zoo-bars"]').innerText(), /lowest seed to its highest/);
+  await box.locator('.lab-chart').screenshot({ path: path.join(SHOTS, 'zoo-scatter-390.png') });
+  // dark: the chart draws again in the theme's colours, its labels still apart
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('details[data-role="zoo"] .lab-chart').drawn().labelBoxes.length > 0);
+  assertScatterHonest(await box.locator('.lab-chart').evaluate((e) => e.drawn()), rows, '390 px, dark');
+  await box.screenshot({ path: path.join(SHOTS, 'zoo-compare-390-dark.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('compare: the zoo\'s table in bits per token, fetched when opened, its words following the numbers; "Show its maps" draws that model', async () => {
   const requests = [];
   const page = await b.open('index.html?v=2');
@@ -168,6 +213,8 @@ test('compare: the zoo\'s table in bits per token, fetched when opened, its word
   assert.ok(drawn.x[0] >= xs[0] / 1.5 && drawn.x[1] <= xs.at(-1) * 1.5, `x domain ${drawn.x} for data ${xs}`);
   assert.deepEqual(drawn.ticks, xs.map((x) => `${x.toLocaleString('en-US')} B`), 'a tick at each cache size');
   assert.deepEqual([...drawn.pointLabels].sort(), rows.map((r) => zooLabel(r)).sort(), 'every point labelled with its model');
+  assertScatterHonest(drawn, rows, '1280 px');
+  await box.locator('.lab-chart').screenshot({ path: path.join(SHOTS, 'zoo-scatter-1280.png') });
   await shot(page, 'zoo-scatter');
   // The MQA row's "Show its maps" puts the trained MQA in the attention-maps view.
   const draws = Number(await el.locator('[data-slot="heatmap"]').getAttribute('data-draws'));

@@ -19,6 +19,7 @@ test('mean ± sd and the difference from MHA, worked by hand', () => {
   assert.deepEqual(rows.map((r) => r.kvHeads), [8, 1, 2]);
   assert.ok(Math.abs(rows[0].bits.mean - 2.2) < 1e-12 && Math.abs(rows[0].bits.sd - 0.2) < 1e-12);
   assert.equal(rows[0].vsMha, null);
+  assert.deepEqual(rows[1].seedBits, [3.0, 3.2, 3.4], 'each seed\'s figure, for the scatter\'s bars');
   // MQA: +1.0 with se sqrt(0.04/3 + 0.04/3) = 0.1633: measurable. GQA: +0.1, same se: not.
   assert.ok(Math.abs(rows[1].vsMha.diff - 1.0) < 1e-12);
   assert.ok(Math.abs(rows[1].vsMha.se - Math.sqrt(0.08 / 3)) < 1e-12);

@@ -1,7 +1,8 @@
 // compare-zoo.js — the compare view's measured table: the zoo's six trained models (docs/zoo.md), each
 // variant's held-out bits per token over its seeds (mean ± sd), the difference from MHA with its
-// standard error, in words that follow the numbers (labs/spread.js's rule; below three seeds no verdict), and a plot of quality against the KV cache. Nothing is fetched until the box is opened. "Show its maps" switches the attention-maps
-// view to that trained model.
+// standard error, in words that follow the numbers (labs/spread.js's rule; below three seeds no verdict),
+// and a plot of quality against the KV cache (each variant's mean, a bar over its seeds). Nothing is
+// fetched until the box is opened. "Show its maps" switches the attention-maps view to that trained model.
 import { coreDetail, el } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { scrollRegion } from '../render/scroll-region.js';
@@ -69,12 +70,17 @@ export function createZooBox(ctx) {
     const verdict = !settled ? t('cmp.zoo.notSettled', { count: fewest, min: SETTLED_SEEDS }) : none.length ? t('cmp.zoo.noneOf', { list: none.join(', ') }) : t('cmp.zoo.allMeasurable');
     const words = el('p', { dataset: { role: 'zoo-words' } }, [t('cmp.zoo.size'), verdict, t('cmp.zoo.scale')].join(' '));
     const chartBox = el('div');
-    body.replaceChildren(scrollRegion(t('cmp.zoo.region'), table, '', i18n), words, chartBox);
-    // A scatter: ticks at the models' cache sizes, the domain just beyond them, each point labelled with its model.
+    const several = rows.some((r) => r.bits.n > 1);
+    body.replaceChildren(scrollRegion(t('cmp.zoo.region'), table, '', i18n), words, chartBox,
+      ...(several ? [el('p', { className: 'note', dataset: { role: 'zoo-bars' } }, t('cmp.zoo.bars'))] : []));
+    // A scatter: ticks at the models' cache sizes, the domain just beyond them, each point labelled with its
+    // model, a bar over its seeds.
     const chart = createLineChart(chartBox, { yLabel: t('cmp.zoo.yLabel'), xLabel: t('cmp.zoo.xLabel'), logX: true,
       height: 280, styleOf: (label, i) => ({ colour: i, points: 'only' }), xTicks: true, xTickText: (x) => `${int(x)} B`, labelPoints: true });
     const xs = [...new Set(rows.map((r) => r.kvBytesPerToken))].sort((a, b) => a - b);
-    chart.setData(rows.map((r) => zooLabel(r, i18n)), xs, rows.map((r) => xs.map((x) => (x === r.kvBytesPerToken ? r.bits.mean : null))));
+    const at = (r, value) => xs.map((x) => (x === r.kvBytesPerToken ? value : null));
+    chart.setData(rows.map((r) => zooLabel(r, i18n)), xs, rows.map((r) => at(r, r.bits.mean)),
+      several ? rows.map((r) => at(r, r.seedBits.length > 1 ? r.seedBits : null)) : null);
     details.dataset.state = 'ready';
   }
 

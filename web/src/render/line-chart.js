@@ -1,7 +1,8 @@
 // line-chart.js — the labs' charts (uPlot): curves against the optimiser step (training loss, held-out
 // accuracy, bits per character; one series per run) and, with logX and points, a measured value
-// against another (the latent-rank lab's bits/char against cache bytes, with a marked x). Themed from
-// the CSS variables; alignCurves merges runs onto one x axis.
+// against another (the latent-rank lab's bits/char against cache bytes, with a marked x; the zoo's bits
+// per token against cache bytes, each point the mean of its seeds with a bar over the seeds' values).
+// Themed from the CSS variables; alignCurves merges runs onto one x axis.
 import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
 import { el } from '../kit.js';
@@ -25,7 +26,9 @@ const xText = (u, v) => (v == null ? '—' : uPlot.fmtNum(v));
  * vertical line at x with its text (e.g. "cache < 1/8 of MHA"). For a scatter of measured points:
  * xTicks puts the x axis's ticks at the data's x values (written by xTickText; a label too close to the
  * last one drawn is left out), its domain a little
- * beyond them (a factor 1.3 on a log axis), and labelPoints writes each point's series label beside it.
+ * beyond them (a factor 1.3 on a log axis), and labelPoints writes each point's series label beside it
+ * (on the first side where it overlaps no label written before it). setData's `runs` draw a bar through
+ * each point from the lowest to the highest of its runs (e.g. seeds), a tick at each run.
  * @param {HTMLElement} root
  * @param {{ yLabel: string, xLabel?: string, height?: number, logX?: boolean, logY?: boolean,
  *           yRange?: [number, number], styleOf?: (label: string, i: number) => { colour: number, dash?: number[], points?: 'also' | 'only' },
@@ -61,24 +64,59 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
     c.fillText(m.text, x - 4, u.bbox.top + u.bbox.height - 6 * devicePixelRatio);
     c.restore();
   };
-  /** What the scatter drew: its x domain, its tick labels, the labels written beside the points (tests). */
-  const drawn = { x: [NaN, NaN], ticks: [], pointLabels: [] };
+  /**
+   * What the scatter drew (tests): its x domain, its tick labels, the labels written beside the points
+   * and their boxes (CSS px), and the runs' bars ({ label, lo, hi, runs }).
+   */
+  const drawn = { x: [NaN, NaN], ticks: [], pointLabels: [], labelBoxes: [], bars: [] };
+  const drawBars = (t) => (u) => {
+    const c = u.ctx, dpr = devicePixelRatio;
+    drawn.bars = [];
+    c.save();
+    c.lineWidth = 1.5 * dpr;
+    u.series.forEach((s, i) => {
+      if (i === 0 || !s.show) return;
+      (data.runs?.[i - 1] ?? []).forEach((runs, k) => {
+        if (!runs?.length || data.ys[i - 1][k] == null) return;
+        const x = u.valToPos(u.data[0][k], 'x', true);
+        const lo = Math.min(...runs), hi = Math.max(...runs);
+        c.strokeStyle = t.series[(styleOf ? styleOf(s.label, i - 1).colour : i - 1) % t.series.length];
+        c.beginPath();
+        c.moveTo(x, u.valToPos(lo, 'y', true)); c.lineTo(x, u.valToPos(hi, 'y', true));
+        for (const r of runs) { const y = u.valToPos(r, 'y', true); c.moveTo(x - 5 * dpr, y); c.lineTo(x + 5 * dpr, y); }
+        c.stroke();
+        drawn.bars.push({ label: s.label, lo, hi, runs: runs.length });
+      });
+    });
+    c.restore();
+  };
   const drawPointLabels = (t) => (u) => {
-    const c = u.ctx;
+    const c = u.ctx, dpr = devicePixelRatio;
     drawn.pointLabels = [];
+    drawn.labelBoxes = [];
+    const boxes = [];  // canvas px: [left, top, right, bottom]
+    const clear = (a) => boxes.every((o) => a[2] <= o[0] || a[0] >= o[2] || a[3] <= o[1] || a[1] >= o[3]);
+    const inside = (a) => a[0] >= u.bbox.left && a[2] <= u.bbox.left + u.bbox.width && a[1] >= u.bbox.top && a[3] <= u.bbox.top + u.bbox.height;
     c.save();
     c.fillStyle = t.fg;
-    c.font = `${12 * devicePixelRatio}px sans-serif`;
+    c.font = `${12 * dpr}px sans-serif`;
     c.textBaseline = 'middle';
+    c.textAlign = 'left';
     u.series.forEach((s, i) => {
       if (i === 0 || !s.show) return;
       u.data[i].forEach((y, k) => {
         if (y == null) return;
         const x = u.valToPos(u.data[0][k], 'x', true), yPos = u.valToPos(y, 'y', true);
-        const right = x < u.bbox.left + u.bbox.width * 0.7;  // near the right edge: the label on the left
-        c.textAlign = right ? 'left' : 'right';
-        c.fillText(s.label, x + (right ? 9 : -9) * devicePixelRatio, yPos);
+        const w = c.measureText(s.label).width, h = 14 * dpr, gap = 9 * dpr;
+        // beside the point (the side with room first), then above or below it on either side
+        const right = x < u.bbox.left + u.bbox.width * 0.7;
+        const sides = right ? [x + gap, x - gap - w] : [x - gap - w, x + gap];
+        const at = [0, -h, h, -2 * h, 2 * h].flatMap((dy) => sides.map((left) => [left, yPos + dy - h / 2, left + w, yPos + dy + h / 2]));
+        const box = at.find((a) => inside(a) && clear(a)) ?? at.find(clear) ?? at[0];
+        boxes.push(box);
+        c.fillText(s.label, box[0], (box[1] + box[3]) / 2);
         drawn.pointLabels.push(s.label);
+        drawn.labelBoxes.push({ label: s.label, left: box[0] / dpr, top: box[1] / dpr, right: box[2] / dpr, bottom: box[3] / dpr });
       });
     });
     c.restore();
@@ -97,6 +135,12 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
       }));
     },
   } : logX ? {} : { incrs: STEP_INCRS });
+  /** With runs, the y axis spans every run, not only the points, with a little room. */
+  const yScale = () => (logY ? { distr: 3 } : yRange ? { range: () => yRange } : data.runs ? { range: (u, min, max) => {
+    const all = [min, max, ...data.runs.flat().filter(Boolean).flat()].filter(Number.isFinite);
+    const lo = Math.min(...all), hi = Math.max(...all), pad = (hi - lo) * 0.08 || 0.05;
+    return [lo - pad, hi + pad];
+  } } : {});
   const xScale = () => ({ time: false, ...(logX ? { distr: 3 } : {}),
     ...(xTicks ? { range: (u, min, max) => {
       if (!data.xs.length) return [min, max];
@@ -111,10 +155,11 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
     plot = new uPlot({
       width: Math.max(280, box.clientWidth || root.clientWidth || 600),
       height,
-      scales: { x: xScale(), y: logY ? { distr: 3 } : yRange ? { range: () => yRange } : {} },
+      scales: { x: xScale(), y: yScale() },
       axes: [axis(xLabel, xAxisMore()), axis(yLabel)],
       series: [{ label: xLabel, value: xText }, ...seriesLabels.map(series(t))],
-      hooks: { draw: [...(marker ? [drawMarker(t)] : []), ...(labelPoints ? [drawPointLabels(t)] : [])] },
+      legend: { show: !labelPoints },  // each point already says whose it is
+      hooks: { draw: [...(marker ? [drawMarker(t)] : []), drawBars(t), ...(labelPoints ? [drawPointLabels(t)] : [])] },
     }, [[]].concat(seriesLabels.map(() => [])), box);
   };
   const resize = new ResizeObserver(() => plot?.setSize({ width: Math.max(280, box.clientWidth), height }));
@@ -125,10 +170,13 @@ export function createLineChart(root, { yLabel, xLabel = 'optimiser step', heigh
   scheme.addEventListener('change', retheme);
   box.drawn = () => ({ ...drawn });  // for tests: what the axis and the points say
   return {
-    /** @param {string[]} seriesLabels @param {number[]} xs @param {(number|null)[][]} ys one array per series */
-    setData(seriesLabels, xs, ys) {
+    /**
+     * @param {string[]} seriesLabels @param {number[]} xs @param {(number|null)[][]} ys one array per series
+     * @param {(number[]|null)[][]} [runs] per series and x, the runs a point is the mean of (a bar over them)
+     */
+    setData(seriesLabels, xs, ys, runs = null) {
+      data = { labels: seriesLabels, xs, ys, ...(runs ? { runs } : {}) };
       if (!plot || seriesLabels.join('\u0001') !== labels.join('\u0001')) build(seriesLabels);
-      data = { labels: seriesLabels, xs, ys };
       plot.setData([xs, ...ys]);
     },
     /** What the chart shows now (tests and the views' results). */

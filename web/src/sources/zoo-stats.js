@@ -28,7 +28,7 @@ export function zooRows(manifest) {
       id: m.id, label: m.label, variant: m.variant,
       kvHeads: m.variant === 'mha' ? manifest.geometry.nHeads : m.variant === 'mqa' ? 1 : m.nKvHeads ?? null,
       latentRank: m.latentRank ?? null, params: m.params, kvBytesPerToken: m.kvBytesPerToken,
-      bits, settled: bits.n >= SETTLED_SEEDS,
+      bits, seedBits: bitsOf(m), settled: bits.n >= SETTLED_SEEDS,
       vsMha: vsMha && { ...vsMha, seeds: Math.min(bits.n, meanSd(bitsOf(base)).n),
         settled: Math.min(bits.n, meanSd(bitsOf(base)).n) >= SETTLED_SEEDS },
     };

@@ -89,6 +89,7 @@ export default addEnglish({
   'cmp.zoo.scale': 'At far larger scale, controlled runs find smaller costs (a few thousandths of a bit for 4:1 GQA).',
   'cmp.zoo.region': 'The zoo\'s variants, measured',
   'cmp.zoo.yLabel': 'bits / token (held out)',
+  'cmp.zoo.bars': 'Each point is a variant\'s mean over its seeds; its bar runs from its lowest seed to its highest, with a tick at each seed.',
   'cmp.zoo.xLabel': 'KV cache bytes per token',
   'cmp.zoo.failed': 'The zoo could not be loaded:',
 });
