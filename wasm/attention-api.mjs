@@ -637,11 +637,18 @@ export function makeAttention(M, build, loadTrainingModule, lazy = {}) {
     }
 
     /**
-     * A model of block 'llama' or 'deepseek' as a Hugging Face checkpoint: `{ config, safetensors }`, the text of its
-     * `config.json` and the bytes of its `model.safetensors` (docs/api.md).
+     * The model as a Hugging Face checkpoint: `{ config, safetensors }`, the text of its `config.json` and the
+     * bytes of its `model.safetensors` (docs/api.md): block 'llama' as llama, 'deepseek' as deepseek_v2, the
+     * GPT-style block's MHA as gpt2 and its MQA as gpt_bigcode. Throws a RangeError naming the field where no
+     * architecture computes the model.
      */
     exportCheckpoint() {
       return call(T, () => this.live().exportCheckpoint());
+    }
+
+    /** The `model_type` that `exportCheckpoint()` writes ('llama', 'deepseek_v2', 'gpt2', 'gpt_bigcode'), or '' where it refuses. */
+    get checkpointType() {
+      return call(T, () => this.live().checkpointType());
     }
   }
 

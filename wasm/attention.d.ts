@@ -832,10 +832,14 @@ export interface Trainer {
   /** The model as a `.safetensors` file (docs/api.md "The model file"): weights, AdamW moments, config. */
   exportModel(): Uint8Array;
   /**
-   * A model of block 'llama' (LlamaForCausalLM) or 'deepseek' (DeepseekV2ForCausalLM, dense) as a Hugging Face checkpoint (docs/api.md): the text of its
-   * `config.json` and its `model.safetensors`. RangeError (field 'model.block') for block 'gpt'.
+   * The model as a Hugging Face checkpoint (docs/api.md): the text of its `config.json` and its `model.safetensors`.
+   * Block 'llama' as LlamaForCausalLM, 'deepseek' as DeepseekV2ForCausalLM (dense), the GPT-style block's MHA as
+   * GPT2LMHeadModel and its MQA as GPTBigCodeForCausalLM. RangeError naming the field (model.variant, model.rope,
+   * model.layerNorm, model.activation, model.dHead) where no architecture computes the model.
    */
   exportCheckpoint(): { config: string; safetensors: Uint8Array };
+  /** The model_type exportCheckpoint() writes: 'llama', 'deepseek_v2', 'gpt2', 'gpt_bigcode', or '' where it refuses. */
+  readonly checkpointType: string;
   dispose(): void;
 }
 

@@ -193,7 +193,8 @@ class JsTrainer {
       return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
     });
   }
-  // exportCheckpoint(): { config: the config.json text, safetensors: model.safetensors } (blocks 'llama', 'deepseek').
+  // exportCheckpoint(): { config: the config.json text, safetensors: model.safetensors } (hf_checkpoint.hpp:
+  // blocks 'llama', 'deepseek', and the GPT-style block's MHA and MQA).
   val export_checkpoint() {
     return guarded([&] {
       const attn::train::HfCheckpoint ck = attn::train::export_hf_checkpoint(t_->model());
@@ -202,6 +203,15 @@ class JsTrainer {
       o.set("safetensors", val::global("Uint8Array").new_(emscripten::typed_memory_view(ck.safetensors.size(), ck.safetensors.data())));
       return o;
     });
+  }
+  // checkpointType: the model_type exportCheckpoint() writes ('llama', 'deepseek_v2', 'gpt2', 'gpt_bigcode'),
+  // or '' where it would refuse.
+  std::string checkpoint_type() const {
+    try {
+      return attn::train::hf_model_type(t_->model().config());
+    } catch (const attn::Error&) {
+      return "";
+    }
   }
   double steps() const { return double(t_->steps()); }
   double vocab_size() const { return double(t_->task().vocab()); }
@@ -281,6 +291,7 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("nextTokenProbs", &JsTrainer::next_token_probs)
       .function("exportModel", &JsTrainer::export_model)
       .function("exportCheckpoint", &JsTrainer::export_checkpoint)
+      .function("checkpointType", &JsTrainer::checkpoint_type)
       .function("steps", &JsTrainer::steps)
       .function("maxStepsPerCall", &JsTrainer::max_steps_per_call)
       .function("stepSeconds", &JsTrainer::step_seconds)

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST, REPO, app, labStatus, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { DIST, REPO, SHOTS, app, labStatus, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { HEADS_MODEL, PAIRS_TASK } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/tasks.js')).href);
@@ -217,6 +217,31 @@ test('lab-induction: Open in the model view hands the bundled model to the real-
     .querySelector('[data-slot="lab-induction"]')?.result?.zoo, null, { timeout: 20000 });
   assert.equal(await alone.locator('[data-act="open-model"]').isHidden(), true, 'a lab embedded alone has no model view to open it in');
   await embed.close();
+});
+
+test('lab-heads: a trained model of the GPT-style block opens in the real-model view as gpt2, on the pairs task\'s own example ids', async () => {
+  const page = await b.open('index.html?labHSteps=5');
+  const el = app(page);
+  const lab = el.locator('[data-slot="lab-heads"]');
+  await lab.scrollIntoViewIfNeeded();
+  await lab.locator('[data-act="start"]').click();
+  await status(page, 'lab-heads', ['done'], 90000);
+  await lab.locator('select[name="model"]').selectOption('2 heads, seed 0');
+  const open = lab.locator('[data-act="open-model"]');
+  assert.equal(await open.isHidden(), false, 'MHA with LayerNorm and no RoPE: GPT2LMHeadModel computes it');
+  await open.click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="model"]')?.result?.opened === true, null, { timeout: 30000 });
+  await viewReady(page, 'model');
+  await el.locator('[data-role="model-facts"]').scrollIntoViewIfNeeded();
+  const facts = await el.locator('[data-role="model-facts"]').innerText();
+  assert.match(facts, /Lab 1 · 2 heads, seed 0 · gpt2 · MHA/, facts);
+  const r = await viewResult(page, 'model');
+  assert.deepEqual([r.layers, r.heads], [1, 2]);
+  assert.equal(await el.evaluate((host) => host.state.text), PAIRS_EXAMPLE.join(' '), 'the ids the model reads (the alphabet\'s), not untrained ones');
+  await el.locator('[data-slot="model"]').screenshot({ path: path.join(SHOTS, 'lab-heads-open-in-model.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });
 
 test('Save results: a lab\'s table as CSV and JSON, in the page\'s language (the bundled Lab 4 model)', async () => {

@@ -195,7 +195,7 @@ TEST(TrainCheckpoint, ConfigFieldsTensorNamesAndLayouts) {
   EXPECT_EQ(tied_index.tensors.size(), 2 * 9 + 2u);
 }
 
-TEST(TrainCheckpoint, AGptStyleModelIsRefusedNamingTheBlock) {
+TEST(TrainCheckpoint, AGptStyleGqaModelIsRefusedNamingTheVariant) {
   TrainerSpec s = spec("gqa", false);
   s.block.reset();
   Trainer t(s);
@@ -203,7 +203,7 @@ TEST(TrainCheckpoint, AGptStyleModelIsRefusedNamingTheBlock) {
     export_hf_checkpoint(t.model());
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.field(), "model.block");
-    EXPECT_NE(std::string(e.what()).find("block 'llama'"), std::string::npos) << e.what();
+    EXPECT_EQ(e.field(), "model.variant");
+    EXPECT_NE(std::string(e.what()).find("GPT2LMHeadModel"), std::string::npos) << e.what();
   }
 }

@@ -69,7 +69,7 @@ for (const { simd, name } of BUILDS) {
       bad({ mlpWidth: 0 }, 'model.mlpWidth');
       bad({ block: 'gpt' }, 'model.mlpWidth');
       const gpt = attn.createTrainer({ ...SPEC, model: { variant: 'gqa', dModel: 32, nHeads: 4, nKvHeads: 2 } });
-      assert.throws(() => gpt.exportCheckpoint(), (e) => e.field === 'model.block');
+      assert.throws(() => gpt.exportCheckpoint(), (e) => e.field === 'model.variant', 'the GPT-style block\'s GQA has no architecture');
       gpt.dispose();
     });
   });

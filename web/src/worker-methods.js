@@ -88,7 +88,7 @@ export const methods = {
     methods.trainerDispose(attn, key);
     const t = attn.createTrainer(spec);
     trainers.set(key, { trainer: t, spec: t.spec ?? spec });
-    return { steps: t.steps, vocabSize: t.vocabSize, spec: t.spec ?? spec };
+    return { steps: t.steps, vocabSize: t.vocabSize, spec: t.spec ?? spec, checkpointType: t.checkpointType };
   },
   // options: loadModel's ({ text } for a file that names its corpus by reference).
   async trainerLoad(attn, key, bytes, options = {}) {
@@ -98,7 +98,7 @@ export const methods = {
     // worker does not carry it)
     const spec = t.spec ?? (await import('./labs/model-file.js')).specFromModelFile(bytes);
     trainers.set(key, { trainer: t, spec });
-    return { steps: t.steps, vocabSize: t.vocabSize, spec };
+    return { steps: t.steps, vocabSize: t.vocabSize, spec, checkpointType: t.checkpointType };
   },
   trainerStep: (attn, key, n) => trainer(key).step(n),
   /**

@@ -1,4 +1,5 @@
-// train/hf_checkpoint.cpp — a Llama or DeepSeek-V2 model as config.json and model.safetensors (see hf_checkpoint.hpp).
+// train/hf_checkpoint.cpp — a trained model (Llama, DeepSeek-V2 or the GPT-style block) as config.json and
+// model.safetensors (see hf_checkpoint.hpp).
 #include "attn/train/hf_checkpoint.hpp"
 
 #include <cstring>
@@ -142,15 +143,100 @@ HfCheckpoint export_deepseek(const Model& model, bool float16) {
   return {config.dump(2) + "\n", safetensors_file(t, float16)};
 }
 
+// (rows, cols) side by side: [a | b | c] along the columns.
+Matrix columns_of(const std::vector<const Matrix*>& parts) {
+  const int64_t rows = int64_t(parts[0]->shape(0));
+  int64_t cols = 0;
+  for (const Matrix* p : parts) cols += int64_t(p->shape(1));
+  Matrix out = zeros(rows, cols);
+  int64_t at = 0;
+  for (const Matrix* p : parts) {
+    const int64_t w = int64_t(p->shape(1));
+    for (int64_t r = 0; r < rows; ++r) std::memcpy(out.data() + r * cols + at, p->data() + r * w, sizeof(float) * std::size_t(w));
+    at += w;
+  }
+  return out;
+}
+
+HfTensor zero_vector(int64_t n) { return {{n}, std::vector<float>(std::size_t(n), 0.0f)}; }
+
+// The GPT-style block: GPT2LMHeadModel (MHA) or GPTBigCodeForCausalLM (MQA), hf_checkpoint.hpp.
+HfCheckpoint export_gpt(const Model& model, const std::string& type, bool float16) {
+  const ModelConfig& c = model.config();
+  const Shape& s = c.attn;
+  const int64_t d = s.d, f = 4 * d, kv = s.g * s.dh;
+  const bool bigcode = type == "gpt_bigcode";
+  Json config = {{"architectures", {bigcode ? "GPTBigCodeForCausalLM" : "GPT2LMHeadModel"}}, {"model_type", type},
+                 {"n_embd", d}, {"n_head", s.h}, {"n_layer", c.n_layers}, {"n_positions", s.n}, {"n_inner", f},
+                 {"vocab_size", c.vocab}, {"activation_function", bigcode ? "gelu_pytorch_tanh" : "gelu_new"},
+                 {"layer_norm_epsilon", 1e-5}, {"scale_attn_weights", true}, {"tie_word_embeddings", c.tied}};
+  if (bigcode) config["multi_query"] = true;
+  config["torch_dtype"] = float16 ? "float16" : "float32";
+  // gpt2's Conv1D keeps (in, out), the trainer's layout; gpt_bigcode's nn.Linear (out, in)
+  auto weight = [&](const Matrix& w) { return bigcode ? linear_weight(w) : as_is(w); };
+  std::map<std::string, HfTensor> t;
+  t["transformer.wte.weight"] = as_is(model.token_embedding());
+  t["transformer.wpe.weight"] = as_is(model.position_embedding());
+  for (int64_t l = 0; l < c.n_layers; ++l) {
+    const Layer& L = model.gpt_layer(l);
+    const std::string p = "transformer.h." + std::to_string(l) + ".";
+    t[p + "ln_1.weight"] = vector_of(L.ln1_g);
+    t[p + "ln_1.bias"] = vector_of(L.ln1_b);
+    t[p + "attn.c_attn.weight"] = weight(columns_of({&L.attn.wq, &L.attn.wk, &L.attn.wv}));  // (D, D + 2 G dh)
+    t[p + "attn.c_attn.bias"] = zero_vector(d + 2 * kv);
+    t[p + "attn.c_proj.weight"] = weight(L.attn.wo);
+    t[p + "attn.c_proj.bias"] = zero_vector(d);
+    t[p + "ln_2.weight"] = vector_of(L.ln2_g);
+    t[p + "ln_2.bias"] = vector_of(L.ln2_b);
+    if (c.mlp) {
+      t[p + "mlp.c_fc.weight"] = weight(L.mlp.w1);
+      t[p + "mlp.c_fc.bias"] = vector_of(L.mlp.b1);
+      t[p + "mlp.c_proj.weight"] = weight(L.mlp.w2);
+      t[p + "mlp.c_proj.bias"] = vector_of(L.mlp.b2);
+    } else {  // no MLP: a zero one, whose output is 0
+      t[p + "mlp.c_fc.weight"] = weight(zeros(d, f));
+      t[p + "mlp.c_fc.bias"] = zero_vector(f);
+      t[p + "mlp.c_proj.weight"] = weight(zeros(f, d));
+      t[p + "mlp.c_proj.bias"] = zero_vector(d);
+    }
+  }
+  t["transformer.ln_f.weight"] = vector_of(model.final_norm());
+  t["transformer.ln_f.bias"] = vector_of(model.final_norm_bias());
+  if (!c.tied) t["lm_head.weight"] = linear_weight(model.unembedding());  // (V, D)
+  return {config.dump(2) + "\n", safetensors_file(t, float16)};
+}
+
 }  // namespace
+
+std::string hf_model_type(const ModelConfig& c) {
+  if (c.block == Block::Llama) return "llama";
+  if (c.block == Block::Deepseek) return "deepseek_v2";
+  const Shape& s = c.attn;
+  const std::string why = " (GPT2LMHeadModel, GPTBigCodeForCausalLM) compute; it would not open as the model it is";
+  if (s.variant != Variant::MHA && s.variant != Variant::MQA) {
+    throw_range("model.variant", "variant ('" + std::string(variant_name(s.variant)) + "') of the GPT-style block is not saved as a "
+                "Hugging Face checkpoint: only MHA and MQA are what its architectures" + why);
+  }
+  if (s.rope) throw_range("model.rope", "rope (true) is not saved as a Hugging Face checkpoint of the GPT-style block: "
+                                        "learned positions only are what its architectures" + why);
+  if (!c.layer_norm) throw_range("model.layerNorm", "layerNorm (false) is not saved as a Hugging Face checkpoint: "
+                                                    "LayerNorms are what its architectures" + why);
+  if (c.mlp && c.activation != Activation::Gelu) {
+    throw_range("model.activation", "activation ('relu') is not saved as a Hugging Face checkpoint: the tanh form of GELU is "
+                                    "what its architectures" + why);
+  }
+  if (s.dh * s.h != s.d) {
+    throw_range("model.dHead", "dHead (" + fmt(double(s.dh)) + ") is not saved as a Hugging Face checkpoint: dModel / nHeads (" +
+                fmt(double(s.d / s.h)) + ") is what its architectures" + why);
+  }
+  return s.variant == Variant::MHA ? "gpt2" : "gpt_bigcode";
+}
 
 HfCheckpoint export_hf_checkpoint(const Model& model, bool float16) {
   const ModelConfig& c = model.config();
+  const std::string type = hf_model_type(c);
   if (c.block == Block::Deepseek) return export_deepseek(model, float16);
-  if (c.block != Block::Llama) {
-    throw_range("model.block", "only block 'llama' and 'deepseek' models are saved as Hugging Face checkpoints "
-                               "(LlamaForCausalLM, DeepseekV2ForCausalLM); this model has the GPT-style block");
-  }
+  if (c.block == Block::Gpt) return export_gpt(model, type, float16);
   const Shape& s = c.attn;
   const Json config = common_config(c, "LlamaForCausalLM", "llama", s.rope_base,
       {{"hidden_size", s.d}, {"intermediate_size", c.ffn}, {"num_attention_heads", s.h}, {"num_key_value_heads", s.g},

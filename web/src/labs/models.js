@@ -1,6 +1,7 @@
 // models.js — a lab's trained models, kept after a run: the list, Export (a .safetensors file),
-// "Inspect in the attention view", "Open in the model view" (a block 'llama' or 'deepseek' model, as
-// the Hugging Face checkpoint the core writes: the real-model view opens it as a dropped folder), Import. A model is listed only once the worker holds it (a file
+// "Inspect in the attention view", "Open in the model view" (a model the core writes as a Hugging Face
+// checkpoint: llama, deepseek_v2, and the GPT-style block's MHA as gpt2 and MQA as gpt_bigcode; the
+// real-model view opens it as a dropped folder), Import. A model is listed only once the worker holds it (a file
 // the core refuses, or one trained on another lab's task, leaves nothing behind), and the page's
 // compare view hears of the list whenever it changes (ctx.noteTrained).
 import { coreDetail, downloadBlob, el } from '../kit.js';
@@ -8,9 +9,6 @@ import { EN } from '../i18n/index.js';
 import { trainerKey } from './keys.js';
 import { checkImport } from './tasks.js';
 import '../i18n/catalogs/en/labs.js';  // the English words it speaks
-
-/** The trainer's blocks that are saved as Hugging Face checkpoints (LlamaForCausalLM, DeepseekV2ForCausalLM). */
-const CHECKPOINT_BLOCKS = new Set(['llama', 'deepseek']);
 
 /** Inspect tokens for any model: n / 2 tokens, then the same again (the induction pattern). */
 function defaultInspectTokens(vocabSize, i18n, n = 16) {
@@ -43,7 +41,7 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
   const i18n = ctx.i18n ?? EN;
   const { t } = i18n;
   const uid = Math.random().toString(36).slice(2, 8);
-  const models = new Map();  // label -> { key, vocabSize, fileName, block }
+  const models = new Map();  // label -> { key, vocabSize, fileName, checkpointType ('' where no architecture computes it), spec }
   let busy = false;
   const select = el('select', { id: `${id}-model-${uid}`, name: 'model', onchange: () => render() });
   const chosen = () => models.get(select.value) ?? null;
@@ -55,7 +53,7 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
   const label = el('label', { for: select.id }, t('labs.models.trained'), ' ');
   const element = el('div', { className: 'lab-row lab-models' }, label, select, exportBtn, inspectBtn, openBtn,
     el('label', { className: 'lab-import', for: input.id }, t('labs.models.import'), ' '), input);
-  const example = (m) => (inspectTokens ? inspectTokens(m.vocabSize ?? 16) : defaultInspectTokens(m.vocabSize ?? 16, i18n));
+  const example = (m) => inspectTokens?.(m.vocabSize ?? 16, m.spec) ?? defaultInspectTokens(m.vocabSize ?? 16, i18n);
 
   function render() {
     const keep = select.value;
@@ -64,8 +62,8 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
     for (const e of [select, exportBtn, inspectBtn, openBtn]) e.disabled = busy || models.size === 0;
     for (const e of [label, select, exportBtn]) e.hidden = models.size === 0;  // before any model: Import only
     inspectBtn.hidden = models.size === 0 || !ctx.canInspect?.();
-    // where the element shows the model view, for the blocks a Hugging Face architecture computes
-    openBtn.hidden = !CHECKPOINT_BLOCKS.has(chosen()?.block) || !ctx.canOpenModel?.();
+    // where the element shows the model view, for the models a Hugging Face architecture computes (the core's trainer.checkpointType)
+    openBtn.hidden = !chosen()?.checkpointType || !ctx.canOpenModel?.();
     if (!busy) {  // finished models only: the compare view lists them with their held-out scores
       ctx.noteTrained?.(id, [...models].map(([l, m]) => ({ lab: id, label: l, key: m.key, inspect: example(m) })));
     }
@@ -118,9 +116,9 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
      * Lists a model the worker holds under `key` (replacing one of the same label); `fileName` names
      * its exported file (the label in the page's language by default).
      */
-    add(l, key, vocabSize, fileName = l, block = 'gpt') {
+    add(l, key, vocabSize, fileName = l, checkpointType = '', spec = null) {
       drop(l);
-      models.set(l, { key, vocabSize, fileName, block });
+      models.set(l, { key, vocabSize, fileName, checkpointType, spec });
       select.value = l;
       render();
     },
@@ -154,7 +152,7 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
         const verdict = checkImport(id, loaded.spec, i18n);
         if (!verdict.ok) throw new RefusedImport(t('labs.models.notImported', { file: file.name, reason: verdict.message }));
         const l = verdict.note ? t('labs.models.importedNote', { file: file.name, note: verdict.note }) : t('labs.models.imported', { file: file.name });
-        this.add(l, key, loaded.vocabSize, `imported-${file.name.replace(/\.[^.]*$/, '')}`, loaded.spec?.model?.block);
+        this.add(l, key, loaded.vocabSize, `imported-${file.name.replace(/\.[^.]*$/, '')}`, loaded.checkpointType, loaded.spec);
         listed = true;
         return { key, label: l, loaded };
       } finally {

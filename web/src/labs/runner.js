@@ -34,7 +34,8 @@ class Stale extends Error {}
  *   startLabel: string, againLabel?: string,       in the element's language, like every label and hint
  *   run: (api) => Promise<object | void>,          one run; its result is merged into the signal
  *   idleText?: (state) => string,
- *   inspectTokens?: (vocabSize: number) => { tokens: number[], labels: string[], title: string },
+ *   inspectTokens?: (vocabSize: number, spec?: object) => { tokens: number[], labels: string[], title: string } | null
+ *     (a model's example ids, from its vocabulary and trainer spec; null: the default example),
  *   onImport?: (api, { key, label, loaded, file }) => Promise<object | void>,   draw an imported model
  * }} spec
  */
@@ -86,7 +87,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
         const created = await ctx.client.call('trainerCreate', key, trainerSpec);
         if (my !== run || destroyed) ctx.client.call('trainerDispose', key).catch(() => {});
         api.check();
-        tools.add(label, key, created.vocabSize, fileName, trainerSpec.model?.block);
+        tools.add(label, key, created.vocabSize, fileName, created.checkpointType, created.spec);
         return key;
       },
       /**
@@ -226,7 +227,7 @@ export function createLabRunner(controlsBox, root, ctx, spec) {
   return {
     progress: (text) => { progress.textContent = text; },
     /** Lists a model the lab loaded itself (its bundled one) with the trained ones: Export, Inspect, Open. */
-    list: (label, key, vocabSize, fileName, block) => tools.add(label, key, vocabSize, fileName, block),
+    list: (label, key, vocabSize, fileName, checkpointType) => tools.add(label, key, vocabSize, fileName, checkpointType),
     update(s) {
       const first = state === null;
       state = s;

@@ -13,7 +13,7 @@ import { createLabRunner } from '../labs/runner.js';
 import { SEEDS, difference, lateDrop, meanCurve, meanSd, spreadFormat } from '../labs/spread.js';
 import { createLabTable, twoLines } from '../labs/table.js';
 import { HEADS_MODEL, HEADS_SWEEP as HEADS, HEADS_TASKS } from '../labs/tasks.js';
-import { createHeadsZoo } from '../labs/heads-zoo.js';
+import { PAIRS_EXAMPLE, createHeadsZoo } from '../labs/heads-zoo.js';
 import { summariseHeads } from '../labs/verdicts.js';
 import { alignCurves, createLineChart, seriesPoints } from '../render/line-chart.js';
 import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
@@ -146,6 +146,9 @@ export function createLabHeadsView(root, ctx) {
     idleText: (st) => t('labHeads.idle', { start: t('labHeads.start'), heads: HEADS.length, seeds: SEEDS.length,
       count: parseIntegerField(st.labHSteps, steps, i18n).value ?? 300 }),
     fields: [{ name: 'labHSteps', ...steps, hint: t('labHeads.stepsHint'), parse: (text) => parseIntegerField(text, steps, i18n) }],
+    // a pairs model reads only the first A of its A² tokens: its maps' example (the default's ids would be untrained inputs)
+    inspectTokens: (vocab, spec) => (spec?.task === 'pairs'
+      ? { tokens: PAIRS_EXAMPLE, labels: PAIRS_EXAMPLE.map(String), title: t('labHeads.pairsExample', { count: PAIRS_EXAMPLE.length }) } : null),
     run,
   });
 

@@ -109,7 +109,7 @@ export function createLabInductionView(root, ctx) {
       const loaded = await ctx.client.call('trainerLoad', key, await files.zooBytes(model.file));
       vocabSize = loaded.vocabSize;
       // listed with the trained models: Export, Inspect and Open in the model view take it too
-      runner.list(t('labInd.zoo.listed', { seed: model.shippedSeed }), key, loaded.vocabSize, 'bundled', loaded.spec?.model?.block);
+      runner.list(t('labInd.zoo.listed', { seed: model.shippedSeed }), key, loaded.vocabSize, 'bundled', loaded.checkpointType);
       await inspect({ check() {} }, key);
       const acc = lab.runs.map((r) => r.accuracy * 100);
       milestone.textContent = t('labInd.zoo.shown', { seed: model.shippedSeed, steps: lab.steps, accuracy: fmt.fixed(model.accuracy * 100, 1),

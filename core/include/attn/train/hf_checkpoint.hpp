@@ -28,6 +28,19 @@
 //     q_a_proj.weight (qr, D) wq_a^T, q_a_layernorm.weight (qr), q_b_proj.weight (H*(nope+dr), qr) wq_b^T
 //     kv_a_proj_with_mqa.weight (r + dr, D) wkv_a^T: [latent | k_pe];  kv_a_layernorm.weight (r)
 //     kv_b_proj.weight (H*(nope+dv), r) wkv_b^T, per head [k_nope | v];  o_proj.weight (D, H*dv) wo^T
+// The GPT-style block (LayerNorm, learned positions, no RoPE, the tanh form of GELU, d_head = D / H)
+// is written as GPT2LMHeadModel with MHA, as GPTBigCodeForCausalLM (multi_query true) with MQA
+// (reference/hf-models.md, "gpt2", "gpt_bigcode"): config.json n_embd, n_head, n_layer, n_positions
+// (the trainer's seqLen), n_inner 4 D, vocab_size, activation_function (gelu_new, gelu_pytorch_tanh),
+// layer_norm_epsilon 1e-5, tie_word_embeddings; tensors (prefix transformer.): wte.weight (V, D),
+// wpe.weight (N, D), h.i.ln_1 / ln_2 .weight, .bias (D), ln_f.weight, .bias (D), lm_head.weight (V, D)
+// when untied, and per layer
+//     gpt2 (Conv1D, (in, out)):  attn.c_attn.weight (D, 3D) [wq | wk | wv], attn.c_proj.weight (D, D) wo,
+//                                mlp.c_fc.weight (D, 4D) w1, mlp.c_proj.weight (4D, D) w2
+//     gpt_bigcode (nn.Linear, (out, in)): attn.c_attn.weight (D + 2 dh, D) [wq | wk | wv]^T,
+//                                attn.c_proj.weight (D, D) wo^T, mlp.c_fc.weight (4D, D), mlp.c_proj.weight (D, 4D)
+// and their biases (the attention's zero: the block has none; a model without the MLP has a zero MLP,
+// whose output is 0, as its LayerNorm's).
 // The trainer's tokens are the vocabulary's ids as they are: no tokenizer is written here.
 #pragma once
 
@@ -44,9 +57,14 @@ struct HfCheckpoint {
   std::vector<uint8_t> safetensors;   // model.safetensors
 };
 
-// Refuses (attn::Error, field "model.block") a model of the GPT-style block: it has no Hugging Face
-// architecture of the same computation (learned positions beside RoPE, optional norms).
+// The model_type a model is saved as: "llama", "deepseek_v2", "gpt2" or "gpt_bigcode". Throws
+// (attn::Error naming the field) for a GPT-style model no Hugging Face architecture computes: GQA or
+// MLA (model.variant), RoPE (model.rope), no LayerNorm (model.layerNorm), ReLU (model.activation), or
+// d_head other than D / H (model.dHead).
+std::string hf_model_type(const ModelConfig& c);
+
 // float16: the tensors as F16 and torch_dtype "float16" (half the bytes: the zoo ships these), else F32.
+// Throws as hf_model_type.
 HfCheckpoint export_hf_checkpoint(const Model& model, bool float16 = false);
 
 }  // namespace attn::train

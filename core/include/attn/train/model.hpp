@@ -110,6 +110,10 @@ class Model {
   const LlamaLayer& llama_layer(int64_t layer) const { return llama_[layer]; }
   // Deepseek: layer l's weights (the trainer's (in, out) layout).
   const DeepseekLayer& deepseek_layer(int64_t layer) const { return deepseek_[layer]; }
+  // The GPT-style block: layer l's weights, the learned positions and the final LayerNorm's bias.
+  const Layer& gpt_layer(int64_t layer) const { return layers_[std::size_t(layer)]; }
+  const Matrix& position_embedding() const { return wpe; }   // (N, D)
+  const Matrix& final_norm_bias() const { return lnf_b; }    // (1, D)
   const Matrix& token_embedding() const { return wte; }      // (V, D)
   const Matrix& final_norm() const { return lnf_g; }         // (1, D)
   const Matrix& unembedding() const { return w_unembed; }    // (D, V); empty when tied

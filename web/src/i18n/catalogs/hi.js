@@ -1191,6 +1191,7 @@ export default {
   'labHeads.start': 'शुरू करें',
   'labHeads.idle': { one: 'अभी ट्रेन नहीं किया गया: “{start}” दबाएँ ({heads} हेड-संख्याएँ × {seeds} seed × {count} स्टेप)।',
     other: 'अभी ट्रेन नहीं किया गया: “{start}” दबाएँ ({heads} हेड-संख्याएँ × {seeds} seed × {count} स्टेप)।' },
+  'labHeads.pairsExample': '"दो टोकन पीछे" वाले टास्क की वर्णमाला के {count} टोकन',
   'labHeads.modelName': { one: '{count} हेड, seed {seed}', other: '{count} हेड, seed {seed}' },
   'labHeads.runName': 'h={h} seed {seed}',
   'labHeads.creating': '{name}: मॉडल बनाया जा रहा है…',

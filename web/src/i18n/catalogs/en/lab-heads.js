@@ -18,6 +18,7 @@ export default addEnglish({
   'labHeads.start': 'Start',
   'labHeads.idle': { one: 'Not trained yet: press “{start}” ({heads} head counts × {seeds} seeds × {count} step).',
     other: 'Not trained yet: press “{start}” ({heads} head counts × {seeds} seeds × {count} steps).' },
+  'labHeads.pairsExample': '{count} tokens of the two-tokens-back task\'s alphabet',
   'labHeads.modelName': { one: '{count} head, seed {seed}', other: '{count} heads, seed {seed}' },
   'labHeads.runName': 'h={h} seed {seed}',
   'labHeads.creating': '{name}: creating the model…',
