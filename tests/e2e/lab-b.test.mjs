@@ -58,6 +58,31 @@ test('lab-mqa: parameter and cache numbers at once, then a short run of all thre
   await page.close();
 });
 
+test('lab-mqa on the full page: its MQA model opens in the real-model view as gpt_bigcode; its GQA model has no button (no architecture computes it)', async () => {
+  const page = await b.open('index.html?labMSteps=10');
+  const el = app(page);
+  const view = el.locator('[data-slot="lab-mqa"]');
+  await view.scrollIntoViewIfNeeded();
+  await view.locator('[data-role="start"]').click();
+  await waitDone(page, 'lab-mqa', 60000);
+  const select = view.locator('select[name="model"]');
+  const labels = await select.locator('option').allTextContents();
+  const open = view.locator('[data-act="open-model"]');
+  await select.selectOption(labels.find((l) => l.startsWith('GQA')));
+  assert.equal(await open.isHidden(), true, 'GQA of the GPT-style block: no Hugging Face architecture');
+  const mqa = labels.find((l) => l.startsWith('MQA'));
+  await select.selectOption(mqa);
+  assert.equal(await open.isHidden(), false);
+  await open.click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="model"]')?.result?.opened === true, null, { timeout: 30000 });
+  await el.locator('[data-role="model-facts"]').scrollIntoViewIfNeeded();
+  const facts = await el.locator('[data-role="model-facts"]').innerText();
+  assert.ok(facts.includes(`Lab 2 · ${mqa} · gpt_bigcode · MQA`), facts);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('lab-rank: MHA and MLA at two ranks, table, chart and the computed answer', async () => {
   const page = await b.open('embed.html?view=lab-rank&labRSteps=30&labRRanks=4,16');
   const el = app(page);
