@@ -96,6 +96,20 @@ export const labStatus = (page, slot, wanted, timeout = 30000, n = 0) => page.wa
   return v && w.includes(v.result?.status);
 }, [slot, wanted, n], { timeout });
 
+/**
+ * After a lab's "Open in the model view": waits until the model view has opened the model and drawn,
+ * then returns its facts' text (scrolled into view first: off screen, a section's text is not laid out
+ * under content-visibility: auto, so its innerText is empty).
+ */
+export async function openedModelFacts(page) {
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="model"]')?.result?.opened === true, null, { timeout: 30000 });
+  await viewReady(page, 'model');
+  const facts = app(page).locator('[data-role="model-facts"]');
+  await facts.scrollIntoViewIfNeeded();
+  return facts.innerText();
+}
+
 /** Waits until the heatmap view of element n has drawn `atLeast` times. */
 export const heatmapDrawn = (page, atLeast = 1, n = 0) => viewReady(page, 'heatmap', atLeast, n);
 

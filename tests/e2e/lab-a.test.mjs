@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST, REPO, SHOTS, app, labStatus, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { DIST, REPO, SHOTS, app, labStatus, openedModelFacts, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { HEADS_MODEL, PAIRS_TASK } = await import(pathToFileURL(path.join(REPO, 'web/src/labs/tasks.js')).href);
@@ -189,11 +189,7 @@ test('lab-induction: Open in the model view hands the bundled model to the real-
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-slot="lab-induction"]')?.result?.zoo, null, { timeout: 20000 });
   await open.click();
-  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
-    .querySelector('[data-slot="model"]')?.result?.opened === true, null, { timeout: 30000 });
-  await viewReady(page, 'model');
-  await el.locator('[data-role="model-facts"]').scrollIntoViewIfNeeded();  // off screen, a section's text is not laid out (content-visibility)
-  const facts = await el.locator('[data-role="model-facts"]').innerText();
+  const facts = await openedModelFacts(page);
   assert.match(facts, /Lab 4 · the bundled model \(seed 1\) · llama · MHA/, 'named as the lab lists it');
   assert.match(facts, /2 · dModel 64 · 4 query heads, 4 K\/V heads/);
   const r = await viewResult(page, 'model');
@@ -230,11 +226,7 @@ test('lab-heads: a trained model of the GPT-style block opens in the real-model 
   const open = lab.locator('[data-act="open-model"]');
   assert.equal(await open.isHidden(), false, 'MHA with LayerNorm and no RoPE: GPT2LMHeadModel computes it');
   await open.click();
-  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
-    .querySelector('[data-slot="model"]')?.result?.opened === true, null, { timeout: 30000 });
-  await viewReady(page, 'model');
-  await el.locator('[data-role="model-facts"]').scrollIntoViewIfNeeded();
-  const facts = await el.locator('[data-role="model-facts"]').innerText();
+  const facts = await openedModelFacts(page);
   assert.match(facts, /Lab 1 · 2 heads, seed 0 · gpt2 · MHA/, facts);
   const r = await viewResult(page, 'model');
   assert.deepEqual([r.layers, r.heads], [1, 2]);

@@ -3,7 +3,7 @@
 // the computed summary, no console errors. Steps are set small through the URL.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { app, labStatus, shot, startBrowser, viewResult } from './browser.mjs';
+import { app, labStatus, openedModelFacts, shot, startBrowser, viewResult } from './browser.mjs';
 
 let b;
 before(async () => { b = await startBrowser(); });
@@ -74,10 +74,7 @@ test('lab-mqa on the full page: its MQA model opens in the real-model view as gp
   await select.selectOption(mqa);
   assert.equal(await open.isHidden(), false);
   await open.click();
-  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
-    .querySelector('[data-slot="model"]')?.result?.opened === true, null, { timeout: 30000 });
-  await el.locator('[data-role="model-facts"]').scrollIntoViewIfNeeded();
-  const facts = await el.locator('[data-role="model-facts"]').innerText();
+  const facts = await openedModelFacts(page);
   assert.ok(facts.includes(`Lab 2 · ${mqa} · gpt_bigcode · MQA`), facts);
   assert.deepEqual(page.errors, []);
   await page.close();
