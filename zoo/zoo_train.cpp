@@ -4,7 +4,7 @@
 //
 //   zoo_train --spec JSON --seed S --steps N [--text FILE | --tokens FILE.bin] [--out FILE.safetensors]
 //             [--hf DIR [--tokenizer tokenizer.json]] [--scores] [--probe DIR]
-//             [--warmup JSON --warmup-steps W [--warmup-until SCORE]]
+//             [--warmup JSON --warmup-steps W [--warmup-until SCORE] [--rehearse-every K]]
 //
 // --spec is a trainer spec as attn.createTrainer takes it (docs/api.md, "Training"; scripts/zoo.mjs
 // writes them: the Shakespeare models' geometry and the labs' tasks), without seed and text; --text
@@ -26,6 +26,10 @@
 // alone is no sign, as models with shared K/V heads solved the induction task without one. The
 // schedule is still the one of W steps. The output's "warmup" gives the steps it took, its held-out
 // loss and its best induction and previous-token scores.
+// --rehearse-every K keeps rehearsing the warm-up's task during the run of --spec: after every K of
+// its steps, one step of the warm-up's task (its own trainer, optimiser state and schedule of
+// ceil(N / K) steps) on the same weights, copied there and back. The output's "rehearsal" gives its
+// steps and the best scores on the warm-up's probe at the end.
 // Prints the training loss every 500 steps on stderr (with --scores, the best head scores so far), and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
@@ -36,8 +40,11 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -134,14 +141,28 @@ std::vector<int32_t> read_u16_ids(const std::string& path) {
   return ids;
 }
 
-// Trains `spec_json`'s model on the task of `warmup_json` (its fields replace the spec's, the copying
-// curricula dropped) for `steps` steps, printing its progress, and copies its weights into `t` (the
-// same model: every parameter's name and shape match).
-struct WarmUp { int64_t steps; double val_loss, induction, previous_token; };
+// Copies every parameter of `from` into `to` (the same model: every name and shape match).
+void copy_weights(Trainer& from_t, Trainer& to_t) {
+  auto& from = from_t.model().params();
+  auto& to = to_t.model().params();
+  if (from.size() != to.size()) throw std::runtime_error("--warmup: the models' parameters differ");
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    if (from[i].name != to[i].name || from[i].value->shape() != to[i].value->shape())
+      throw std::runtime_error("--warmup: parameter " + to[i].name + " differs");
+    *to[i].value = *from[i].value;
+  }
+}
 
-WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::string& warmup_json, int64_t steps,
-               double until) {
-  if (steps < 1) throw std::runtime_error("--warmup needs --warmup-steps of at least 1");
+// The best previous-token and induction scores of a trainer's heads on its own probe.
+std::pair<double, double> best_scores(Trainer& t) {
+  double prev = 0, induction = 0;
+  for (const auto& h : t.head_scores()) prev = std::max(prev, h.previous_token), induction = std::max(induction, *h.induction);
+  return {prev, induction};
+}
+
+// The spec of `spec_json`'s model on the task of `warmup_json` (its fields replace the spec's, the
+// copying curricula dropped), over `steps` steps.
+TrainerSpec warm_spec(const nlohmann::json& spec_json, const TrainerSpec& spec, const std::string& warmup_json, int64_t steps) {
   const nlohmann::json warmup = nlohmann::json::parse(warmup_json);
   if (warmup.contains("model") || warmup.contains("vocabSize")) throw std::runtime_error("--warmup: its model and vocabSize come from --spec");
   nlohmann::json j = spec_json;
@@ -156,17 +177,23 @@ WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& s
   w.seed = spec.seed;
   w.total_steps = double(steps);
   w.allow_long_work = true;
-  Trainer warm(w);
+  return w;
+}
+
+// Trains `spec_json`'s model on the task of `warmup_json` for `steps` steps, printing its progress, and
+// copies its weights into `t`.
+struct WarmUp { int64_t steps; double val_loss, induction, previous_token; };
+
+WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::string& warmup_json, int64_t steps,
+               double until) {
+  if (steps < 1) throw std::runtime_error("--warmup needs --warmup-steps of at least 1");
+  Trainer warm(warm_spec(spec_json, spec, warmup_json, steps));
   WarmUp out{0, 0, 0, 0};
   while (out.steps < steps) {
     const double loss = warm.step(std::min<int64_t>(100, steps - out.steps)).loss;
     out.steps = std::min<int64_t>(out.steps + 100, steps);
     const bool check = until > 0;
-    if (check || out.steps % 500 == 0 || out.steps == steps) {
-      out.previous_token = out.induction = 0;
-      for (const auto& h : warm.head_scores())
-        out.previous_token = std::max(out.previous_token, h.previous_token), out.induction = std::max(out.induction, *h.induction);
-    }
+    if (check || out.steps % 500 == 0 || out.steps == steps) std::tie(out.previous_token, out.induction) = best_scores(warm);
     const bool done = out.steps == steps || (check && out.induction >= until);
     if (out.steps % 500 == 0 || done) {
       out.val_loss = warm.evaluate().loss;
@@ -175,14 +202,7 @@ WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& s
     }
     if (done) break;
   }
-  auto& from = warm.model().params();
-  auto& to = t.model().params();
-  if (from.size() != to.size()) throw std::runtime_error("--warmup: the models' parameters differ");
-  for (std::size_t i = 0; i < from.size(); ++i) {
-    if (from[i].name != to[i].name || from[i].value->shape() != to[i].value->shape())
-      throw std::runtime_error("--warmup: parameter " + to[i].name + " differs");
-    *to[i].value = *from[i].value;
-  }
+  copy_weights(warm, t);
   return out;
 }
 }  // namespace
@@ -217,14 +237,28 @@ int main(int argc, char** argv) {
       warm = warm_up(t, spec_json, spec, a["warmup"], std::stoll(a.count("warmup-steps") ? a["warmup-steps"] : "0"),
                      a.count("warmup-until") ? std::stod(a["warmup-until"]) : 0.0);
     const int64_t steps = std::stoll(a["steps"]);
+    // --rehearse-every K: the warm-up's task, one step after every K (its own trainer on the same weights)
+    const int64_t every = a.count("rehearse-every") ? std::stoll(a["rehearse-every"]) : 0;
+    if (every < 0 || (every > 0 && !a.count("warmup"))) throw std::runtime_error("--rehearse-every needs --warmup and K >= 1");
+    std::unique_ptr<Trainer> rehearsal;
+    if (every > 0) rehearsal = std::make_unique<Trainer>(warm_spec(spec_json, spec, a["warmup"], (steps + every - 1) / every));
+    int64_t rehearsed = 0;
     double last_loss = 0;
-    for (int64_t done = 0; done < steps; done += 100) {
-      last_loss = t.step(std::min<int64_t>(100, steps - done)).loss;
-      if ((done + 100) % 500 != 0) continue;
-      std::cerr << "zoo_train: step " << done + 100 << " loss " << last_loss;
+    const int64_t chunk = every > 0 ? every : 100;
+    for (int64_t done = 0; done < steps;) {
+      const int64_t n = std::min<int64_t>(chunk, steps - done);
+      last_loss = t.step(n).loss;
+      done += n;
+      if (rehearsal) {
+        copy_weights(t, *rehearsal);
+        rehearsal->step(1);
+        copy_weights(*rehearsal, t);
+        ++rehearsed;
+      }
+      if (done % 500 != 0) continue;
+      std::cerr << "zoo_train: step " << done << " loss " << last_loss;
       if (a.count("scores")) {  // how the heads are forming: the best of each score so far
-        double prev = 0, induction = 0;
-        for (const auto& h : t.head_scores()) prev = std::max(prev, h.previous_token), induction = std::max(induction, *h.induction);
+        const auto [prev, induction] = best_scores(t);
         std::cerr << " best previous-token " << prev << " induction " << induction;
       }
       std::cerr << "\n";
@@ -243,6 +277,11 @@ int main(int argc, char** argv) {
                           {"accuracy", e.accuracy}, {"params", t.model().param_count()}, {"fileBytes", file.size()}};
     if (warm)
       out["warmup"] = {{"steps", warm->steps}, {"valLoss", warm->val_loss}, {"induction", warm->induction}, {"previousToken", warm->previous_token}};
+    if (rehearsal) {
+      const auto [prev, induction] = best_scores(*rehearsal);
+      out["rehearsal"] = {{"every", every}, {"steps", rehearsed}, {"valLoss", rehearsal->evaluate().loss}, {"induction", induction},
+                          {"previousToken", prev}};
+    }
     if (tokens) {
       out["bitsPerToken"] = e.bits_per_token;
       out["tokens"] = tokens->size();
