@@ -96,7 +96,7 @@ export function lessonSteps(shape, i18n = EN) {
   const size = `(N, D) = (${n(N)}, ${n(D)})`;
   step('input', [b.norm ? `X = ${t(`walk.norm.${b.norm}`)}(h):  ${size}` : `X  ${size}`],
     !b.checkpoint ? t(!mla && shape.rope ? 'walk.input.noteRope' : 'walk.input.note')
-      : b.layer > 0 ? t('walk.input.later', { last: b.layer - 1 }) : t(b.maxPositions ? 'walk.input.firstPositions' : 'walk.input.first'),
+      : b.layer > 0 ? t('walk.input.later', { count: b.layer, last: b.layer - 1 }) : t(b.maxPositions ? 'walk.input.firstPositions' : 'walk.input.first'),
     [matrix('x')]);
 
   if (!mla) {
