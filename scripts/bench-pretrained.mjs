@@ -1,5 +1,5 @@
 // The pretrained row of npm run bench: a SmolLM2-135M-shaped llama checkpoint with random BF16
-// weights, generated here in memory (never written to disk), opened through attn.loadPretrained, then
+// weights, generated here in memory (written to disk only with --write), opened through attn.loadPretrained, then
 //   prefill   forward() over 64 tokens (median of 5 after 2 warm-up calls)
 //   decode    a session after a 64-token prompt: one token per append (median of 32 steps, after 8)
 // The 64-token forward and the prompt's append are over the core's synchronous time cap (a page would
@@ -9,6 +9,8 @@
 // memory.copy measured in the same process.
 //
 //   node scripts/bench-pretrained.mjs [--build fma|simd|scalar]   (npm run bench runs it for each build)
+//   node scripts/bench-pretrained.mjs --write DIR   that checkpoint as a folder, for bench/decode_native.cpp
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -167,7 +169,13 @@ export function pretrainedRows(results) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { build: { type: 'string' } } });
+  const { values } = parseArgs({ options: { build: { type: 'string' }, write: { type: 'string' } } });
+  if (values.write) {  // --write DIR: the SmolLM2-135M-shaped checkpoint as a folder (for bench/decode_native.cpp)
+    fs.mkdirSync(values.write, { recursive: true });
+    fs.writeFileSync(path.join(values.write, 'config.json'), `${JSON.stringify(SMOLLM2_135M, null, 2)}\n`);
+    fs.writeFileSync(path.join(values.write, 'model.safetensors'), randomBf16Checkpoint(SMOLLM2_135M));
+    process.exit(0);
+  }
   const builds = values.build ? [values.build] : ['simd', 'scalar'];
   const results = [];
   for (const b of builds) results.push(await benchPretrained(b));
