@@ -4,7 +4,7 @@
 //
 //   zoo_train --spec JSON --seed S --steps N [--text FILE | --tokens FILE.bin] [--out FILE.safetensors]
 //             [--hf DIR [--tokenizer tokenizer.json]] [--scores] [--probe DIR]
-//             [--warmup JSON --warmup-steps W [--warmup-until SCORE] [--rehearse-every K]]
+//             [--warmup JSON --warmup-steps W [--warmup-until SCORE] [--rehearse-every K [--rehearse JSON]]]
 //
 // --spec is a trainer spec as attn.createTrainer takes it (docs/api.md, "Training"; scripts/zoo.mjs
 // writes them: the Shakespeare models' geometry and the labs' tasks), without seed and text; --text
@@ -28,8 +28,9 @@
 // loss and its best induction and previous-token scores.
 // --rehearse-every K keeps rehearsing the warm-up's task during the run of --spec: after every K of
 // its steps, one step of the warm-up's task (its own trainer, optimiser state and schedule of
-// ceil(N / K) steps) on the same weights, copied there and back. The output's "rehearsal" gives its
-// steps and the best scores on the warm-up's probe at the end.
+// ceil(N / K) steps) on the same weights, copied there and back; --rehearse JSON rehearses another
+// task instead (fields that replace --spec's, as --warmup's: e.g. the induction task at the text's
+// length). The output's "rehearsal" gives its steps, held-out loss and best scores on its probe at the end.
 // Prints the training loss every 500 steps on stderr (with --scores, the best head scores so far), and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
@@ -241,7 +242,10 @@ int main(int argc, char** argv) {
     const int64_t every = a.count("rehearse-every") ? std::stoll(a["rehearse-every"]) : 0;
     if (every < 0 || (every > 0 && !a.count("warmup"))) throw std::runtime_error("--rehearse-every needs --warmup and K >= 1");
     std::unique_ptr<Trainer> rehearsal;
-    if (every > 0) rehearsal = std::make_unique<Trainer>(warm_spec(spec_json, spec, a["warmup"], (steps + every - 1) / every));
+    if (every > 0) {
+      rehearsal = std::make_unique<Trainer>(
+          warm_spec(spec_json, spec, a.count("rehearse") ? a["rehearse"] : a["warmup"], (steps + every - 1) / every));
+    }
     int64_t rehearsed = 0;
     double last_loss = 0;
     const int64_t chunk = every > 0 ? every : 100;
