@@ -16,7 +16,7 @@ import { DIST, REPO, SHOTS, app, shot, startBrowser, startStandalone, viewReady,
 const src = (f) => import(pathToFileURL(path.join(REPO, 'web/src', f)).href);
 const { loadAttention } = await import(pathToFileURL(path.join(DIST, 'lib', 'attention.mjs')).href);
 const { SETTLED_SEEDS, zooRows, zooLabel } = await src('sources/zoo-stats.js');
-const { verdictText } = await src('parts/compare-zoo.js');
+const { runsDiffer, verdictText, verdictWords } = await src('parts/compare-zoo.js');
 const { roleField, roleLabel } = await src('sources/zoo-roles.js');
 const { zooNotes } = await src('sources/zoo-notes.js');
 const { EN } = await src('i18n/index.js');
@@ -204,6 +204,8 @@ test('compare: the zoo\'s table in bits per token, fetched when opened, its word
     assert.match(words, new RegExp(`trained with ${seeds} seeds, fewer than the ${SETTLED_SEEDS} from which this table names a difference`));
   } else {
     assert.ok(rows.slice(1).every((r) => got[rows.indexOf(r)].includes(r.vsMha.measurable ? (r.vsMha.diff > 0 ? 'worse' : 'better') : 'no measurable')));
+    // the words name each verdict's models, and what else differs between the runs (the manifest's starts and circuits)
+    assert.ok(words.includes(verdictWords(rows)) && words.includes(runsDiffer(rows)), words);
   }
   // The scatter of bits/token against cache bytes: its x axis spans the data (not a decade beyond it), a
   // tick at each model's cache size, and each point labelled with its model.

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { SETTLED_SEEDS, zooRows } from '../../web/src/sources/zoo-stats.js';
-import { verdictText } from '../../web/src/parts/compare-zoo.js';
+import { runsDiffer, verdictText, verdictWords } from '../../web/src/parts/compare-zoo.js';
 
 const seeds = (...bits) => bits.map((b, i) => ({ seed: i + 1, bitsPerToken: b }));
 
@@ -67,4 +67,22 @@ test('the shipped manifest: six rows, each with the manifest\'s seeds, MHA the b
   for (const r of rows) assert.ok(Number.isFinite(r.bits.mean) && r.bits.mean > 0, r.id);
   assert.equal(rows[0].vsMha, null);
   for (const r of rows.slice(1)) assert.ok(Number.isFinite(r.vsMha.diff) && r.vsMha.settled === n >= SETTLED_SEEDS && (n === 1 || r.vsMha.se > 0), r.id);
+});
+
+test('the words under the table: the verdicts as lists, and what else differs between the runs, from the manifest', () => {
+  const model = (id, variant, bits, extra = {}) => ({ id, label: id, variant, params: 9, kvBytesPerToken: 8, ...extra,
+    seeds: bits.map((b, i) => ({ seed: i + 1, bitsPerToken: b, syntheticSteps: extra.start ?? 1500, bestInduction: extra.induction?.[i] ?? 0.8 })) });
+  const rows = zooRows({ geometry: { nHeads: 8 }, models: [
+    model('mha', 'mha', [2.0, 2.2, 2.4]),
+    model('gqa2', 'gqa', [2.1, 2.3, 2.5], { nKvHeads: 2 }),                      // +0.1, se 0.163: none
+    model('mla16', 'mla', [3.0, 3.2, 3.4], { latentRank: 16, start: 3000, induction: [0.9, 0.01, 0.8] }),  // +1.0: worse
+  ] });
+  assert.equal(verdictWords(rows), 'No measurable difference from MHA: GQA, 2 KV heads. Worse than MHA by more than twice the standard error: MLA, latent 16.');
+  assert.equal(runsDiffer(rows), 'The runs differ in more than their attention: each model first learned to copy on short windows of random words, ' +
+    'for 3,000 steps (MLA, latent 16) or 1,500 (the others). The induction circuit formed on some seeds and not on others, so a difference here ' +
+    'is one of these runs, not of the attention alone.');
+  // the same starts and the circuit on every seed: nothing more to say
+  const alike = zooRows({ geometry: { nHeads: 8 }, models: [model('mha', 'mha', [2.0, 2.2, 2.4]), model('mqa', 'mqa', [2.0, 2.1, 2.3])] });
+  assert.equal(runsDiffer(alike), '');
+  assert.equal(verdictWords(alike), 'No measurable difference from MHA: MQA.');
 });

@@ -27,6 +27,38 @@ export function verdictText(vsMha, i18n = EN) {
   return t(vsMha.diff > 0 ? 'cmp.zoo.worse' : 'cmp.zoo.better', { diff: signedDiff(vsMha) });
 }
 
+/**
+ * The table's verdicts in words (every model settled): those with no measurable difference from MHA,
+ * then those measurably worse and better, each a list; or that every difference is measurable.
+ */
+export function verdictWords(rows, i18n = EN) {
+  const { t } = i18n;
+  const named = (keep) => rows.filter((r) => r.vsMha && keep(r.vsMha)).map((r) => zooLabel(r, i18n)).join('; ');
+  const none = named((v) => !v.measurable), worse = named((v) => v.measurable && v.diff > 0), better = named((v) => v.measurable && v.diff < 0);
+  return [none ? t('cmp.zoo.noneOf', { list: none }) : t('cmp.zoo.allMeasurable'), worse ? t('cmp.zoo.worseOf', { list: worse }) : '',
+    better ? t('cmp.zoo.betterOf', { list: better }) : ''].filter(Boolean).join(' ');
+}
+
+/**
+ * What else differs between the runs, from the manifest: the steps of their synthetic starts where
+ * they differ, and whether the induction circuit (a head at 0.5) formed on some seeds and not on
+ * others; '' where neither.
+ */
+export function runsDiffer(rows, i18n = EN) {
+  const out = [];
+  const steps = rows.map((r) => r.copySteps).filter(Boolean);
+  if (new Set(steps).size > 1) {
+    const int = i18n.fmt.int, longest = Math.max(...steps);
+    const rest = rows.filter((r) => r.copySteps && r.copySteps < longest).map((r) => r.copySteps);
+    const lo = Math.min(...rest), hi = Math.max(...rest);
+    out.push(i18n.t('cmp.zoo.starts', { longest: int(longest), list: rows.filter((r) => r.copySteps === longest).map((r) => zooLabel(r, i18n)).join('; '),
+      others: lo === hi ? int(lo) : `${int(lo)}–${int(hi)}` }));
+  }
+  const formed = rows.flatMap((r) => r.seedInduction ?? []).filter((x) => x != null).map((x) => x >= 0.5);
+  if (formed.includes(true) && formed.includes(false)) out.push(i18n.t('cmp.zoo.someSeeds'));
+  return out.join(' ');
+}
+
 /** @param {object} ctx the view ctx (setState, canInspect, i18n) */
 export function createZooBox(ctx) {
   const { i18n } = ctx;
@@ -64,11 +96,11 @@ export function createZooBox(ctx) {
         el('td', { dataset: { role: 'verdict' } }, verdictText(r.vsMha, i18n)),
         el('td', null, ctx.canInspect?.() ? el('button', { type: 'button', dataset: { action: 'zoo-maps' },
           'aria-label': t('cmp.showMapsOf', { name: zooLabel(r, i18n) }), onclick: () => showMaps(r) }, t('cmp.showMaps')) : '')))));
-    const none = rows.filter((r) => r.vsMha && !r.vsMha.measurable).map((r) => zooLabel(r, i18n));
     const settled = rows.every((r) => !r.vsMha || r.vsMha.settled);
     const fewest = Math.min(...rows.map((r) => r.bits.n));
-    const verdict = !settled ? t('cmp.zoo.notSettled', { count: fewest, min: SETTLED_SEEDS }) : none.length ? t('cmp.zoo.noneOf', { list: none.join(', ') }) : t('cmp.zoo.allMeasurable');
-    const words = el('p', { dataset: { role: 'zoo-words' } }, [t('cmp.zoo.size'), verdict, t('cmp.zoo.scale')].join(' '));
+    const verdict = !settled ? t('cmp.zoo.notSettled', { count: fewest, min: SETTLED_SEEDS }) : verdictWords(rows, i18n);
+    const words = el('p', { dataset: { role: 'zoo-words' } }, [t('cmp.zoo.size'), verdict, runsDiffer(rows, i18n), t('cmp.zoo.scale')]
+      .filter(Boolean).join(' '));
     const chartBox = el('div');
     const several = rows.some((r) => r.bits.n > 1);
     body.replaceChildren(scrollRegion(t('cmp.zoo.region'), table, '', i18n), words, chartBox,

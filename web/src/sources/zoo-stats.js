@@ -29,6 +29,9 @@ export function zooRows(manifest) {
       kvHeads: m.variant === 'mha' ? manifest.geometry.nHeads : m.variant === 'mqa' ? 1 : m.nKvHeads ?? null,
       latentRank: m.latentRank ?? null, params: m.params, kvBytesPerToken: m.kvBytesPerToken,
       bits, seedBits: bitsOf(m), settled: bits.n >= SETTLED_SEEDS,
+      // the steps of its synthetic start (learning to copy before the text), where the manifest records them
+      copySteps: Math.max(0, ...m.seeds.map((s) => s.syntheticSteps ?? 0)) || null,
+      seedInduction: m.seeds.map((s) => s.bestInduction ?? null),  // each seed's best induction score
       vsMha: vsMha && { ...vsMha, seeds: Math.min(bits.n, meanSd(bitsOf(base)).n),
         settled: Math.min(bits.n, meanSd(bitsOf(base)).n) >= SETTLED_SEEDS },
     };
