@@ -144,7 +144,7 @@ export function lessonSteps(shape, i18n = EN) {
   [heads('qHeads', qLabel), heads('kHeads', kvLabel), heads('vHeads', kvLabel)]);
 
   const root = mla && dr > 0 ? '√(dh + dr)' : '√dh';
-  const scaleValue = b.plainScale ? t('walk.scores.scale', { root, dqk, value: round(b.scale) })
+  const scaleValue = b.plainScale ? t('walk.scores.scale', { root, dqk, value: Math.sqrt(dqk).toFixed(2) })
     : `${t('walk.scores.yarn', { dqk })} = ${round(b.scale)}`;
   step('scores', [b.plainScale ? `S_h = Q_h · K_gᵀ / ${root}` : `S_h = Q_h · K_gᵀ · ${round(b.scale)}`,
     t('walk.scores.fSizes', { N, dqk, count: H, scaleValue })],

@@ -490,7 +490,7 @@ export default {
   'walk.scores.short': 'स्कोर',
   'walk.scores.fSizes': { one: '({N}, {dqk}) · ({dqk}, {N}) → ({N}, {N}), {count} हेड के लिए; {scaleValue}',
     other: '({N}, {dqk}) · ({dqk}, {N}) → ({N}, {N}), {count} हेडों में से हर एक के लिए; {scaleValue}' },
-  'walk.scores.scale': '1/{root} = 1/√{dqk} ≈ {value}',
+  'walk.scores.scale': '{root} = √{dqk} ≈ {value}',
   'walk.scores.yarn': 'YaRN softmax को भी स्केल करता है: m² / √{dqk}',
   'walk.scores.noteCausal': 'धूसर सेल मास्क हैं (अपनी क्वेरी के बाद की कुंजी): अगले चरण में उन्हें वेट 0 मिलता है।',
   'walk.scores.noteWindow': 'धूसर सेल मास्क हैं (अपनी क्वेरी के बाद की कुंजी, या उससे {window} या अधिक टोकन पहले की: sliding window): अगले चरण में उन्हें वेट 0 मिलता है।',

@@ -113,7 +113,7 @@ export default addEnglish({
   'walk.scores.short': 'Scores',
   'walk.scores.fSizes': { one: '({N}, {dqk}) · ({dqk}, {N}) → ({N}, {N}), for the {count} head; {scaleValue}',
     other: '({N}, {dqk}) · ({dqk}, {N}) → ({N}, {N}), for each of {count} heads; {scaleValue}' },
-  'walk.scores.scale': '1/{root} = 1/√{dqk} ≈ {value}',
+  'walk.scores.scale': '{root} = √{dqk} ≈ {value}',
   'walk.scores.yarn': 'YaRN scales the softmax too: m² / √{dqk}',
   'walk.scores.noteCausal': 'Grey cells are masked (a key after its query): they get weight 0 in the next step.',
   'walk.scores.noteWindow': 'Grey cells are masked (a key after its query, or {window} or more tokens before it: the sliding window): they get weight 0 in the next step.',
