@@ -7,7 +7,7 @@ import { coreDetail, el } from '../kit.js';
 import { EN } from '../i18n/index.js';
 import { scrollRegion } from '../render/scroll-region.js';
 import { plusMinus, signedDiff } from '../labs/spread.js';
-import { SETTLED_SEEDS, zooLabel, zooRows } from '../sources/zoo-stats.js';
+import { FLOORS, SETTLED_SEEDS, zooLabel, zooRows } from '../sources/zoo-stats.js';
 import '../i18n/catalogs/en/compare.js';  // the English words it speaks
 
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
@@ -41,7 +41,7 @@ export function verdictWords(rows, i18n = EN) {
 
 /**
  * What else differs between the runs, from the manifest: the steps of their synthetic starts where
- * they differ, and whether the induction circuit (a head at 0.5) formed on some seeds and not on
+ * they differ, and whether the induction circuit (a head at FLOORS.induction) formed on some seeds and not on
  * others; '' where neither.
  */
 export function runsDiffer(rows, i18n = EN) {
@@ -54,7 +54,7 @@ export function runsDiffer(rows, i18n = EN) {
     out.push(i18n.t('cmp.zoo.starts', { longest: int(longest), list: rows.filter((r) => r.copySteps === longest).map((r) => zooLabel(r, i18n)).join('; '),
       others: lo === hi ? int(lo) : `${int(lo)}–${int(hi)}` }));
   }
-  const formed = rows.flatMap((r) => r.seedInduction ?? []).filter((x) => x != null).map((x) => x >= 0.5);
+  const formed = rows.flatMap((r) => r.seedInduction ?? []).filter((x) => x != null).map((x) => x >= FLOORS.induction);
   if (formed.includes(true) && formed.includes(false)) out.push(i18n.t('cmp.zoo.someSeeds'));
   return out.join(' ');
 }

@@ -1,15 +1,12 @@
 // zoo-notes.js — what the page says under a zoo model's maps (sources/zoo-model.js), all from the
 // manifest: how the models were trained (steps, seeds, CPU-hours, a synthetic start and a copying
 // curriculum if any), and for the previous-token and induction scores whether the drawn model has a
-// head that reaches the floor a clear head of that kind would (FLOORS), its best one measured (or, when
+// head that reaches the floor a clear head of that kind would (FLOORS, zoo-stats.js), its best one measured (or, when
 // no head scores enough for a label, labs/role-baseline.js, just that), and which
 // other models have none.
-import { zooLabel, zooRows } from './zoo-stats.js';
+import { FLOORS, zooLabel, zooRows } from './zoo-stats.js';
 import { roleBar, standsOut, uniformScores } from '../labs/role-baseline.js';
 import '../i18n/catalogs/en/zoo.js';  // the English words it speaks
-
-/** The scores a clear previous-token head and a clear induction head reach on the manifest's probes. */
-export const FLOORS = { previousToken: 0.7, induction: 0.5 };
 
 /** A model's highest score of `field` over its shipped heads: { value, layer, head } (null without heads). */
 export function bestHead(model, field) {

@@ -8,6 +8,9 @@ import { EN } from '../i18n/index.js';
 import { difference, meanSd } from '../labs/spread.js';
 import '../i18n/catalogs/en/compare.js';  // the English words it speaks (zooLabel)
 
+/** The scores a clear previous-token head and a clear induction head reach on the manifest's probes. */
+export const FLOORS = { previousToken: 0.7, induction: 0.5 };
+
 /** Seeds a model needs before the table names a difference: the labs' three (labs/spread.js SEEDS). */
 export const SETTLED_SEEDS = 3;
 
