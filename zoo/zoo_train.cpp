@@ -31,6 +31,11 @@
 // ceil(N / K) steps) on the same weights, copied there and back; --rehearse JSON rehearses another
 // task instead (fields that replace --spec's, as --warmup's: e.g. the induction task at the text's
 // length). The output's "rehearsal" gives its steps, held-out loss and best scores on its probe at the end.
+// --warmup may also be an array of such objects: stages trained in order, each from the weights the one
+// before left, each with --warmup-steps and --warmup-until unless it gives its own "steps" or "until"
+// (e.g. the induction task on windows that lengthen: [{"task":"induction","seqLen":32,"batchSize":64},
+// {"task":"induction","seqLen":64,"batchSize":32,"steps":500}, ...]). "warmup" then sums their steps,
+// gives the last stage's figures and lists each stage's in "stages"; rehearsal rehearses the last stage.
 // Prints the training loss every 500 steps on stderr (with --scores, the best head scores so far), and one JSON object on stdout: the run's settings, its seconds, the held-out loss,
 // bits per token and accuracy of the float16 file it wrote (reloaded, as the page will see it), its
 // parameters and KV-cache bytes per token, and with --scores that file's head scores.
@@ -182,13 +187,14 @@ TrainerSpec warm_spec(const nlohmann::json& spec_json, const TrainerSpec& spec, 
 }
 
 // Trains `spec_json`'s model on the task of `warmup_json` for `steps` steps, printing its progress, and
-// copies its weights into `t`.
+// copies its weights into `t`; with `from`, it starts from that trainer's weights (the stage before).
 struct WarmUp { int64_t steps; double val_loss, induction, previous_token; };
 
 WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::string& warmup_json, int64_t steps,
-               double until) {
+               double until, Trainer* from = nullptr) {
   if (steps < 1) throw std::runtime_error("--warmup needs --warmup-steps of at least 1");
   Trainer warm(warm_spec(spec_json, spec, warmup_json, steps));
+  if (from) copy_weights(*from, warm);
   WarmUp out{0, 0, 0, 0};
   while (out.steps < steps) {
     const double loss = warm.step(std::min<int64_t>(100, steps - out.steps)).loss;
@@ -204,6 +210,42 @@ WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& s
     if (done) break;
   }
   copy_weights(warm, t);
+  return out;
+}
+
+// One stage of a staged warm-up: its task's fields, and its steps and early stop (the command line's
+// unless the stage gives "steps" or "until").
+struct Stage { std::string task_json; int64_t steps; double until; };
+
+// --warmup's stages: one object, or an array of them, trained in order, each starting from the
+// weights the one before left (e.g. the induction task on windows that lengthen 32 -> 64 -> 128 -> 256).
+std::vector<Stage> warm_stages(const std::string& warmup_json, int64_t steps, double until) {
+  const nlohmann::json w = nlohmann::json::parse(warmup_json);
+  std::vector<Stage> out;
+  for (nlohmann::json stage : w.is_array() ? w : nlohmann::json::array({w})) {
+    if (!stage.is_object()) throw std::runtime_error("--warmup: each stage is an object, not " + stage.dump());
+    Stage s{"", steps, until};
+    if (stage.contains("steps")) s.steps = stage.at("steps").get<int64_t>(), stage.erase("steps");
+    if (stage.contains("until")) s.until = stage.at("until").get<double>(), stage.erase("until");
+    s.task_json = stage.dump();
+    out.push_back(s);
+  }
+  if (out.empty()) throw std::runtime_error("--warmup: no stage");
+  return out;
+}
+
+// Every stage of --warmup in turn (each stage's trainer seeded from the last one's weights); the
+// weights of the last end in `t`. Returns each stage's figures.
+std::vector<WarmUp> warm_up_stages(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::vector<Stage>& stages) {
+  std::vector<WarmUp> out;
+  std::unique_ptr<Trainer> last;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    if (stages.size() > 1) std::cerr << "zoo_train: warm-up stage " << i + 1 << " of " << stages.size() << ": " << stages[i].task_json << "\n";
+    auto held = std::make_unique<Trainer>(warm_spec(spec_json, spec, stages[i].task_json, 1));  // holds this stage's weights
+    out.push_back(warm_up(*held, spec_json, spec, stages[i].task_json, stages[i].steps, stages[i].until, last.get()));
+    last = std::move(held);
+  }
+  copy_weights(*last, t);
   return out;
 }
 }  // namespace
@@ -233,10 +275,13 @@ int main(int argc, char** argv) {
     spec.allow_long_work = true;
     const auto t0 = std::chrono::steady_clock::now();
     Trainer t(spec);
-    std::optional<WarmUp> warm;
-    if (a.count("warmup"))
-      warm = warm_up(t, spec_json, spec, a["warmup"], std::stoll(a.count("warmup-steps") ? a["warmup-steps"] : "0"),
-                     a.count("warmup-until") ? std::stod(a["warmup-until"]) : 0.0);
+    std::vector<Stage> stages;
+    std::vector<WarmUp> warmed;
+    if (a.count("warmup")) {
+      stages = warm_stages(a["warmup"], std::stoll(a.count("warmup-steps") ? a["warmup-steps"] : "0"),
+                           a.count("warmup-until") ? std::stod(a["warmup-until"]) : 0.0);
+      warmed = warm_up_stages(t, spec_json, spec, stages);
+    }
     const int64_t steps = std::stoll(a["steps"]);
     // --rehearse-every K: the warm-up's task, one step after every K (its own trainer on the same weights)
     const int64_t every = a.count("rehearse-every") ? std::stoll(a["rehearse-every"]) : 0;
@@ -244,7 +289,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<Trainer> rehearsal;
     if (every > 0) {
       rehearsal = std::make_unique<Trainer>(
-          warm_spec(spec_json, spec, a.count("rehearse") ? a["rehearse"] : a["warmup"], (steps + every - 1) / every));
+          warm_spec(spec_json, spec, a.count("rehearse") ? a["rehearse"] : stages.back().task_json, (steps + every - 1) / every));
     }
     int64_t rehearsed = 0;
     double last_loss = 0;
@@ -279,8 +324,18 @@ int main(int argc, char** argv) {
                           {"seconds", seconds}, {"trainLoss", last_loss}, {"valLoss", e.loss},
                           {"bitsPerChar", e.bits_per_token}, {"bitsPerCharFloat32", f32_bits},
                           {"accuracy", e.accuracy}, {"params", t.model().param_count()}, {"fileBytes", file.size()}};
-    if (warm)
-      out["warmup"] = {{"steps", warm->steps}, {"valLoss", warm->val_loss}, {"induction", warm->induction}, {"previousToken", warm->previous_token}};
+    if (!warmed.empty()) {  // the last stage's figures, its steps summed over every stage
+      const WarmUp& w = warmed.back();
+      int64_t total = 0;
+      nlohmann::json each = nlohmann::json::array();
+      for (std::size_t i = 0; i < warmed.size(); ++i) {
+        total += warmed[i].steps;
+        each.push_back({{"task", nlohmann::json::parse(stages[i].task_json)}, {"steps", warmed[i].steps}, {"valLoss", warmed[i].val_loss},
+                        {"induction", warmed[i].induction}, {"previousToken", warmed[i].previous_token}});
+      }
+      out["warmup"] = {{"steps", total}, {"valLoss", w.val_loss}, {"induction", w.induction}, {"previousToken", w.previous_token}};
+      if (warmed.size() > 1) out["warmup"]["stages"] = each;
+    }
     if (rehearsal) {
       const auto [prev, induction] = best_scores(*rehearsal);
       out["rehearsal"] = {{"every", every}, {"steps", rehearsed}, {"valLoss", rehearsal->evaluate().loss}, {"induction", induction},
