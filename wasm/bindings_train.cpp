@@ -197,7 +197,8 @@ class JsTrainer {
   // blocks 'llama', 'deepseek', and the GPT-style block's MHA and MQA).
   val export_checkpoint() {
     return guarded([&] {
-      const attn::train::HfCheckpoint ck = attn::train::export_hf_checkpoint(t_->model());
+      // the pairs task reads only its alphabet's A ids of its A^2: config.json says so (input_vocab_size)
+      const attn::train::HfCheckpoint ck = attn::train::export_hf_checkpoint(t_->model(), false, t_->task().symbols());
       val o = val::object();
       o.set("config", ck.config_json);
       o.set("safetensors", val::global("Uint8Array").new_(emscripten::typed_memory_view(ck.safetensors.size(), ck.safetensors.data())));

@@ -65,6 +65,16 @@ TEST(PretrainedRefusals, ConfigKeys) {
   EXPECT_EQ(with("rope_scaling", json{{"rope_type", "llama3"}, {"factor", 2.0}}), "config.rope_scaling.low_freq_factor");
   EXPECT_EQ(with("rope_scaling", json{{"type", "linear"}, {"factor", 2.0}, {"foo", 1}}), "config.rope_scaling.foo");
   EXPECT_EQ(with("layer_types", json::array({"full_attention", "sliding_attention"})), "config.layer_types");
+  // the trainer's input_vocab_size (a pairs model's inputs): read, so within the vocabulary
+  const int64_t vocab = config_of("qwen2").at("vocab_size").get<int64_t>();
+  EXPECT_EQ(with("input_vocab_size", vocab + 1), "config.input_vocab_size");
+  EXPECT_EQ(with("input_vocab_size", 0), "config.input_vocab_size");
+  EXPECT_EQ(with("input_vocab_size", "8"), "config.input_vocab_size");
+  {
+    json ok = config_of("qwen2");
+    ok["input_vocab_size"] = 8;
+    EXPECT_NO_THROW(load(ok, files));
+  }
   json c = config_of("qwen2");
   c.erase("num_hidden_layers");
   EXPECT_EQ(load_field(c, files), "config.num_hidden_layers");

@@ -207,3 +207,27 @@ TEST(TrainCheckpoint, AGptStyleGqaModelIsRefusedNamingTheVariant) {
     EXPECT_NE(std::string(e.what()).find("GPT2LMHeadModel"), std::string::npos) << e.what();
   }
 }
+
+TEST(TrainCheckpoint, APairsModelsConfigNamesTheIdsItsInputsUse) {
+  TrainerSpec s = spec("mha", false);
+  s.block.reset();  // the labs' GPT-style block
+  s.model.d_head = 4;  // dModel / nHeads, as gpt2 computes
+  s.task = "pairs";
+  s.vocab_size = 8;  // the alphabet: inputs 0..7, targets 0..63
+  Trainer t(s);
+  ASSERT_EQ(t.task().vocab(), 64);
+  const auto config = nlohmann::json::parse(export_hf_checkpoint(t.model(), false, t.task().symbols()).config_json);
+  EXPECT_EQ(config.at("model_type"), "gpt2");
+  EXPECT_EQ(config.at("vocab_size"), 64);
+  EXPECT_EQ(config.at("input_vocab_size"), 8);
+  // A task whose inputs are the whole vocabulary, or no count given: no such key.
+  EXPECT_FALSE(nlohmann::json::parse(export_hf_checkpoint(t.model(), false, 64).config_json).contains("input_vocab_size"));
+  EXPECT_FALSE(nlohmann::json::parse(export_hf_checkpoint(t.model()).config_json).contains("input_vocab_size"));
+  try {
+    export_hf_checkpoint(t.model(), false, 65);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "vocabSize");
+    EXPECT_NE(std::string(e.what()).find("65"), std::string::npos) << e.what();
+  }
+}

@@ -56,6 +56,7 @@ for (const { simd, name } of BUILDS) {
         model: { variant: 'mha', dModel: 64, nHeads: 2, nLayers: 1, layerNorm: true } });
       t.step(20);
       const { config, safetensors } = t.exportCheckpoint();
+      assert.equal(JSON.parse(config).input_vocab_size, 8, 'config.json names the ids it reads (the model view probes those)');
       const model = await attn.loadPretrained({ config: JSON.parse(config), weights: safetensors });
       assert.equal(model.info.vocabSize, 64);
       const ids = [1, 7, 0, 3, 3, 5];

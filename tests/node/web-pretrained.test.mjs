@@ -1,5 +1,5 @@
 // The page's pretrained source, the parts that run without a browser: the head-role probe
-// (web/src/sources/head-roles.js) and the core's scores of a checkpoint's maps against a naive twin, the next-token
+// (web/src/sources/head-roles.js; a lab's pairs model's, parts/model-probe.js) and the core's scores of a checkpoint's maps against a naive twin, the next-token
 // ranking (web/src/worker-pretrained.js topNext) against a plain sort, and the worker's open of a fixture
 // (the cache's bytes per element from the core's own figures: the file's dtype).
 import { test } from 'node:test';
@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { meanScores, probeBaselines, probeLength, probeOf, roleKey, roleProbe } from '../../web/src/sources/head-roles.js';
 import { pretrainedMethods, topNext } from '../../web/src/worker-pretrained.js';
+import { inputIds, ordinaryToken, specialIds } from '../../web/src/sources/token-kinds.js';
+import { modelProbes } from '../../web/src/parts/model-probe.js';
 import { load } from './helpers.mjs';
 import { CASES, FIXTURES, config, weights } from './pretrained-kit.mjs';
 
@@ -36,6 +38,25 @@ test('the probe: T distinct ordinary ids, then the same T again, BOS first where
   const a = [{ layer: 0, head: 0, previousToken: 0.2, diagonal: 0.5, firstToken: 0.4, duplicateToken: null, induction: 0 }];
   const b = [{ layer: 0, head: 0, previousToken: 0.6, diagonal: 0.25, firstToken: 0, duplicateToken: null, induction: 1 }];
   assert.deepEqual(meanScores([a, b]), [{ layer: 0, head: 0, previousToken: 0.4, diagonal: 0.375, firstToken: 0.2, duplicateToken: null, induction: 0.5 }]);
+});
+
+test('a lab\'s pairs model (config input_vocab_size 8 of 64 ids): its probes hold only the ids it reads, though it writes the others', async () => {
+  const config = { model_type: 'gpt2', vocab_size: 64, input_vocab_size: 8 };
+  assert.equal(inputIds(config, 64), 8);
+  assert.equal(inputIds({ vocab_size: 64 }, 64), 64, 'no key: every id');
+  assert.equal(inputIds({ input_vocab_size: 99 }, 64), 64, 'more than the vocabulary: every id');
+  assert.equal(inputIds({ input_vocab_size: '8' }, 64), 64, 'not an integer: every id');
+  const ordinary = ordinaryToken(null, specialIds(config), inputIds(config, 64));
+  assert.deepEqual([0, 7, 8, 63].map(ordinary), [true, true, false, false]);
+  // The model writes pair codes: mostly ids 8-63 (here all of them, and id 3 only), as a pairs model does.
+  const source = { opened: { info: { vocabSize: 64, maxPositions: 16 }, tokenizer: null }, bos: null, ordinary,
+    writes: async ({ count }) => Array.from({ length: count }, (_, i) => (i % 10 === 0 ? 3 : 8 + (i % 56))) };
+  const { probes, T } = await modelProbes(source, 0);
+  assert.equal(T, 7);
+  for (const ids of probes) {
+    assert.ok(ids.every((id) => id < 8), ids.join(' '));
+    assert.equal(new Set(ids.slice(0, T)).size, T, 'T distinct ids');
+  }
 });
 
 // The naive twin of the core's head-role scores (core/src/head_roles.cpp): each score the mean of

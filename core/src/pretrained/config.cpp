@@ -405,6 +405,9 @@ ModelConfig read_config(const json& c) {
     case Arch::DeepseekV2: read_deepseek(r, m); break;
     default: read_llama_like(r, m); break;
   }
+  // The trainer's extra key (train/hf_checkpoint.hpp): how many of the first ids the model's task read.
+  // The computation does not change; the page draws its probes from those ids.
+  if (r.present("input_vocab_size")) r.integer("input_vocab_size", 1, double(m.vocab));
   r.finish();
   return m;
 }

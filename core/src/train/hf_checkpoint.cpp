@@ -232,7 +232,9 @@ std::string hf_model_type(const ModelConfig& c) {
   return s.variant == Variant::MHA ? "gpt2" : "gpt_bigcode";
 }
 
-HfCheckpoint export_hf_checkpoint(const Model& model, bool float16) {
+namespace {
+
+HfCheckpoint export_any(const Model& model, bool float16) {
   const ModelConfig& c = model.config();
   const std::string type = hf_model_type(c);
   if (c.block == Block::Deepseek) return export_deepseek(model, float16);
@@ -253,6 +255,21 @@ HfCheckpoint export_hf_checkpoint(const Model& model, bool float16) {
     t[p + "o_proj.weight"] = linear_weight(a.wo);
   }
   return {config.dump(2) + "\n", safetensors_file(t, float16)};
+}
+
+}  // namespace
+
+HfCheckpoint export_hf_checkpoint(const Model& model, bool float16, int64_t input_symbols) {
+  HfCheckpoint ck = export_any(model, float16);
+  const int64_t vocab = model.config().vocab;
+  if (input_symbols < 0 || input_symbols > vocab)
+    throw_range("vocabSize", "input_symbols (" + fmt(double(input_symbols)) + ") is not between 0 and the vocabulary's " + fmt(double(vocab)));
+  if (input_symbols > 0 && input_symbols < vocab) {
+    Json config = Json::parse(ck.config_json);
+    config["input_vocab_size"] = input_symbols;
+    ck.config_json = config.dump(2) + "\n";
+  }
+  return ck;
 }
 
 }  // namespace attn::train

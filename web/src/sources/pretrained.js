@@ -11,7 +11,8 @@ import { checkpointFromFiles, checkpointFromUrl } from './model-files.js';
 import { isHubModel, parseHubModel } from './hub-id.js';
 import { checkpointFromHub } from './hub.js';
 import { openTokenizer } from './tokenizer-client.js';
-import { specialIds } from './token-kinds.js';
+import { inputIds, ordinaryToken, specialIds } from './token-kinds.js';
+import { rng } from '../rng.js';
 import '../i18n/catalogs/en/sources.js';  // the English words it speaks
 import '../i18n/catalogs/en/hub.js';
 
@@ -43,11 +44,13 @@ export function pretrainedSource(ctx, opened) {
     opened.config.bos_token_id < info.vocabSize ? opened.config.bos_token_id : null);
 
   /**
-   * Whether an id is an ordinary token for a model without a tokenizer: every id but the config's special
-   * ids (its probe takes the model's own words). With a tokenizer the worker draws the probes (probes()).
+   * Whether an id is an ordinary token for a model without a tokenizer: every id the model reads
+   * (inputIds: a lab's pairs model reads only its alphabet's) but the config's special ids (its probe
+   * takes the model's own words). With a tokenizer the worker draws the probes (probes()).
    */
   const special = specialIds(opened.config);
-  const ordinary = (id) => !special.has(id);
+  const inputs = inputIds(opened.config, info.vocabSize);
+  const ordinary = ordinaryToken(null, special, inputs);
 
   /** Whether `text` is a list of this model's token ids (the sentence field of a model without a tokenizer). */
   const acceptsText = (text) => {
@@ -125,9 +128,14 @@ export function pretrainedSource(ctx, opened) {
     acceptsText,
     /**
      * A first sentence for a model without a tokenizer: its BOS (where it has one) and the 7 tokens the
-     * model itself writes next, most likely first: its own words, which its heads were trained on.
+     * model itself writes next, most likely first: its own words, which its heads were trained on. A
+     * model that reads only some ids (inputIds) starts from 16 of those, drawn at random.
      */
     async startText() {
+      if (inputs < info.vocabSize) {  // what it writes are targets, not what it reads: its inputs at random (seeded)
+        const next = rng(1);
+        return Array.from({ length: Math.min(16, limit) }, () => Math.floor(next() * inputs)).join(' ');
+      }
       const start = [bos ?? (special.values().next().value ?? 0)];
       const ids = await ctx.client.call('pretrainedWrites', opened.key, { start, count: Math.min(7, limit - 1) });
       return [...start, ...ids].join(' ');

@@ -8,14 +8,26 @@ export const specialIds = (config) =>
   new Set(['bos_token_id', 'eos_token_id', 'pad_token_id'].map((k) => config?.[k]).filter(Number.isInteger));
 
 /**
- * Whether an id is an ordinary token: not one of `special`, and with a tokenizer, one that decodes to
- * text when special tokens are skipped, is not a byte token (<0x41>) and not a partial character.
+ * How many of the vocabulary's first ids the model was trained to read: config.json's input_vocab_size
+ * where a lab's model has one (the pairs task reads A ids of its A^2; the rest are only ever targets,
+ * their embeddings untrained: core/include/attn/train/hf_checkpoint.hpp), else the whole vocabulary.
+ */
+export function inputIds(config, vocab) {
+  const n = config?.input_vocab_size;
+  return Number.isInteger(n) && n > 0 && n < vocab ? n : vocab;
+}
+
+/**
+ * Whether an id is an ordinary token: below `inputs` (inputIds), not one of `special`, and with a
+ * tokenizer, one that decodes to text when special tokens are skipped, is not a byte token (<0x41>)
+ * and not a partial character.
  * @param {object | null} tokenizer
  * @param {Set<number>} special
+ * @param {number} [inputs]
  */
-export function ordinaryToken(tokenizer, special) {
+export function ordinaryToken(tokenizer, special, inputs = Infinity) {
   return (id) => {
-    if (special.has(id)) return false;
+    if (id >= inputs || special.has(id)) return false;
     if (!tokenizer) return true;
     const piece = tokenizer.idToToken(id);
     if (piece === undefined || /^<0x[0-9A-Fa-f]{2}>$/.test(piece)) return false;

@@ -64,7 +64,10 @@ struct HfCheckpoint {
 std::string hf_model_type(const ModelConfig& c);
 
 // float16: the tensors as F16 and torch_dtype "float16" (half the bytes: the zoo ships these), else F32.
-// Throws as hf_model_type.
-HfCheckpoint export_hf_checkpoint(const Model& model, bool float16 = false);
+// input_symbols: where the model's task reads only the vocabulary's first ids (the pairs task: A of
+// A^2 ids, the rest only ever targets), how many; config.json then says so as "input_vocab_size" (an
+// extra key, which transformers keeps as an attribute), so that a viewer draws its probes from those
+// ids. 0, or the whole vocabulary: no such key. Throws as hf_model_type.
+HfCheckpoint export_hf_checkpoint(const Model& model, bool float16 = false, int64_t input_symbols = 0);
 
 }  // namespace attn::train
