@@ -18,7 +18,11 @@
 //               the next tokens: the view's workerMs), the rest being the page's round trips and drawing
 // Numbers of one run on one machine: ratios are taken within the run.
 //
-//   npm run build && node scripts/bench-pretrained-page.mjs [--only smollm2,qwen2.5] [--steps 16] [--hub]
+//   npm run build && node scripts/bench-pretrained-page.mjs [--only smollm2,qwen2.5] [--steps 16] [--hub] [--profile FILE]
+// --profile samples the decode page's main thread (Chromium's CPU profiler: where the page's part of a
+// step goes), writes FILE-<model>.cpuprofile and FILE-<model>.trace.json (DevTools opens both), prints
+// the profile's top functions by self time and a step's split: from the click to the message to the
+// worker, the round trip, and from the answer to drawn (the profiler and the trace slow the page a little).
 // --hub opens them from a stand-in Hub instead (model=hf:bench/<name>: downloaded and kept in Cache Storage).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,9 +42,32 @@ const MODELS = { smollm2: ['smollm2-135m', SMOLLM2_135M], 'qwen2.5': ['qwen2.5-0
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, steps: { type: 'string', default: '16' }, hub: { type: 'boolean', default: false },
+  profile: { type: 'string' },  // FILE prefix: the decode page's main thread profiled, written as FILE-<model>.cpuprofile, its top functions printed
   layers: { type: 'string' }, timeout: { type: 'string', default: '600' } } });  // layers: fewer, to try the script quickly
 const only = args.only ? args.only.split(',') : Object.keys(MODELS);
 const STEPS = Number(args.steps);
+
+// ---- --profile: a CPU profile's functions by self time (ms), the top 20 on stderr; the profile written for DevTools
+function printProfile(profile, file) {
+  fs.writeFileSync(file, JSON.stringify(profile));
+  const self = new Map(), byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const dt = profile.timeDeltas;
+  profile.samples.forEach((id, i) => {
+    const f = byId.get(id).callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + (dt[i + 1] ?? 0) / 1e3);
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  console.error(`profile: ${file}, ${total.toFixed(0)} ms sampled; by self time:`);
+  for (const [k, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.error(`  ${ms.toFixed(1).padStart(8)} ms  ${k}`);
+}
+
+/** Per click in a trace: the ms of style recalculation and layout run inside it (forced: the last step's drawing, laid out). */
+function forcedLayout(events) {
+  const clicks = events.filter((e) => e.name === 'EventDispatch' && e.args?.data?.type === 'click' && e.dur);
+  return clicks.map((c) => events.filter((e) => e.ph === 'X' && (e.name === 'UpdateLayoutTree' || e.name === 'Layout') && e.pid === c.pid &&
+    e.tid === c.tid && e.ts >= c.ts && e.ts + e.dur <= c.ts + c.dur).reduce((a, e) => a + e.dur / 1e3, 0));
+}
 
 // ---- the browser's memory: PSS of the processes under the browser's (found by its profile folder)
 function processTree(profile) {
@@ -144,20 +171,51 @@ try {
     console.error(`${name}: opened, ${JSON.stringify(opened)}`);
     // --- prefill and decode in the decode view
     const dec = await context.newPage();
+    // --profile: every message to and from the workers timestamped (the step's split: the page before
+    // the worker, the round trip, the page after it)
+    if (args.profile) {
+      await dec.addInitScript(() => {
+        const Base = window.Worker;
+        window.__messages = [];
+        window.Worker = class extends Base {
+          constructor(...a) {
+            super(...a);
+            this.addEventListener('message', () => window.__messages.push({ dir: 'in', t: performance.now() }));
+          }
+          postMessage(...a) { window.__messages.push({ dir: 'out', t: performance.now() }); return super.postMessage(...a); }
+        };
+      });
+    }
     await dec.goto(`${base}embed.html?view=decode&model=${modelParam(name)}&text=${encodeURIComponent(ids)}`);
     await dec.waitForFunction(() => {
       const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="decode"]');
       return v && v.dataset.state === 'ready' && !v.querySelector('button[data-action="word"]')?.disabled;
     }, null, { timeout: Number(args.timeout) * 1000, polling: 100 });
+    // --profile: the page's main thread sampled (Chromium's CPU profiler) over the prefill and the steps
+    const cdp = args.profile ? await context.newCDPSession(dec) : null;
+    const traceEvents = [];
+    if (cdp) {  // and a trace of the page's main thread (style, layout, events): DevTools' Performance panel opens it
+      cdp.on('Tracing.dataCollected', (e) => traceEvents.push(...e.value));
+      await cdp.send('Tracing.start', { categories: 'devtools.timeline,blink,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+      await cdp.send('Profiler.start');
+    }
     const timed = await dec.evaluate(async ({ steps, ids }) => {
       const v = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="decode"]');
       const press = (action, word) => new Promise((resolve) => {
         if (word !== undefined) v.querySelector('input[name="word"]').value = word;
         const t = performance.now();
+        const m0 = window.__messages?.length ?? 0;
         const done = (e) => {
           if (e.detail.view !== 'decode' || e.detail.state === 'busy') return;
           v.removeEventListener('view-ready', done);
-          resolve({ ms: performance.now() - t, length: v.result?.length, cacheBytes: v.result?.cacheBytes, workerMs: v.result?.workerMs });
+          const end = performance.now();
+          // with --profile: click to the first message out, first out to last in, last in to drawn
+          const m = window.__messages?.slice(m0) ?? [];
+          const out = m.find((x) => x.dir === 'out'), last = m.filter((x) => x.dir === 'in').pop();
+          const split = out && last ? [out.t - t, last.t - out.t, end - last.t, m.length] : null;
+          resolve({ ms: end - t, length: v.result?.length, cacheBytes: v.result?.cacheBytes, workerMs: v.result?.workerMs, split });
         };
         v.addEventListener('view-ready', done);
         v.querySelector(`button[data-action="${action}"]`).click();
@@ -169,6 +227,18 @@ try {
       for (let k = 0; k < steps + 2; k++) step.push(await press('word', String(ids[k])));
       return { prefill, step };
     }, { steps: STEPS, ids: idList });
+    if (cdp) {
+      printProfile((await cdp.send('Profiler.stop')).profile, `${args.profile}-${name}.cpuprofile`);
+      const ended = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+      await cdp.send('Tracing.end');
+      await ended;
+      fs.writeFileSync(`${args.profile}-${name}.trace.json`, JSON.stringify(traceEvents));
+      const split = timed.step.slice(2).map((x) => x.split).filter(Boolean);
+      const med = (k) => median(split.map((x) => x[k])).toFixed(2);
+      console.error(`profile: a step's median split, ms: click to the first message out ${med(0)} (of it the style and layout ` +
+        `the click forced ${median(forcedLayout(traceEvents)).toFixed(2)}); out to the last in ${med(1)} (the worker's own ` +
+        `${median(timed.step.slice(2).map((x) => x.workerMs)).toFixed(2)}); last in to drawn ${med(2)}; messages ${med(3)}`);
+    }
     await dec.close();
     const steps = timed.step.slice(2);  // the first two: the module's warm-up
     const stepMs = median(steps.map((s) => s.ms));
