@@ -9,7 +9,7 @@
 //          and Lab 4's induction model, with the labs' own settings (web/src/labs/tasks.js)
 //
 //   node scripts/zoo.mjs [--only words|labs] [--steps 1500] [--seeds 3] [--jobs 2] [--layers 2] [--repeat-random 0.5]
-//                        [--synthetic-steps 1500 [--synthetic-until 0]] [--keep-measured]
+//                        [--synthetic-steps 1500 [--synthetic-until 0]] [--lengthen] [--keep-measured]
 //
 // The defaults are the recipe of the shipped models (docs/zoo.md).
 //
@@ -21,7 +21,11 @@
 // trainer's induction task, short windows of random tokens with a stretch written twice, its shortest
 // stretch the variant's; zoo_train --warmup), or with --synthetic-until until one head's induction
 // score on that task reaches it (checked every 100 steps; the schedule stays the one of
-// --synthetic-steps; a circuit stopped as soon as it formed was undone by the text: docs/zoo.md). Each run keeps its result and files
+// --synthetic-steps; a circuit stopped as soon as it formed was undone by the text: docs/zoo.md).
+// --lengthen makes the synthetic start lengthen its windows (LENGTHEN: after the 32-token stage, which
+// then stops once a head's induction score reaches 0.9, stages of 64, 128 and 256 tokens, each until
+// the same score or 500 steps), so that the circuit forms at the distances of the text's windows
+// (zoo_train --warmup with stages; the pilots of docs/zoo.md). Each run keeps its result and files
 // in build-zoo/runs/<name>-s<seed>-<hash of its settings>/ (scripts/zoo-runs.mjs), and a run found there
 // is not trained again: an interrupted retrain goes on where it stopped (delete build-zoo/runs after
 // changing the trainer). --keep-measured trains only the word-level seeds that web/zoo/manifest.json does
@@ -57,6 +61,7 @@ const repeatRandom = Number(arg('repeat-random', 0.5));
 const syntheticSteps = Number(arg('synthetic-steps', 1500));
 const syntheticUntil = Number(arg('synthetic-until', 0));
 const keepMeasured = process.argv.includes('--keep-measured');
+const lengthen = process.argv.includes('--lengthen');
 const corpusFile = join(root, '../shared/data/tinyshakespeare.txt');
 const tokenizerFile = join(root, 'zoo/tokenizer/tokenizer.json');
 const tokensFile = join(root, 'build-zoo/tinyshakespeare.tokens.bin');
@@ -82,6 +87,17 @@ const TRAINING = { seqLen: 256, batchSize: 8, learningRate: 3e-3, ...(repeatRand
 // but late in a 1,500-step schedule (then the text undid it): 2,000 steps. MLA forms it only over 3,000.
 const SYNTHETIC = { task: 'induction', seqLen: 32, batchSize: 64 };
 const LONGEST_STRETCH = 16;  // the task's longest at 32 tokens, (seqLen + 1) / 2
+// --lengthen: the start's later stages (the same task, 2,048 tokens per step), each from the weights the
+// one before left, each stopped once one head's induction score on its own windows reaches UNTIL.
+const LENGTHEN = { until: 0.9, stages: [64, 128, 256].map((n) => ({ seqLen: n, batchSize: 2048 / n, minSegment: 2, steps: 500 })) };
+/** A variant's synthetic start as zoo_train's --warmup: one stage, or with --lengthen the stages of LENGTHEN. */
+const warmupOf = (v) => {
+  const first = { ...SYNTHETIC, minSegment: v.minSegment };
+  if (!lengthen) return { spec: first, steps: syntheticStepsOf(v), until: syntheticUntil };
+  const lr = TRAINING.learningRate;  // written out: a stage's settings replace the text's, whose rate could change
+  return { spec: [{ ...first, learningRate: lr, steps: syntheticStepsOf(v), until: LENGTHEN.until },
+    ...LENGTHEN.stages.map((x) => ({ ...SYNTHETIC, ...x, learningRate: lr, until: LENGTHEN.until }))], steps: syntheticStepsOf(v), until: LENGTHEN.until };
+};
 /** A variant's synthetic steps: its own (`syntheticSteps`, where the pilots needed more) or --synthetic-steps. */
 const syntheticStepsOf = (v) => v.syntheticSteps ?? syntheticSteps;
 const VARIANTS = [
@@ -209,7 +225,8 @@ function measuredSeeds(previous, training, geometry, modelSettings) {
 async function words() {
   if (!existsSync(tokensFile)) execFileSync('node', [join(root, 'scripts/train-tokenizer.mjs')], { cwd: root, stdio: 'inherit' });
   const training = { steps, seeds: SEEDS, ...TRAINING, schedule: `warmup ${Math.min(100, Math.floor(steps / 10))} steps, cosine to the last step`,
-    ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, ...(syntheticUntil > 0 ? { untilInduction: syntheticUntil } : {}), schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step` } } : {}),
+    ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, ...(syntheticUntil > 0 ? { untilInduction: syntheticUntil } : {}), schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step`,
+      ...(lengthen ? { untilInduction: LENGTHEN.until, lengthen: LENGTHEN.stages.map((x) => ({ ...x, untilInduction: LENGTHEN.until })) } : {}) } } : {}),
     machine };
   const geometry = { ...GEOMETRY, positions: 'RoPE', blocks: 'llama (MHA, GQA, MQA), deepseek (MLA)' };
   const modelSettings = (v) => ({ block: v.model?.block ?? v.block, nKvHeads: v.model?.nKvHeads ?? v.nKvHeads, latentRank: v.model?.latentRank ?? v.latentRank,
@@ -217,7 +234,7 @@ async function words() {
   const kept = keepMeasured ? measuredSeeds(previous, training, geometry, modelSettings) : new Map();
   const list = VARIANTS.flatMap((v) => SEEDS.filter((seed) => !kept.has(`${v.id}/${seed}`)).map((seed) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps,
     tokens: tokensFile,
-    warmup: syntheticSteps > 0 ? { spec: { ...SYNTHETIC, minSegment: v.minSegment }, steps: syntheticStepsOf(v), until: syntheticUntil } : undefined,
+    warmup: syntheticSteps > 0 ? warmupOf(v) : undefined,
     hf: seed === SEEDS[0] ? v.id : undefined, probe: seed === SEEDS[0] && v === VARIANTS[0] })));
   for (const [key, s] of kept) console.log(`zoo: ${key.replace('/', ' seed ')}: kept from the manifest (held-out ${s.bitsPerToken} bits per token)`);
   const results = await runAll(list);

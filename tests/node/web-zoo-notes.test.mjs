@@ -25,6 +25,20 @@ test('how they were trained: steps of 2,048 tokens, the seeds, the hours of runs
   assert.match(text, /50 % of the training windows repeat a stretch of their own text/);
 });
 
+test('a start whose windows lengthen (zoo.mjs --lengthen): its stages\' lengths, cap and score, in English and Hindi', async () => {
+  const synthetic = { task: 'induction', seqLen: 32, batchSize: 64, steps: 1500, untilInduction: 0.9,
+    lengthen: [64, 128, 256].map((seqLen) => ({ seqLen, batchSize: 2048 / seqLen, minSegment: 2, steps: 500, untilInduction: 0.9 })) };
+  const m = manifest({ synthetic }, [[0.9, 0.8]]);
+  m.models[0].synthetic = { steps: 3000, stretches: [2, 16] };
+  const [how] = zooNotes(m, EN.t, 'mha');
+  assert.match(how, /windows of 32 words \(stretches of 2 to 16\), then of 64, 128, 256 words in turn, each until one head's induction score on them reached 0\.9 \(at most 3,000 steps on the first, 500 on each of the others\), then the text\./);
+  assert.doesNotMatch(how, /\{/, 'every placeholder filled');
+  await loadI18n('hi');
+  const [hiHow] = zooNotes(m, createI18n('hi').t, 'mha');
+  assert.match(hiHow, /64, 128, 256/);
+  assert.doesNotMatch(hiHow, /\{|undefined/, 'every placeholder filled');
+});
+
 test('one seed: said so, with the steps\' tokens and the spread not measured yet', () => {
   const [how] = zooNotes(manifest({ seeds: [1], cpuHours: 2.1 }, [[0.9, 0.8]]), EN.t, 'mha');
   assert.match(how, /^How they were trained: 700 steps of 2,048 tokens each, one seed \(1; the spread over seeds is not measured yet\), 2\.1 CPU-hours/);

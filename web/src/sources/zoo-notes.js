@@ -29,8 +29,10 @@ export function zooNotes(manifest, t, id) {
   const stretches = model.synthetic?.stretches;  // the drawn model's shortest and longest stretch
   const how = [t('zoo.trainedHow', { steps: tr.steps, count: tr.seeds.length, seeds: tr.seeds.join(', '), hours: String(tr.cpuHours),
     tokens: tr.batchSize * tr.seqLen }),
-  syn ? t(stretches ? 'zoo.syntheticStretches' : 'zoo.synthetic', { steps: model.synthetic?.steps ?? syn.steps, length: syn.seqLen,
-    min: stretches?.[0], max: stretches?.[1] }) : '',
+  syn ? t(syn.lengthen ? 'zoo.syntheticLengthen' : stretches ? 'zoo.syntheticStretches' : 'zoo.synthetic', {
+    steps: model.synthetic?.steps ?? syn.steps, length: syn.seqLen, min: stretches?.[0] ?? syn.minSegment, max: stretches?.[1],
+    // a start whose windows lengthen (scripts/zoo.mjs --lengthen): its later stages' lengths, cap and score
+    lengths: syn.lengthen?.map((x) => x.seqLen).join(', '), later: syn.lengthen?.[0]?.steps, until: syn.untilInduction }) : '',
   tr.repeatFraction > 0 ? t('zoo.curriculum', { percent: String(Math.round(tr.repeatFraction * 100)) }) : '',
   tr.repeatRandomFraction > 0 ? t('zoo.curriculumRandom', { percent: String(Math.round(tr.repeatRandomFraction * 100)) }) : '']
     .filter(Boolean).join(' ');
