@@ -23,8 +23,9 @@
 // score on that task reaches it (checked every 100 steps; the schedule stays the one of
 // --synthetic-steps; a circuit stopped as soon as it formed was undone by the text: docs/zoo.md).
 // --lengthen makes the synthetic start lengthen its windows (LENGTHEN: after the 32-token stage, which
-// then stops once a head's induction score reaches 0.9, stages of 64, 128 and 256 tokens, each until
-// the same score or 500 steps), so that the circuit forms at the distances of the text's windows
+// then stops once a head's induction score reaches 0.9, or at 3,000 steps for every variant, stages of
+// 64, 128 and 256 tokens, each until the same score or 500 steps), so that the circuit forms at the
+// distances of the text's windows
 // (zoo_train --warmup with stages; the pilots of docs/zoo.md). Each run keeps its result and files
 // in build-zoo/runs/<name>-s<seed>-<hash of its settings>/ (scripts/zoo-runs.mjs), and a run found there
 // is not trained again: an interrupted retrain goes on where it stopped (delete build-zoo/runs after
@@ -89,7 +90,9 @@ const SYNTHETIC = { task: 'induction', seqLen: 32, batchSize: 64 };
 const LONGEST_STRETCH = 16;  // the task's longest at 32 tokens, (seqLen + 1) / 2
 // --lengthen: the start's later stages (the same task, 2,048 tokens per step), each from the weights the
 // one before left, each stopped once one head's induction score on its own windows reaches UNTIL.
-const LENGTHEN = { until: 0.9, stages: [64, 128, 256].map((n) => ({ seqLen: n, batchSize: 2048 / n, minSegment: 2, steps: 500 })) };
+// The first stage has the same cap for every variant (firstSteps; the one-stage recipe gave MQA and MLA
+// more steps than the others), which it rarely reaches: it stops once the circuit has formed.
+const LENGTHEN = { until: 0.9, firstSteps: 3000, stages: [64, 128, 256].map((n) => ({ seqLen: n, batchSize: 2048 / n, minSegment: 2, steps: 500 })) };
 /** A variant's synthetic start as zoo_train's --warmup: one stage, or with --lengthen the stages of LENGTHEN. */
 const warmupOf = (v) => {
   const first = { ...SYNTHETIC, minSegment: v.minSegment };
@@ -98,8 +101,11 @@ const warmupOf = (v) => {
   return { spec: [{ ...first, learningRate: lr, steps: syntheticStepsOf(v), until: LENGTHEN.until },
     ...LENGTHEN.stages.map((x) => ({ ...SYNTHETIC, ...x, learningRate: lr, until: LENGTHEN.until }))], steps: syntheticStepsOf(v), until: LENGTHEN.until };
 };
-/** A variant's synthetic steps: its own (`syntheticSteps`, where the pilots needed more) or --synthetic-steps. */
-const syntheticStepsOf = (v) => v.syntheticSteps ?? syntheticSteps;
+/**
+ * A variant's synthetic steps (of the first stage with --lengthen: LENGTHEN.firstSteps): its own
+ * (`syntheticSteps`, where the pilots needed more) or --synthetic-steps.
+ */
+const syntheticStepsOf = (v) => (lengthen ? LENGTHEN.firstSteps : v.syntheticSteps ?? syntheticSteps);
 const VARIANTS = [
   { id: 'mha', label: 'MHA', model: { variant: 'mha', block: 'llama' }, minSegment: 8 },
   { id: 'gqa4', label: 'GQA, 4 KV heads', model: { variant: 'gqa', nKvHeads: 4, block: 'llama' }, minSegment: 2 },
@@ -225,7 +231,7 @@ function measuredSeeds(previous, training, geometry, modelSettings) {
 async function words() {
   if (!existsSync(tokensFile)) execFileSync('node', [join(root, 'scripts/train-tokenizer.mjs')], { cwd: root, stdio: 'inherit' });
   const training = { steps, seeds: SEEDS, ...TRAINING, schedule: `warmup ${Math.min(100, Math.floor(steps / 10))} steps, cosine to the last step`,
-    ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: syntheticSteps, ...(syntheticUntil > 0 ? { untilInduction: syntheticUntil } : {}), schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step`,
+    ...(syntheticSteps > 0 ? { synthetic: { ...SYNTHETIC, steps: lengthen ? LENGTHEN.firstSteps : syntheticSteps, ...(syntheticUntil > 0 ? { untilInduction: syntheticUntil } : {}), schedule: `warmup ${Math.min(100, Math.floor(syntheticSteps / 10))} steps, cosine to the last step`,
       ...(lengthen ? { untilInduction: LENGTHEN.until, lengthen: LENGTHEN.stages.map((x) => ({ ...x, untilInduction: LENGTHEN.until })) } : {}) } } : {}),
     machine };
   const geometry = { ...GEOMETRY, positions: 'RoPE', blocks: 'llama (MHA, GQA, MQA), deepseek (MLA)' };
