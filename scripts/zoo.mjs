@@ -238,7 +238,8 @@ async function words() {
   const modelSettings = (v) => ({ block: v.model?.block ?? v.block, nKvHeads: v.model?.nKvHeads ?? v.nKvHeads, latentRank: v.model?.latentRank ?? v.latentRank,
     ropeDim: v.model?.ropeDim ?? v.ropeDim, synthetic: syntheticSteps > 0 ? (v.synthetic ?? { steps: syntheticStepsOf(v), stretches: [v.minSegment, LONGEST_STRETCH] }) : undefined });
   const kept = keepMeasured ? measuredSeeds(previous, training, geometry, modelSettings) : new Map();
-  const list = VARIANTS.flatMap((v) => SEEDS.filter((seed) => !kept.has(`${v.id}/${seed}`)).map((seed) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps,
+  // seed by seed (every variant's seed 1 first): an interrupted retrain has kept whole seeds
+  const list = SEEDS.flatMap((seed) => VARIANTS.filter((v) => !kept.has(`${v.id}/${seed}`)).map((v) => ({ name: v.id, v, spec: wordsSpec(v), seed, steps,
     tokens: tokensFile,
     warmup: syntheticSteps > 0 ? warmupOf(v) : undefined,
     hf: seed === SEEDS[0] ? v.id : undefined, probe: seed === SEEDS[0] && v === VARIANTS[0] })));
