@@ -187,7 +187,7 @@ TrainerSpec warm_spec(const nlohmann::json& spec_json, const TrainerSpec& spec, 
 }
 
 // Trains `spec_json`'s model on the task of `warmup_json` for `steps` steps, printing its progress, and
-// copies its weights into `t`; with `from`, it starts from that trainer's weights (the stage before).
+// copies its weights into `t`; with `from`, it starts from that trainer's weights (the stage before's, in `t`).
 struct WarmUp { int64_t steps; double val_loss, induction, previous_token; };
 
 WarmUp warm_up(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::string& warmup_json, int64_t steps,
@@ -234,18 +234,14 @@ std::vector<Stage> warm_stages(const std::string& warmup_json, int64_t steps, do
   return out;
 }
 
-// Every stage of --warmup in turn (each stage's trainer seeded from the last one's weights); the
-// weights of the last end in `t`. Returns each stage's figures.
+// Every stage of --warmup in turn, its weights passed on through `t`: each stage's trainer starts from
+// the weights the stage before copied into `t`, and copies its own there. Returns each stage's figures.
 std::vector<WarmUp> warm_up_stages(Trainer& t, const nlohmann::json& spec_json, const TrainerSpec& spec, const std::vector<Stage>& stages) {
   std::vector<WarmUp> out;
-  std::unique_ptr<Trainer> last;
   for (std::size_t i = 0; i < stages.size(); ++i) {
     if (stages.size() > 1) std::cerr << "zoo_train: warm-up stage " << i + 1 << " of " << stages.size() << ": " << stages[i].task_json << "\n";
-    auto held = std::make_unique<Trainer>(warm_spec(spec_json, spec, stages[i].task_json, 1));  // holds this stage's weights
-    out.push_back(warm_up(*held, spec_json, spec, stages[i].task_json, stages[i].steps, stages[i].until, last.get()));
-    last = std::move(held);
+    out.push_back(warm_up(t, spec_json, spec, stages[i].task_json, stages[i].steps, stages[i].until, i > 0 ? &t : nullptr));
   }
-  copy_weights(*last, t);
   return out;
 }
 }  // namespace
