@@ -5,8 +5,8 @@
 // worker loads it). For each model it prints
 //   open        download + load into the worker's wasm heap (the model view's own figure), in bytes
 //               per second beside the copy bandwidth of a wasm memory.copy measured in the same page
-//   first map   from navigation to the model view's first drawn maps (every layer's, the next tokens,
-//               the head roles)
+//   first map   from navigation to the model view's first drawn maps (every layer's and the next tokens:
+//               the view's mark), and to its head roles (their probes' forwards come after the maps)
 //   peak memory the most the browser's processes held (proportional set size, sampled every 100 ms from
 //               /proc) above what they held before the page, while opening: weights held twice show
 //               as ~2x the file
@@ -160,7 +160,8 @@ try {
       if (!v?.result?.opened) return false;
       const facts = v.querySelector('[data-role="model-facts"]')?.innerText ?? '';
       const get = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/model.safetensors'));
-      return { openS: Number(facts.match(/in ([\d.]+) s/)?.[1]), firstMapMs: performance.now(), downloadMs: get ? get.responseEnd - get.startTime : NaN };
+      return { openS: Number(facts.match(/in ([\d.]+) s/)?.[1]), firstMapMs: performance.getEntriesByName('attention-playground:model-maps')[0]?.startTime ?? NaN,
+        rolesMs: performance.now(), downloadMs: get ? get.responseEnd - get.startTime : NaN };
     }, null, { timeout: Number(args.timeout) * 1000, polling: 100 }).then((h) => h.jsonValue()).catch(async (e) => {
       console.error(await page.evaluate(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="model"]')?.innerText));
       throw e;
@@ -247,7 +248,7 @@ try {
     const weightBytes = files[key];  // header included: within 0.01 %
     const floorMs = ((weightBytes + last.cacheBytes) / gbs) * 1e3;
     results.push({
-      name, bytes: files[key], gbs, openS: opened.openS, downloadS: opened.downloadMs / 1e3, firstMapMs: opened.firstMapMs, wallMs,
+      name, bytes: files[key], gbs, openS: opened.openS, downloadS: opened.downloadMs / 1e3, firstMapMs: opened.firstMapMs, rolesMs: opened.rolesMs, wallMs,
       peakExtra: peak - before, prefillMs: timed.prefill.ms, prefillTokens: timed.prefill.length,
       stepMs, stepRange: [Math.min(...steps.map((s) => s.ms)), Math.max(...steps.map((s) => s.ms))], floorMs, workerMs,
     });
@@ -261,12 +262,12 @@ try {
 }
 
 const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
-const header = ['model (random BF16)', 'file', 'copy GB/s', 'open s (MB/s; / copy)', 'of which the download s', 'first map s', 'peak memory above the page (x file)',
+const header = ['model (random BF16)', 'file', 'copy GB/s', 'open s (MB/s; / copy)', 'of which the download s', 'first map s', 'head roles s', 'peak memory above the page (x file)',
   'prefill 64 tokens ms (tokens/s)', 'decode ms/token (range)', 'of which the worker ms', 'floor ms', 'decode / floor', 'worker / floor'];
 const rows = results.map((r) => {
   const rate = r.bytes / r.openS;
   return [r.name, mb(r.bytes), (r.gbs / 1e9).toFixed(1), `${r.openS.toFixed(1)} (${(rate / 1e6).toFixed(0)}; ${(rate / r.gbs).toFixed(3)}x)`, r.downloadS.toFixed(1),
-    (r.firstMapMs / 1e3).toFixed(1), `${mb(r.peakExtra)} (${(r.peakExtra / r.bytes).toFixed(2)}x)`,
+    (r.firstMapMs / 1e3).toFixed(1), (r.rolesMs / 1e3).toFixed(1), `${mb(r.peakExtra)} (${(r.peakExtra / r.bytes).toFixed(2)}x)`,
     `${r.prefillMs.toFixed(0)} (${(r.prefillTokens / (r.prefillMs / 1e3)).toFixed(0)})`,
     `${r.stepMs.toFixed(1)} (${r.stepRange.map((x) => x.toFixed(1)).join('-')})`, r.workerMs.toFixed(1), r.floorMs.toFixed(1),
     `${(r.stepMs / r.floorMs).toFixed(2)}x`, `${(r.workerMs / r.floorMs).toFixed(2)}x`];

@@ -167,6 +167,32 @@ test('?model= opens a folder served beside the page, with its tokenizer', async 
   await embed.close();
 });
 
+test('a model\'s maps are drawn before its head roles are measured (the probes are more forwards): the roles fill in after', async () => {
+  // At the moment the model view marks its first drawn maps, what does it show? (The mark is made
+  // right after the maps are drawn, in the same task.)
+  const page = await b.open('embed.html?view=model&model=models/gpt2/', { init: () => {
+    const mark = performance.mark.bind(performance);
+    performance.mark = (name, ...rest) => {
+      if (name === 'attention-playground:model-maps') {
+        const view = document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="model"]');
+        window.atFirstMaps = { maps: view?.querySelectorAll('[data-role="overview"] canvas[data-layer]').length ?? 0,
+          pending: Boolean(view?.querySelector('[data-role="roles-pending"]')), rolesTable: Boolean(view?.querySelector('[data-role="head-roles"]')),
+          state: view?.dataset.state };
+      }
+      return mark(name, ...rest);
+    };
+  } });
+  const el = app(page);
+  await opened(page);
+  const first = await page.evaluate(() => window.atFirstMaps ?? null);
+  assert.deepEqual(first, { maps: 8, pending: true, rolesTable: false, state: 'busy' },
+    'the first maps are drawn (2 layers × 4 heads) while the roles are still pending and the view busy');
+  assert.equal(await el.locator('[data-role="head-roles"] tbody tr').count(), 4, 'then the roles table');
+  assert.equal(await el.locator('[data-role="roles-pending"]').count(), 0, 'and no pending note');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a checkpoint the core refuses says why, naming the field; a drop without config.json and another site are refused; the page keeps working', async () => {
   const page = await b.open('index.html');
   const el = app(page);

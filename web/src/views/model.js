@@ -13,6 +13,8 @@ import { createOpenModel } from '../parts/open-model.js';
 import { modelProbes } from '../parts/model-probe.js';
 import '../i18n/catalogs/en/model.js';  // the English words it speaks
 
+const MAPS_MARK = 'attention-playground:model-maps';
+
 export function createModelView(root, ctx) {
   const { i18n } = ctx;
   const { t } = i18n;
@@ -31,6 +33,7 @@ export function createModelView(root, ctx) {
   root.replaceChildren(opener.element, summary, body);
   let shown = '', state = null;
   const roleCache = new Map();  // model key -> Promise<{ probe, scores }>
+  const rolesKnown = new Set();  // model keys whose roles have come
 
   const unwatch = ctx.watchModel(() => {
     opener.show(ctx.modelJob(), ctx.model());
@@ -43,26 +46,39 @@ export function createModelView(root, ctx) {
     if (!roleCache.has(k)) {
       const r = modelProbes(source, 0).then((probe) => ctx.client.call('pretrainedHeadRoles', k, { probes: probe.probes })
         .then(({ scores }) => ({ probe, scores })));
-      r.catch(() => roleCache.delete(k));
+      r.then(() => rolesKnown.add(k), () => roleCache.delete(k));
       roleCache.set(k, r);
     }
     return roleCache.get(k);
   };
 
-  function draw(source, data, r) {
+  /**
+   * The sentence's readings: the next tokens and every layer's maps. `r` (the heads' roles on the
+   * probes) is null while they are measured: the maps come first (the probes are four more forwards of
+   * the model), their role labels and the roles table when the scores come.
+   */
+  function drawMaps(source, data, r) {
     const { info } = source.opened;
     // the last tokens are the model's pieces of the sentence (its data), the model's name and type too
     const text = el('span', { dataset: { text: 'input' } }, data.tokens.slice(-3).join(' '));
     next.replaceChildren(el('p', 'note', ...messageNodes(t, 'mo.nextIntro', { text })), nextTokens(data.next, i18n));
-    roles.replaceChildren(rolesTable(r.scores, r.probe, i18n, data.roles));  // and the same scores on the learner's own sentence
+    roles.replaceChildren(r ? rolesTable(r.scores, r.probe, i18n, data.roles)  // and the same scores on the learner's own sentence
+      : el('p', { className: 'note', dataset: { role: 'roles-pending' } }, t('mo.rolesPending')));
     let hi = 0;
     for (const w of data.attentions) hi = Math.max(hi, w);
     tools.replaceChildren(legend('prob', [0, hi || 1], t('mo.weight')));
-    overview.update(data, r.scores, readout, (layer) => ctx.setState({ layer }), r.probe);
+    overview.update(data, r?.scores ?? null, readout, (layer) => ctx.setState({ layer }), r?.probe ?? null);
     const model = el('span', { lang: 'en', dataset: { text: 'model' } }, source.title);
     summary.replaceChildren(...messageNodes(t, 'mo.summary', { model }, { tokens: t('mo.nTokens', { count: data.tokens.length }),
       layers: t('mo.nLayers', { count: info.nLayers }), heads: t('mo.nHeads', { count: info.nHeads }) }));
     body.hidden = false;
+    // For the page benchmark (scripts/bench-pretrained-page.mjs): when a model's maps were first drawn.
+    if (!performance.getEntriesByName(MAPS_MARK).length) performance.mark(MAPS_MARK);
+  }
+
+  function draw(source, data, r) {
+    const { info } = source.opened;
+    drawMaps(source, data, r);
     ctx.reportError('model', null);
     return { opened: true, model: info.modelType, layers: info.nLayers, heads: info.nHeads, tokens: data.tokens.length,
       next: data.next.map((n) => n.token), roles: r.scores.length, probeLength: r.probe.T };
@@ -85,7 +101,15 @@ export function createModelView(root, ctx) {
       const key = source.key({ ...state, layer: 0 });
       if (key === shown) return undefined;
       shown = key;
-      return latest.run(() => Promise.all([source.all(state), rolesOf(source)]), ([data, r]) => draw(source, data, r), (e) => {
+      // the sentence first (its maps are drawn at once), then the roles (cached per model): their
+      // probes are asked of the worker only after the sentence's forward, so the maps never wait for them
+      const work = async (isCurrent) => {
+        const data = await source.all(state);
+        const roleScores = rolesOf(source);
+        if (isCurrent() && !rolesKnown.has(source.opened.key)) drawMaps(source, data, null);
+        return [data, await roleScores];
+      };
+      return latest.run(work, ([data, r]) => draw(source, data, r), (e) => {
         shown = '';
         body.hidden = true;
         summary.replaceChildren(t('mo.cannot'), ' ', coreDetail(e.message, i18n));

@@ -34,6 +34,7 @@ export default addEnglish({
   'mo.rolesCaption': 'Head roles, the mean over {probes} probes of {count} random ordinary tokens repeated once ({positions} positions each), and on your sentence: the three highest-scoring heads of each role',
   'mo.rolesCaptionBos': 'Head roles, the mean over {probes} probes of the model\'s first token (BOS) then {count} random ordinary tokens repeated once ({positions} positions each), and on your sentence: the three highest-scoring heads of each role',
   'mo.col.sentence': 'on your sentence',
+  'mo.rolesPending': 'Measuring the heads\' roles on the probes (each probe is one more pass of the model)…',
   'mo.col.role': 'role',
   'mo.col.what': 'what is measured',
   'mo.col.strongest': 'on the probes: strongest heads (layer · head: mean weight)',
