@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
 
 #include "attn/errors.hpp"
 #include "attn/pretrained/session.hpp"
+#include "attn/pretrained/weights16.hpp"
 #include "pretrained_fixtures.hpp"
 
 namespace {
@@ -175,6 +177,40 @@ TEST(PretrainedRefusals, NonFiniteWeightsAreNamed) {
   std::string message;
   EXPECT_EQ(load_field(c, {file}, &message), "weights.model.layers.1.mlp.up_proj.weight");
   EXPECT_NE(message.find("element 17"), std::string::npos) << message;
+}
+
+// The load's scan for Infinity and NaN (weights16.hpp) against its element-by-element twin: random
+// finite bit patterns of each dtype with the non-finite ones put at a block's edges, in the middle
+// and at the end, the largest finite values beside them (which must not count).
+TEST(PretrainedRefusals, TheNonFiniteScanFindsWhatItsNaiveTwinFinds) {
+  using attn::pretrained::DType;
+  std::mt19937 rng(7);
+  struct Kind { DType dtype; int bytes; uint32_t inf, nan, max_finite, exp; };
+  const Kind kinds[] = {{DType::F32, 4, 0x7f800000u, 0xffc00001u, 0x7f7fffffu, 0x7f800000u},
+                        {DType::F16, 2, 0x7c00u, 0xfe01u, 0x7bffu, 0x7c00u},
+                        {DType::BF16, 2, 0x7f80u, 0xffc1u, 0xff7fu, 0x7f80u}};
+  for (const Kind& k : kinds) {
+    for (int64_t n : {0, 1, 2047, 2048, 2049, 5000}) {
+      std::vector<uint8_t> data(std::size_t(n * k.bytes));
+      auto put = [&](int64_t i, uint32_t v) { std::memcpy(data.data() + i * k.bytes, &v, std::size_t(k.bytes)); };
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t v = uint32_t(rng());
+        if ((v & k.exp) == k.exp) v &= ~(k.exp & (k.exp >> 1));  // a finite pattern: one exponent bit off
+        put(i, i % 7 == 0 ? k.max_finite : v);
+      }
+      EXPECT_EQ(attn::pretrained::first_non_finite(data.data(), n, k.dtype), -1) << int(k.dtype) << " n " << n;
+      for (int64_t at : {int64_t(0), int64_t(2047), int64_t(2048), n / 2, n - 1}) {
+        if (at < 0 || at >= n) continue;
+        std::vector<uint8_t> bad = data;
+        const uint32_t special = at % 2 ? k.nan : k.inf;
+        std::memcpy(bad.data() + at * k.bytes, &special, std::size_t(k.bytes));
+        if (at + 3 < n) std::memcpy(bad.data() + (at + 3) * k.bytes, &k.inf, std::size_t(k.bytes));  // a later one too
+        const int64_t naive = attn::pretrained::first_non_finite_naive(bad.data(), n, k.dtype);
+        EXPECT_EQ(naive, at);
+        EXPECT_EQ(attn::pretrained::first_non_finite(bad.data(), n, k.dtype), naive) << int(k.dtype) << " n " << n << " at " << at;
+      }
+    }
+  }
 }
 
 TEST(PretrainedRefusals, IdsAndSessionLengths) {

@@ -96,24 +96,6 @@ std::string shape_text(const std::vector<int64_t>& s) {
   return out + (s.size() == 1 ? ",)" : ")");
 }
 
-// Is any finite? Returns the index of the first non-finite element, or -1.
-int64_t first_non_finite(const StoredTensor& t) {
-  const int64_t n = t.size / dtype_bytes(t.dtype);
-  for (int64_t i = 0; i < n; ++i) {
-    if (t.dtype == DType::F32) {
-      uint32_t b;
-      std::memcpy(&b, t.bytes.get() + 4 * i, 4);
-      if ((b & 0x7f800000u) == 0x7f800000u) return i;
-    } else {
-      uint16_t b;
-      std::memcpy(&b, t.bytes.get() + 2 * i, 2);
-      const uint16_t exp = t.dtype == DType::BF16 ? 0x7f80 : 0x7c00;
-      if ((b & exp) == exp) return i;
-    }
-  }
-  return -1;
-}
-
 }  // namespace
 
 CheckpointLoader::CheckpointLoader(const nlohmann::json& config, const std::vector<SafetensorsIndex>& files)
@@ -206,7 +188,7 @@ uint8_t* CheckpointLoader::destination(std::size_t i) { return tensors_.at(keys_
 std::unique_ptr<PretrainedModel> CheckpointLoader::finish() {
   for (std::size_t i = 0; i < copies_.size(); ++i) {
     const StoredTensor& t = tensors_.at(keys_[i]);
-    const int64_t at = first_non_finite(t);
+    const int64_t at = first_non_finite(t.bytes.get(), t.size / dtype_bytes(t.dtype), t.dtype);
     if (at >= 0) {
       throw_range("weights." + copies_[i].name, "weights." + copies_[i].name + " holds a non-finite value (Infinity or NaN) at element " +
                                                     fmt(double(at)));

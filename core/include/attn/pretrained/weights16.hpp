@@ -84,4 +84,11 @@ struct WeightView {
 // dst[0:n] = the n elements of a view's row i, widened (an embedding lookup, a norm's weights).
 void widen_row(const WeightView& w, int64_t i, float* dst);
 
+// The index of the first of `n` stored values (dtype, packed) that is Infinity or NaN (its exponent
+// bits all ones), or -1: a checkpoint's load checks every weight with it. first_non_finite scans
+// blocks branch-free (the compiler vectorises the count) and searches only a block that holds one;
+// first_non_finite_naive is its element-by-element twin (tests compare them).
+int64_t first_non_finite(const uint8_t* data, int64_t n, DType dtype);
+int64_t first_non_finite_naive(const uint8_t* data, int64_t n, DType dtype);
+
 }  // namespace attn::pretrained
