@@ -13,14 +13,20 @@ import { modelProbes } from '../../web/src/parts/model-probe.js';
 import { load } from './helpers.mjs';
 import { CASES, FIXTURES, config, weights } from './pretrained-kit.mjs';
 
-test('the probe: T distinct ordinary ids, then the same T again, BOS first where the model uses one; the same for the same seed', () => {
+test('the probe: T distinct ordinary ids, a gap of other ids (0-3 by seed), then the same T again, BOS first where the model uses one; the same for the same seed', () => {
   const info = { vocabSize: 50, maxPositions: 41 };
   const p = roleProbe(info, { seed: 3 });
   assert.equal(p.T, 8);
   assert.equal(p.offset, 0);
-  assert.equal(p.ids.length, 16);
-  assert.equal(new Set(p.ids.slice(0, p.T)).size, p.T);
-  assert.deepEqual(p.ids.slice(p.T), p.ids.slice(0, p.T));
+  assert.equal(p.gap, 3);
+  assert.equal(p.ids.length, 19);
+  assert.equal(new Set(p.ids.slice(0, p.T + p.gap)).size, p.T + p.gap, 'the T ids and the gap\'s, all distinct');
+  assert.deepEqual(p.ids.slice(p.T + p.gap), p.ids.slice(0, p.T));
+  assert.deepEqual([0, 1, 2, 3, 4, -1].map((seed) => roleProbe(info, { seed }).gap), [0, 1, 2, 3, 0, 3]);
+  assert.deepEqual(roleProbe(info, { seed: 7 }).ids.slice(0, 8), roleProbe({ ...info, maxPositions: 16 }, { seed: 7 }).ids.slice(0, 8),
+    'the same T ids whatever the gap');
+  assert.equal(roleProbe({ ...info, maxPositions: 17 }, { seed: 3, bos: 1 }).gap, 0, 'no room: BOS and 2T fill the 17 positions');
+  assert.equal(roleProbe({ ...info, maxPositions: 18 }, { seed: 3 }).gap, 2, 'the room left: 18 - 2 · 8');
   assert.ok(p.ids.every((id) => Number.isInteger(id) && id >= 0 && id < 50));
   assert.deepEqual(roleProbe(info, { seed: 3 }), p);
   assert.notDeepEqual(roleProbe(info, { seed: 4 }).ids, p.ids);
@@ -28,7 +34,8 @@ test('the probe: T distinct ordinary ids, then the same T again, BOS first where
   const q = roleProbe({ vocabSize: 500, maxPositions: 1024 }, { seed: 1, bos: 2, ordinary: (id) => id % 2 === 0 });
   assert.equal(q.offset, 1);
   assert.equal(q.ids[0], 2);
-  assert.equal(q.ids.length, 2 * q.T + 1);
+  assert.equal(q.gap, 1);
+  assert.equal(q.ids.length, 2 * q.T + 1 + 1);
   assert.ok(q.ids.slice(1).every((id) => id % 2 === 0 && id !== 2), q.ids.join(' '));
   assert.equal(probeLength({ vocabSize: 8, maxPositions: 1024 }), 4, 'T distinct ids need a vocabulary of T');
   assert.equal(probeLength({ vocabSize: 50000, maxPositions: 1024 }), 8, 'short, as the learner\'s sentences are');
@@ -77,6 +84,36 @@ function twinRoles(attentions, ids) {
   });
   return out;
 }
+
+test('the probes\' gaps: a head that attends a fixed distance back is an induction head on one probe of four, and is not named one', () => {
+  const info = { vocabSize: 500, maxPositions: 64 };
+  const probes = [0, 1, 2, 3].map((seed) => roleProbe(info, { seed, bos: 1 }));
+  assert.deepEqual(probes.map((p) => p.gap), [0, 1, 2, 3]);
+  const T = probes[0].T;
+  // one layer of two heads, each query's weight all on one key: head 0 on the key T-1 back (key 0 where
+  // there is none; on a probe without a gap, that is the induction key), head 1 on the token after the
+  // query token's earlier copy (an induction head; key 0 where there is none)
+  const mapsOf = (ids) => {
+    const N = ids.length, m = new Float64Array(2 * N * N);
+    for (let i = 0; i < N; i++) {
+      m[i * N + Math.max(0, i - (T - 1))] = 1;
+      const j = ids.slice(0, i).lastIndexOf(ids[i]);
+      m[N * N + i * N + (j >= 0 && j + 1 < i ? j + 1 : 0)] = 1;
+    }
+    return m;
+  };
+  const each = probes.map((p) => twinRoles([mapsOf(p.ids)], p.ids));
+  assert.deepEqual(each.map((r) => r[0].induction), [1, 0, 0, 0], 'the fixed-distance head: the induction key only without a gap');
+  const mean = meanScores(each);
+  assert.equal(mean[0].induction, 0.25);
+  assert.equal(mean[1].induction, 1);
+  const probe = { T, offset: 1, gaps: probes.map((p) => p.gap) };
+  assert.notEqual(roleKey(mean[0], probe), 'induction');
+  assert.equal(roleKey(mean[1], probe), 'induction');
+  // the baselines: the mean of each gap's uniform head
+  const b = probeBaselines(probe), b0 = probeBaselines({ T, offset: 1 }), b3 = probeBaselines({ T, offset: 1, gap: 3 });
+  assert.ok(b.induction < b0.induction && b.induction > b3.induction, 'between no gap\'s and the longest gap\'s');
+});
 
 test('the core\'s head-role scores of a checkpoint\'s maps (forward with roles) are the naive twin\'s, with and without repeats', async () => {
   const attn = await load(true);

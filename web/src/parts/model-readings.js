@@ -32,10 +32,18 @@ export function nextTokens(next, i18n = EN) {
       el('code', { dataset: { text: 'token' } }, n.token), ' ', el('span', 'mo-next-p', i18n.fmt.pct(n.p)))));
 }
 
+/** The caption's figures of the probes: T tokens, how many probes, their gaps and positions (17-20). */
+function probeFacts(probe, i18n) {
+  const gaps = probe.gaps ?? [0], base = 2 * probe.T + (probe.offset || 0);
+  const lo = Math.min(...gaps), hi = Math.max(...gaps);
+  const range = (a, b) => (a === b ? i18n.fmt.int(a) : `${i18n.fmt.int(a)}–${i18n.fmt.int(b)}`);
+  return { count: probe.T, probes: probe.probes?.length ?? gaps.length, gaps: range(lo, hi), positions: range(base + lo, base + hi) };
+}
+
 /**
  * The three highest-scoring heads of each role, on the probe and on the learner's sentence.
  * @param {{ layer, head, previousToken, induction, duplicateToken, firstToken }[]} scores  on the probe
- * @param {{ T: number, offset: number }} probe  (offset 1: the probe starts with the model's BOS)
+ * @param {{ T: number, offset: number, gaps?: number[], probes?: number[][] }} probe  (offset 1: the probe starts with the model's BOS)
  * @param {object} [i18n]  the element's language (ctx.i18n; default English)
  * @param {typeof scores | null} [own]  the same scores on the learner's sentence (a role without a
  *   score there, duplicate and induction in a sentence with no repeated token, reads "—")
@@ -48,8 +56,7 @@ export function rolesTable(scores, probe, i18n = EN, own = null) {
     return best.length ? best.map((s) => `L${s.layer} · h${s.head}: ${s[key].toFixed(2)}`).join(', ') : '—';
   };
   const table = el('table', { className: 'mo-roles', dataset: { role: 'head-roles' } },
-    el('caption', null, t(probe.offset ? 'mo.rolesCaptionBos' : 'mo.rolesCaption',
-      { count: probe.T, probes: probe.probes?.length ?? 1, positions: 2 * probe.T + (probe.offset || 0) })),
+    el('caption', null, t(probe.offset ? 'mo.rolesCaptionBos' : 'mo.rolesCaption', probeFacts(probe, i18n))),
     el('thead', null, el('tr', null, el('th', { scope: 'col' }, t('mo.col.role')), el('th', { scope: 'col' }, t('mo.col.what')),
       el('th', { scope: 'col' }, t('mo.col.strongest')), el('th', { scope: 'col' }, t('mo.col.sentence')))),
     el('tbody', null, ...ROLES.map(([key, what]) => el('tr', { dataset: { roleKey: key } },
