@@ -27,9 +27,11 @@
 // 64, 128 and 256 tokens, each until the same score or 500 steps), so that the circuit forms at the
 // distances of the text's windows
 // (zoo_train --warmup with stages; the pilots of docs/zoo.md). Each run keeps its result and files
-// in build-zoo/runs/<name>-s<seed>-<hash of its settings>/ (scripts/zoo-runs.mjs), and a run found there
-// is not trained again: an interrupted retrain goes on where it stopped (delete build-zoo/runs after
-// changing the trainer). --keep-measured trains only the word-level seeds that web/zoo/manifest.json does
+// in zoo/runs/<name>-s<seed>-<hash of its settings>/ (scripts/zoo-runs.mjs), and a run found there
+// is not trained again: an interrupted retrain goes on where it stopped. zoo/runs/ is in the
+// repository, so that a retrain longer than one machine's day goes on from a fresh clone: commit the
+// runs it has finished (a seed-1 run holds its checkpoint, the others only result.json). Delete the
+// folder's runs after changing the trainer. --keep-measured trains only the word-level seeds that web/zoo/manifest.json does
 // not record yet (with the same recipe): the shipped models stay as they are (their files are checked
 // against the manifest's hashes) and the manifest's figures of the seeds it has are kept, so seeds can
 // be added a few at a time, on another machine or in another session, without training the others again.
@@ -69,7 +71,7 @@ const tokensFile = join(root, 'build-zoo/tinyshakespeare.tokens.bin');
 const outDir = join(root, 'web/zoo');
 const probeDir = join(root, 'tests/fixtures/zoo-heldout');
 const manifestFile = join(outDir, 'manifest.json');
-const runsDir = join(root, 'build-zoo/runs');
+const runsDir = join(root, 'zoo/runs');  // in git: see the top of this file
 const SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1);
 
 // The word-level models: one geometry, one attention variant each. GQA, MQA and MHA are Llama blocks
@@ -136,7 +138,7 @@ const exe = join(root, 'build-native/zoo_train');
 
 /**
  * One run: { spec, seed, steps, tokens?, warmup?, out?, hf?, probe? } -> zoo_train's JSON. Trained in its
- * own folder of build-zoo/runs (kept, and read back instead of training again), then its files copied
+ * own folder of zoo/runs (kept, and read back instead of training again), then its files copied
  * where they ship: `out` into web/zoo/, `hf` as the folder web/zoo/<hf>/, `probe` into probeDir.
  */
 async function train(run) {
