@@ -528,8 +528,11 @@ export interface PretrainedTokenizer {
   tokenToId(token: string): number | undefined;
 }
 
-/** A `.safetensors` file: its bytes, or a Blob / File read by slices. */
-export type SafetensorsSource = Uint8Array | ArrayBuffer | Blob;
+/**
+ * A `.safetensors` file: its bytes, a Blob / File (read once as a stream), or a streamed file: its bytes
+ * in order as they arrive (a download's `body`) and its length, copied into the heap while it downloads.
+ */
+export type SafetensorsSource = Uint8Array | ArrayBuffer | Blob | { stream: ReadableStream<Uint8Array>; size: number };
 
 /** Input of {@link Attention.loadPretrained}. */
 export interface LoadPretrainedOptions {

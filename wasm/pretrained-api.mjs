@@ -35,12 +35,70 @@ const detached = (b) => {
   try { new Uint8Array(b); return false; } catch { return true; }
 };
 
+const streamLocked = typeof ReadableStream === 'function' ? Object.getOwnPropertyDescriptor(ReadableStream.prototype, 'locked')?.get : undefined;
+
 /**
- * One weights file as { field, size, read(begin, end) -> Promise<Uint8Array>, stream? }: a Blob also
- * has stream() (its bytes in order: the tensors are copied as they pass, see streamCopies).
+ * A streamed file, `{ stream, size }`: its bytes in order as they arrive (a download's body), read once.
+ * The header is read from its start (those chunks are kept and handed on again by stream()), so the
+ * tensors after it are copied into the heap while the rest of the file is still on its way.
+ * @param {any} w  @param {string} field
+ */
+function streamedSource(w, field) {
+  const { stream, size } = w;
+  if (!branded(stream, streamLocked)) throw fieldTypeError(`${field}.stream`, `${field}.stream must be a ReadableStream of the file's bytes`);
+  if (stream.locked) throw fieldTypeError(`${field}.stream`, `${field}.stream is locked (already being read): pass a stream no one reads`);
+  if (!Number.isSafeInteger(size) || size < 0) throw fieldRangeError(`${field}.size`, `${field}.size must be the file's length in bytes, got ${String(size)}`);
+  const reader = ReadableStream.prototype.getReader.call(stream);
+  /** @type {Uint8Array[]} */
+  const head = [];  // the chunks read for the header, handed on again by stream()
+  let headBytes = 0, handed = false;
+  const chunk = (/** @type {unknown} */ value) => {
+    if (!(typedTag && value !== null && typeof value === 'object' && typedTag.call(value) === 'Uint8Array')) {
+      throw fieldTypeError(`${field}.stream`, `${field}.stream gave a chunk that is not a Uint8Array`);
+    }
+    return /** @type {Uint8Array} */ (value);
+  };
+  return {
+    field, size,
+    read: async (/** @type {number} */ b, /** @type {number} */ e) => {
+      while (headBytes < e) {
+        const { done, value } = await reader.read();
+        if (done) throw fieldRangeError(field, `${field} ended after ${headBytes} bytes, inside its header (bytes ${b} to ${e})`);
+        head.push(chunk(value));
+        headBytes += value.length;
+      }
+      const out = new Uint8Array(e - b);
+      let at = 0;
+      for (const c of head) {
+        const from = Math.max(b - at, 0), to = Math.min(e - at, c.length);
+        if (from < to) out.set(c.subarray(from, to), at + from - b);
+        at += c.length;
+      }
+      return out;
+    },
+    stream: () => {
+      if (handed) throw fieldTypeError(field, `${field} was already read (a stream is read once)`);
+      handed = true;
+      let i = 0;
+      return {
+        read: async () => (i < head.length ? { done: false, value: head[i++] } : reader.read().then((r) => (r.done ? r : { done: false, value: chunk(r.value) }))),
+        cancel: (/** @type {unknown} */ reason) => reader.cancel(reason),
+      };
+    },
+    cancel: (/** @type {unknown} */ reason) => reader.cancel(reason).catch(() => {}),
+  };
+}
+
+/**
+ * One weights file as { field, size, read(begin, end) -> Promise<Uint8Array>, stream?, cancel? }: a Blob
+ * and a streamed file also have stream() (the bytes in order: the tensors are copied as they pass, see
+ * streamCopies); a streamed file is cancelled by cancel() when the load stops before reading it all.
  * @param {unknown} w  @param {string} field
  */
 function fileSource(w, field) {
+  if (w !== null && typeof w === 'object' && !Array.isArray(w) && Object.getPrototypeOf(w) === Object.prototype && 'stream' in w) {
+    return streamedSource(w, field);
+  }
   if (branded(w, blobSize)) {
     const blob = /** @type {Blob} */ (w);
     return { field, size: blob.size, read: async (/** @type {number} */ b, /** @type {number} */ e) => new Uint8Array(await blob.slice(b, e).arrayBuffer()),
@@ -65,7 +123,7 @@ function fileSource(w, field) {
     let got = w === null ? 'null' : typeof w;
     if (typedTag && typeof w === 'object' && w !== null && typedTag.call(w)) got = `a ${typedTag.call(w)}`;
     else if (typeof w === 'object' && w !== null) got = 'an object that is not one (a Proxy or a look-alike)';
-    throw fieldTypeError(field, `${field} must be a .safetensors file as a Uint8Array, an ArrayBuffer or a Blob, got ${got}`);
+    throw fieldTypeError(field, `${field} must be a .safetensors file as a Uint8Array, an ArrayBuffer, a Blob or { stream, size }, got ${got}`);
   }
   const held = bytes;
   return { field, size: held.byteLength, read: async (/** @type {number} */ b, /** @type {number} */ e) => held.subarray(b, e) };
@@ -248,7 +306,25 @@ export function makePretrained(P) {
     if (weights === undefined) throw fieldTypeError('weights', 'weights is required: the .safetensors file(s) of the checkpoint');
     const list = Array.isArray(weights) ? weights : [weights];
     if (list.length === 0) throw fieldTypeError('weights', 'weights is an empty Array: pass the .safetensors file(s)');
-    const files = list.map((w, i) => fileSource(w, Array.isArray(weights) && weights.length > 1 ? `weights[${i}]` : 'weights'));
+    /** @type {any[]} */
+    const files = [];
+    try {
+      for (const [i, w] of list.entries()) files.push(fileSource(w, Array.isArray(weights) && weights.length > 1 ? `weights[${i}]` : 'weights'));
+      return await loadFiles(files, text, { signal, onProgress });
+    } catch (e) {
+      // a streamed file the load did not read to its end: its download stops (a stream is read once)
+      for (const f of files) f.cancel?.(e);
+      for (const w of list) if (w !== null && typeof w === 'object' && branded(w.stream, streamLocked) && !w.stream.locked) w.stream.cancel(e).catch(() => {});
+      throw e;
+    }
+  }
+
+  /**
+   * The load proper, once every file is a source (fileSource): the headers, the plan, the tensors.
+   * @param {any[]} files @param {string} text
+   * @param {{ signal?: AbortSignal, onProgress?: (p: { loaded: number, total: number }) => void }} options
+   */
+  async function loadFiles(files, text, { signal, onProgress }) {
     const headers = [];
     for (const f of files) {
       await nextTask();

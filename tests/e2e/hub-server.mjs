@@ -8,7 +8,8 @@
 // the repository (the PyTorch fixtures) and of ../shared/models (a real trained checkpoint), plus:
 // a gated id (401), an unknown id (404), a model whose weights' connection is cut half-way the first
 // time, one whose listing is too big to open and one the loader cannot read. `log` records every
-// request (origin, path, range) so that tests can say which bytes were asked for and when.
+// request (origin, path, range; a file origin's answer also when it ended, `ended`, in Date.now()) so
+// that tests can say which bytes were asked for and when.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -136,7 +137,9 @@ export async function startHub({ extra = {} } = {}) {
 
   const cdnServer = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
-    log.push({ origin: 'cdn', path: url.pathname, range: req.headers.range ?? null });
+    const entry = { origin: 'cdn', path: url.pathname, range: req.headers.range ?? null };
+    log.push(entry);
+    res.on('finish', () => { entry.ended = Date.now(); });  // the last byte was handed to the connection
     if (req.method === 'OPTIONS') return send(res, 204, '');
     const m = url.pathname.match(/^\/blobs\/([0-9a-f]{64})$/);
     const blob = m && blobs.get(m[1]);

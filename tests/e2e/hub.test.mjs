@@ -150,7 +150,7 @@ test('where the browser refuses storage, the model still opens and the page says
   await page.close();
 });
 
-test('the weights go to the store as they download; where the disk refuses them, the model opens from memory and nothing is kept', async () => {
+test('the weights go to the store as they download; where the disk refuses them, the model opens from its download and nothing is kept', async () => {
   hub.reset();
   // A full disk: Cache Storage refuses every .safetensors file (QuotaExceededError), and only those.
   const page = await b.open(query(), { init: () => {
@@ -169,8 +169,36 @@ test('the weights go to the store as they download; where the disk refuses them,
     .map((k) => k.url).filter((u) => u.includes('tiny-qwen3')));
   assert.deepEqual(left, [], 'nothing of the model is left in the store (no manifest, no small file)');
   const weightGets = hub.log.filter((e) => e.origin === 'cdn' && !e.range);
-  assert.equal(weightGets.length, 2, 'the weights were fetched again into memory after the store refused them');
+  assert.equal(weightGets.length, 1, 'the worker read the download itself: the store\'s refusal asked for nothing again');
   assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a Hub model\'s weights are copied into the worker as they download, not after', async () => {
+  hub.reset();
+  // every call to the core's worker, when it was posted, and whether it carried a stream
+  const page = await b.open(query(), { init: () => {
+    const post = Worker.prototype.postMessage;
+    window.corePosts = [];
+    Worker.prototype.postMessage = function (m, ...rest) {
+      if (m?.method) window.corePosts.push({ method: m.method, at: Date.now(), streamed: m.args?.[1]?.weights?.[0]?.stream instanceof ReadableStream });
+      return post.call(this, m, ...rest);
+    };
+  } });
+  await viewReady(page, 'model');
+  await openById(page, 'test-org/slow-stories');  // about 2.5 s of download
+  const r = await settled(page);
+  assert.equal(r.opened, true, JSON.stringify(r));
+  const open = (await page.evaluate(() => window.corePosts)).find((p) => p.method === 'pretrainedOpen');
+  const download = hub.log.find((e) => e.origin === 'cdn' && /blobs/.test(e.path));
+  assert.ok(open?.streamed, 'the worker was given the download\'s stream');
+  assert.ok(download?.ended, 'the download ended');
+  assert.ok(open.at < download.ended - 1000, `the load began ${download.ended - open.at} ms before the download's last byte`);
+  await page.waitForFunction(() => [...document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('[data-slot="model"] [data-role="hub-kept"] li[data-model]')].some((li) => li.dataset.model === 'test-org/slow-stories'));
+  assert.deepEqual(page.errors, []);
+  await page.evaluate(async () => { const c = await caches.open('attention-playground-models-v1');
+    for (const k of await c.keys()) if (k.url.includes('slow-stories')) await c.delete(k); });
   await page.close();
 });
 

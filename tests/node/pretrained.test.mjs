@@ -87,6 +87,63 @@ for (const build of BUILDS) {
       again.dispose();
     });
 
+    test('a streamed file { stream, size } (a download\'s body): the same model from chunks that end inside the header and the tensors; a short, locked or unsized stream is refused by name; a failed load cancels it', async () => {
+      const attn = await load(build.simd);
+      /** A ReadableStream of `bytes` in chunks of `size` bytes (the first of 3: inside the 8-byte length), noting a cancel. */
+      const chunks = (bytes, size = 997, notes = {}) => {
+        let at = 0;
+        return new ReadableStream({
+          pull(controller) {
+            const n = at === 0 ? 3 : size;
+            if (at >= bytes.length) { controller.close(); return; }
+            controller.enqueue(bytes.slice(at, at + n));
+            at += n;
+          },
+          cancel(reason) { notes.cancelled = reason ?? true; },
+        });
+      };
+      for (const name of ['llama3', 'deepseek_v2', 'gpt2']) {
+        const files = weights(name);
+        const e = expected(name);
+        const fromBytes = await attn.loadPretrained({ config: config(name), weights: files });
+        const seen = [];
+        const model = await attn.loadPretrained({ config: config(name), weights: files.map((f) => ({ stream: chunks(f), size: f.length })),
+          onProgress: (p) => seen.push(p.loaded) });
+        assert.ok(bitIdentical(model.forward(e.ids).logits, fromBytes.forward(e.ids).logits), `${name}: the same logits as from the bytes`);
+        assert.equal(seen.at(-1), model.info.weightBytes);
+        model.dispose();
+        fromBytes.dispose();
+      }
+      const [a] = weights('gpt2');
+      const streamed = (bytes, size = bytes.length) => ({ config: config('gpt2'), weights: { stream: chunks(bytes), size } });
+      // a body cut short: inside the header, then inside the tensors (the file's length says more)
+      let err = await rejection(() => attn.loadPretrained(streamed(a.subarray(0, 40), a.length)));
+      assert.equal(err.field, 'weights');
+      assert.match(err.message, /weights ended after \d+ bytes, inside its header/);
+      err = await rejection(() => attn.loadPretrained(streamed(a.subarray(0, a.length >> 1), a.length)));
+      assert.match(err.message, /read \d+ bytes, expected \d+/);
+      // refused before a byte is read: its size, a locked stream, a stream that is not one
+      err = await rejection(() => attn.loadPretrained(streamed(a, -1)));
+      assert.equal(err.field, 'weights.size');
+      const locked = chunks(a);
+      locked.getReader();
+      err = await rejection(() => attn.loadPretrained({ config: config('gpt2'), weights: { stream: locked, size: a.length } }));
+      assert.equal(err.field, 'weights.stream');
+      assert.match(err.message, /locked/);
+      err = await rejection(() => attn.loadPretrained({ config: config('gpt2'), weights: { stream: { getReader() {} }, size: a.length } }));
+      assert.equal(err.field, 'weights.stream');
+      // a load that fails (a refused config key) after the stream was opened cancels it: its download stops
+      const cancelled = {};
+      const bad = { ...config('gpt2'), n_head: 3 };
+      err = await rejection(() => attn.loadPretrained({ config: bad, weights: { stream: chunks(a, 997, cancelled), size: a.length } }));
+      assert.ok(err instanceof Error);
+      assert.ok(cancelled.cancelled, 'the stream was cancelled');
+      // and the module still loads
+      const again = await attn.loadPretrained(streamed(a));
+      assertClose(again.forward(expected('gpt2').ids).logits, expected('gpt2').logits, TOL, 'gpt2 after the refusals');
+      again.dispose();
+    });
+
     test('weights stay 16-bit in memory: weightBytes is the files\' tensors', async () => {
       const attn = await load(build.simd);
       for (const name of ['llama3', 'gpt2']) {

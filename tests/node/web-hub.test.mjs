@@ -1,11 +1,13 @@
 // The page's Hub and checkpoint-folder checks that run without a browser: what names a Hub model
 // (web/src/sources/hub-id.js), which shard names an index may give (web/src/sources/model-files.js
-// shardNames: plain file names in the same folder only), and the name of a model opened from files.
+// shardNames: plain file names in the same folder only), the name of a model opened from files, and
+// the split of a download between the store and the worker (hub.js teeInStep).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_HUB, hubBase, isHubModel, parseHubModel } from '../../web/src/sources/hub-id.js';
 import { savedName, shardNames } from '../../web/src/sources/model-files.js';
 import { HUB_MODELS } from '../../web/src/sources/hub-models.js';
+import { teeInStep } from '../../web/src/sources/hub.js';
 
 test('a Hub model id: hf:<org>/<name>[@<revision>], the Hub\'s characters only', () => {
   assert.deepEqual(parseHubModel('hf:HuggingFaceTB/SmolLM2-135M'), { repo: 'HuggingFaceTB/SmolLM2-135M', revision: 'main' });
@@ -46,4 +48,66 @@ test('a model opened from files is named by the name it was saved under, not by 
   assert.equal(savedName({ _name_or_path: '/home/me/models/stories260K' }), 'stories260K');
   assert.equal(savedName({ _name_or_path: 'C:\\models\\tiny\\' }), 'tiny');
   assert.equal(savedName({ model_type: 'llama' }), '');
+});
+
+test('a download split between the store and the worker: both get every byte, neither runs far ahead, an error reaches both', async () => {
+  const CHUNK = 1000, COUNT = 50;
+  /** A source of COUNT chunks of CHUNK bytes (chunk k filled with k), noting how many were read and a cancel. */
+  const source = (notes, failAt = -1) => {
+    let k = 0;
+    return new ReadableStream({
+      pull(controller) {
+        if (k === failAt) { controller.error(new Error('the connection was lost')); return; }
+        if (k === COUNT) { controller.close(); return; }
+        controller.enqueue(new Uint8Array(CHUNK).fill(k++ % 256));
+        notes.read = k;
+      },
+      cancel() { notes.cancelled = true; },
+    }, { highWaterMark: 0 });
+  };
+  const all = async (stream) => {
+    const out = [];
+    for await (const c of stream) out.push(...c);
+    return Uint8Array.from(out);
+  };
+  const want = Uint8Array.from({ length: CHUNK * COUNT }, (_, i) => Math.floor(i / CHUNK) % 256);
+
+  // both branches read whole: the same bytes in order
+  let notes = {};
+  let [a, b] = teeInStep(source(notes), 4 * CHUNK);
+  const [x, y] = await Promise.all([all(a), all(b)]);
+  assert.deepEqual(x, want);
+  assert.deepEqual(y, want);
+
+  // one branch idle: the other gets `ahead` bytes past it and waits (a tee would read the whole source)
+  notes = {};
+  [a, b] = teeInStep(source(notes), 4 * CHUNK);
+  const ra = a.getReader();
+  const got = [];
+  const reading = (async () => { for (;;) { const r = await ra.read(); if (r.done) return; got.push(r.value); } })();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(got.length, 4, 'the reading branch stopped 4 chunks (its allowance) ahead of the idle one');
+  assert.ok(notes.read <= 5, `the source was read ${notes.read} chunks, not ahead of the branches`);
+  // the idle branch reads: both go on to the end
+  assert.deepEqual(await all(b), want);
+  await reading;
+  assert.equal(got.length, COUNT);
+
+  // one branch cancelled (the worker has every tensor): the other goes on alone to the end
+  notes = {};
+  [a, b] = teeInStep(source(notes), 4 * CHUNK);
+  await a.cancel(new Error('done'));
+  assert.deepEqual(await all(b), want);
+  assert.ok(!notes.cancelled, 'the source is not cancelled while a branch reads it');
+  // both cancelled: the source is
+  notes = {};
+  [a, b] = teeInStep(source(notes), 4 * CHUNK);
+  await a.cancel();
+  await b.cancel();
+  assert.ok(notes.cancelled);
+
+  // an error part-way reaches both branches
+  [a, b] = teeInStep(source({}, 10), 4 * CHUNK);
+  const errors = await Promise.all([all(a), all(b)].map((p) => p.then(() => null, (e) => e.message)));
+  assert.deepEqual(errors, ['the connection was lost', 'the connection was lost']);
 });

@@ -51,7 +51,7 @@ class WorkerSlot {
     };
   }
 
-  run(id, method, args, { onProgress, signal } = {}) {
+  run(id, method, args, { onProgress, signal, transfer = [] } = {}) {
     if (!this.worker) this.#start();
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
@@ -65,7 +65,7 @@ class WorkerSlot {
         f(v);
       };
       this.pending.set(id, { resolve: done(resolve), reject: done(reject), onProgress });
-      this.worker.postMessage({ id, method, args, simd: this.simd });
+      this.worker.postMessage({ id, method, args, simd: this.simd }, transfer);
     });
   }
 }
@@ -113,10 +113,11 @@ export class CoreClient {
 
   /**
    * A call that may report progress and be aborted: `signal` aborting asks the worker to stop the
-   * job (between its chunks); the promise then rejects with an AbortError.
+   * job (between its chunks); the promise then rejects with an AbortError. `transfer`: objects of
+   * `args` moved to the worker, not copied (a download's ReadableStream).
    * @param {string} method
    * @param {any[]} args
-   * @param {{ onProgress?: (p: any) => void, signal?: AbortSignal }} [options]
+   * @param {{ onProgress?: (p: any) => void, signal?: AbortSignal, transfer?: Transferable[] }} [options]
    */
   run(method, args, options = {}) {
     const slot = this.#slotFor(method, args[0]);

@@ -49,6 +49,7 @@ export function createOpenModel(ctx) {
       : t('mo.progress', { what, loaded: fmt.binary(p.loaded) });
   }
 
+  let shown = null;  // the source whose facts are shown
   function describe(source) {
     const { info, name, dtypeBytes, tokenizer, fileBytes, ms } = source.opened;
     const row = (k, ...v) => [el('dt', null, k), el('dd', null, ...v)];
@@ -65,7 +66,13 @@ export function createOpenModel(ctx) {
       ...row(t('mo.fact.tokenizer'), tokenizer ? t('mo.tokenizer', { count: tokenizer.vocabSize }) : t('mo.noTokenizer')),
       ...row(t('mo.fact.opened'), t('mo.openedIn', { bytes: fmt.binary(fileBytes), seconds: (ms / 1000).toFixed(2) }),
         ...(source.opened.hub?.fromStore ? [' · ', t('hub.fromStore')] : [])),
-      ...(source.opened.hub && !source.opened.hub.stored ? [el('dd', { className: 'note', dataset: { role: 'not-kept' } }, t('hub.notKept'))] : []));
+      ...(source.opened.hub?.stored === false ? [el('dd', { className: 'note', dataset: { role: 'not-kept' } }, t('hub.notKept'))] : []));
+    // a Hub model still being written to the store: say whether it was kept, and list it, when it is done
+    const { hub: h } = source.opened;
+    if (h?.stored === null && h.storing && !h.described) {
+      h.described = true;
+      h.storing.then(() => { if (shown === source) describe(source); hub.refresh(); });
+    }
   }
 
   /**
@@ -93,6 +100,7 @@ export function createOpenModel(ctx) {
       }
       retry.hidden = !job?.error || !job.input?.url;
       openedBox.hidden = !source;
+      shown = source;
       if (source) describe(source);
       if (!job) hub.refresh();
     },

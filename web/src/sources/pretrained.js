@@ -259,22 +259,39 @@ export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
     c = await checkpointFromFiles(input.files);
   } else if (isHubModel(input.url)) {
     const { repo } = parseHubModel(input.url);
-    c = await checkpointFromHub(input.url, { hub: input.hub, signal, onProgress: download,
+    c = await checkpointFromHub(input.url, { hub: input.hub, signal, onProgress: download, stream: true,
       check: (config, bytes) => checkBeforeDownload(ctx, repo, config, bytes) });
   } else {
     c = await checkpointFromUrl(input.url, { signal, onProgress: download });
   }
   if (input.name) c.name = input.name;
   const key = `model-${++opened}`;
-  const total = c.weights.reduce((s, w) => s + w.size, 0);
+  const { streamed } = c;  // a Hub model's single weights file, downloaded as the worker reads it (sources/hub.js)
+  const total = streamed ? streamed.size : c.weights.reduce((s, w) => s + w.size, 0);
   // tokenizer.json is read in its own worker, before the weights: a refused tokenizer stops the open early
   const tokenizer = c.tokenizer ? await (input.openTokenizer ?? openTokenizer)(c.tokenizer, { config: c.config, signal }) : null;
   let r;
   try {
-    r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: c.weights }],
-      { signal, onProgress: (p) => onProgress?.({ phase: 'load', ...p }) });
+    if (streamed) {
+      const stream = await streamed.start();
+      // the download's progress is the load's: the worker copies each chunk into the heap as it arrives
+      r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: [{ stream, size: streamed.size }] }], { signal, transfer: [stream] });
+      // the store's branch may still be writing (a disk slower than the heap): the model opens now,
+      // and whether it was kept is known when `storing` settles (parts/open-model.js says so then)
+      c.hub.stored = null;
+      c.hub.storing = streamed.done.then((kept) => { c.hub.stored = kept; }, () => { c.hub.stored = false; });
+    } else {
+      r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: c.weights }],
+        { signal, onProgress: (p) => onProgress?.({ phase: 'load', ...p }) });
+    }
   } catch (e) {
     if (!input.openTokenizer) tokenizer?.close();
+    if (streamed?.done) {
+      // the download's own error (a lost connection, a short file) says more than the worker's reading of it
+      streamed.stop();
+      const lost = await streamed.done.then(() => null, (d) => d);
+      if (lost && lost.name !== 'AbortError') throw lost;
+    }
     throw e;
   }
   return pretrainedSource(ctx, { key, name: c.name, url: input.url ?? '', hub: c.hub ?? null, config: c.config, info: r.info, shape: r.shape,
