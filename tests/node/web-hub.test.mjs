@@ -1,13 +1,13 @@
 // The page's Hub and checkpoint-folder checks that run without a browser: what names a Hub model
 // (web/src/sources/hub-id.js), which shard names an index may give (web/src/sources/model-files.js
 // shardNames: plain file names in the same folder only), the name of a model opened from files, and
-// the split of a download between the store and the worker (hub.js teeInStep).
+// the split of a download between the store and the worker (streamed-weights.js teeInStep).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_HUB, hubBase, isHubModel, parseHubModel } from '../../web/src/sources/hub-id.js';
 import { savedName, shardNames } from '../../web/src/sources/model-files.js';
 import { HUB_MODELS } from '../../web/src/sources/hub-models.js';
-import { teeInStep } from '../../web/src/sources/hub.js';
+import { teeInStep } from '../../web/src/sources/streamed-weights.js';
 
 test('a Hub model id: hf:<org>/<name>[@<revision>], the Hub\'s characters only', () => {
   assert.deepEqual(parseHubModel('hf:HuggingFaceTB/SmolLM2-135M'), { repo: 'HuggingFaceTB/SmolLM2-135M', revision: 'main' });

@@ -10,14 +10,15 @@
 //      downloads (model-store.js's writer: no copy of it is gathered in memory); a failure part-way
 //      keeps nothing. A single-file checkpoint, where the browser can move a stream to a worker and
 //      the caller asks (`stream`), is not downloaded here: `streamed.start()` begins its download
-//      and gives its body, which goes both to the store and, as it arrives, to the worker's load
-//      (the copy into the heap then overlaps the download instead of following it);
+//      (streamed-weights.js), whose body goes both to the store and, as it arrives, to the worker's
+//      load (the copy into the heap then overlaps the download instead of following it);
 //   4. the small files and the manifest: the model is kept (whole or not at all) for the next open.
 // The result is model-files.js's checkpoint: { name, config, weights: Blob[], tokenizer | null } plus
 // `hub: { hub, repo, revision, stored, fromStore }`, or, streamed, `weights: null` and `streamed`.
 import { SinkError, download, fileError, parseJson, shardNames, tokenizerFilesOf } from './model-files.js';
 import { modelWriter, storedModel } from './model-store.js';
 import { hubBase, parseHubModel } from './hub-id.js';
+import { streamedWeights, streamsTransfer } from './streamed-weights.js';
 import '../i18n/catalogs/en/hub.js';  // the English words it speaks
 
 const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'];
@@ -45,17 +46,6 @@ async function listing(base, repo, revision, signal) {
     }
   }
   return files;
-}
-
-/** Whether this browser can move a ReadableStream to a worker (transferable streams; not everywhere yet). */
-export function streamsTransfer() {
-  try {
-    const s = new ReadableStream();
-    structuredClone(s, { transfer: [s] });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -120,7 +110,11 @@ export async function checkpointFromHub(model, { hub = '', signal, onProgress, c
   };
   const facts = (stored) => ({ hub: base, repo, revision, stored, fromStore: false, bytes: total });
   if (stream && shards.length === 1 && streamsTransfer()) {
-    const streamed = streamedWeights(shards[0], total, { get, signal, onProgress, writer: () => writer, dropStore, keep });
+    const file = shards[0];
+    const streamed = streamedWeights({ size: total, signal,
+      download: (o) => get(file, { ...o, onProgress: (p) => onProgress?.({ file, ...p }) }),
+      keepInto: (stream) => (writer ? writer.put(file, stream) : null), dropKeep: dropStore,
+      settle: async () => { await keep(); return Boolean(writer); }, abandon: dropStore });
     return { name, config, weights: null, tokenizer, hub: facts(Boolean(writer)), streamed };
   }
   try {
@@ -145,100 +139,4 @@ export async function checkpointFromHub(model, { hub = '', signal, onProgress, c
     await dropStore();  // a failure part-way keeps nothing
     throw e;
   }
-}
-
-/** How far (bytes) one branch of teeInStep may read ahead of the other. */
-export const TEE_AHEAD_BYTES = 16 * 2 ** 20;
-
-/**
- * Two branches of `stream` that keep pace with each other: a branch that is `ahead` bytes past the
- * other waits for it. (ReadableStream.tee() reads as fast as the faster branch and queues every chunk
- * for the slower one: a store slower than the worker's heap then held a large part of the file in
- * memory, 0.6 GB for a 1 GB model.) A read error errors both; the source is cancelled when both are.
- * @param {ReadableStream<Uint8Array>} stream @returns {[ReadableStream<Uint8Array>, ReadableStream<Uint8Array>]}
- */
-export function teeInStep(stream, ahead = TEE_AHEAD_BYTES) {
-  const reader = stream.getReader();
-  const reads = [];              // reads[k - first]: chunk k's read, kept until every live branch took it
-  let first = 0;
-  const at = [0, 0], bytes = [0, 0], cancelled = [false, false];
-  const waiting = [null, null];  // a branch's pull waiting for the other to catch up
-  const wake = (i) => { waiting[i]?.(); waiting[i] = null; };
-  const prune = () => {
-    const low = Math.min(...[0, 1].filter((j) => !cancelled[j]).map((j) => at[j]));
-    while (reads.length && first < low) { reads.shift(); first++; }
-  };
-  const branch = (i) => new ReadableStream({
-    async pull(controller) {
-      const o = 1 - i;
-      while (!cancelled[o] && bytes[i] - bytes[o] >= ahead) await new Promise((resolve) => { waiting[i] = resolve; });
-      const k = at[i];
-      if (k - first === reads.length) {
-        const read = reader.read();
-        read.catch(() => {});  // each branch that reaches it sees the error
-        reads.push(read);
-      }
-      const r = await reads[k - first];
-      at[i] = k + 1;
-      if (!r.done) bytes[i] += r.value.length;
-      prune();
-      wake(o);
-      if (r.done) controller.close();
-      else controller.enqueue(r.value);
-    },
-    cancel(reason) {
-      cancelled[i] = true;
-      prune();
-      wake(1 - i);
-      return cancelled[1 - i] ? reader.cancel(reason) : undefined;
-    },
-  }, { highWaterMark: 0 });
-  return [branch(0), branch(1)];
-}
-
-/**
- * One weights file downloaded as the worker reads it: { size, start() -> Promise<ReadableStream>, done,
- * stop() }. start() begins the download and resolves to the stream the worker reads (one branch of
- * the body; the other goes to the store); `done` then resolves to whether the model was kept (the
- * store's branch written whole, then keep()) or rejects with the download's error (a lost
- * connection, a short body, Stop), after which nothing is kept; stop() ends the download (the open
- * failed in the worker).
- */
-function streamedWeights(file, size, { get, signal, onProgress, writer, dropStore, keep }) {
-  const controller = new AbortController();
-  const stop = () => controller.abort(signal?.reason ?? new DOMException('The download was stopped', 'AbortError'));
-  let done = null;
-  return {
-    size,
-    get done() { return done; },
-    stop,
-    start() {
-      signal?.throwIfAborted();
-      signal?.addEventListener('abort', stop, { once: true });
-      let handOff;
-      const body = new Promise((resolve) => { handOff = resolve; });
-      const into = (counted) => {
-        const [toStore, toWorker] = teeInStep(counted);
-        handOff(toWorker);
-        const w = writer();
-        // without a store, its branch is read and dropped, so the download still counts its bytes
-        if (!w) return toStore.pipeTo(new WritableStream());
-        // a store that refuses the file (a full disk) may not read its branch: cancelled, it holds no bytes
-        return w.put(file, toStore).catch((e) => { toStore.cancel(e).catch(() => {}); throw e; });
-      };
-      const downloading = (async () => {
-        try {
-          await get(file, { signal: controller.signal, onProgress: (p) => onProgress?.({ file, ...p }), into });
-        } catch (e) {
-          if (!(e instanceof SinkError)) throw e;
-          await dropStore();  // the disk refused it: the worker's branch goes on, the model is not kept
-        }
-      })();
-      done = downloading.then(async () => { await keep(); return Boolean(writer()); })
-        .catch(async (e) => { await dropStore(); throw e; })
-        .finally(() => signal?.removeEventListener('abort', stop));
-      done.catch(() => {});
-      return Promise.race([body, downloading.then(() => body)]);
-    },
-  };
 }

@@ -5,6 +5,7 @@
 // .safetensors file (the shards in any order; the core looks tensors up across them), and the texts of
 // the folder's tokenizer.json and tokenizer_config.json (tokenizerFilesOf), or null without one.
 import { EN } from '../i18n/index.js';
+import { streamedWeights, streamsTransfer } from './streamed-weights.js';
 import '../i18n/catalogs/en/sources.js';  // the English words it speaks
 
 /**
@@ -91,7 +92,7 @@ export class SinkError extends Error {
  * file)` makes the error of an answer that is not OK (default: 'sources.unreadable'); a connection lost
  * part-way is 'sources.network' (nothing of the file is kept: the caller may try again), and a body
  * shorter than `size` (when known) 'sources.truncated'.
- * The body goes, as it arrives, to `into(stream)` (default: a Blob the browser keeps, on disk when
+ * The body goes, as it arrives, to `into(stream, response)` (default: a Blob the browser keeps, on disk when
  * large; the Hub's reader passes its Cache Storage writer), counted on the way: no copy of the file is
  * gathered in JavaScript. A failure of `into` itself (a full disk) is a SinkError.
  */
@@ -130,7 +131,7 @@ export async function download(url, { signal, onProgress, optional = false, size
   });
   let blob;
   try {
-    blob = await into(counted);
+    blob = await into(counted, res);
   } catch (e) {
     if (signal?.aborted) throw signal.reason ?? e;
     if (lost) throw fileError('model', 'sources.network', { file, reason: lost.message });
@@ -162,31 +163,51 @@ export function shardNames(index) {
 /**
  * A checkpoint folder served beside the page: config.json, model.safetensors or the shards that
  * model.safetensors.index.json lists, tokenizer.json and tokenizer_config.json when they are there.
+ * `stream` (where the browser can move a stream to a worker): a single model.safetensors is returned
+ * as `streamed` (streamed-weights.js, its download begun: the worker reads it as it arrives) and
+ * `weights: null`.
  */
-export async function checkpointFromUrl(model, { signal, onProgress } = {}) {
+export async function checkpointFromUrl(model, { signal, onProgress, stream = false } = {}) {
   const dir = folderUrl(model);
   const get = (name, optional) => download(new URL(name, dir), { signal, optional });
   const config = await parseJson(await get('config.json'), 'config.json');
+  const name = dir.pathname.split('/').filter(Boolean).pop() || 'model';
+  if (stream && streamsTransfer()) {
+    const byName = new Map();
+    for (const file of ['tokenizer.json', 'tokenizer_config.json']) {
+      const blob = await get(file, true);
+      if (blob) byName.set(file, blob);
+    }
+    const tokenizer = await tokenizerFilesOf(byName);
+    const streamed = streamedWeights({ signal, download: (o) => download(new URL('model.safetensors', dir),
+      { ...o, optional: true, onProgress: (p) => onProgress?.({ file: 'model.safetensors', ...p }) }) });
+    if (await streamed.start()) return { name, config, weights: null, tokenizer, streamed };
+    return { name, config, weights: await shardsOf(dir, { signal, onProgress }), tokenizer };
+  }
   // model.safetensors, or else the shards model.safetensors.index.json lists (asked second: a missing
   // file still answers 404, which the browser's console shows)
   const progress = (file, done) => (p) => onProgress?.({ file, loaded: done + p.loaded, total: 0, fileTotal: p.total });
   const single = await download(new URL('model.safetensors', dir), { signal, optional: true, onProgress: progress('model.safetensors', 0) });
-  const weights = single ? [single] : [];
-  if (!single) {
-    const index = await get('model.safetensors.index.json', true);
-    if (!index) throw fileError('model', 'sources.noSafetensors');
-    const names = shardNames(await parseJson(index, 'model.safetensors.index.json'));
-    let done = 0;
-    for (const name of names) {
-      const blob = await download(new URL(name, dir), { signal, onProgress: progress(name, done) });
-      done += blob.size;
-      weights.push(blob);
-    }
-  }
+  const weights = single ? [single] : await shardsOf(dir, { signal, onProgress });
   const byName = new Map();
-  for (const name of ['tokenizer.json', 'tokenizer_config.json']) {
-    const blob = await get(name, true);
-    if (blob) byName.set(name, blob);
+  for (const file of ['tokenizer.json', 'tokenizer_config.json']) {
+    const blob = await get(file, true);
+    if (blob) byName.set(file, blob);
   }
-  return { name: dir.pathname.split('/').filter(Boolean).pop() || 'model', config, weights, tokenizer: await tokenizerFilesOf(byName) };
+  return { name, config, weights, tokenizer: await tokenizerFilesOf(byName) };
+}
+
+/** A served folder's shards, as its model.safetensors.index.json lists them (a folder without model.safetensors). */
+async function shardsOf(dir, { signal, onProgress }) {
+  const index = await download(new URL('model.safetensors.index.json', dir), { signal, optional: true });
+  if (!index) throw fileError('model', 'sources.noSafetensors');
+  const names = shardNames(await parseJson(index, 'model.safetensors.index.json'));
+  const weights = [];
+  let done = 0;
+  for (const file of names) {
+    const blob = await download(new URL(file, dir), { signal, onProgress: (p) => onProgress?.({ file, loaded: done + p.loaded, total: 0, fileTotal: p.total }) });
+    done += blob.size;
+    weights.push(blob);
+  }
+  return weights;
 }

@@ -262,24 +262,27 @@ export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
     c = await checkpointFromHub(input.url, { hub: input.hub, signal, onProgress: download, stream: true,
       check: (config, bytes) => checkBeforeDownload(ctx, repo, config, bytes) });
   } else {
-    c = await checkpointFromUrl(input.url, { signal, onProgress: download });
+    c = await checkpointFromUrl(input.url, { signal, onProgress: download, stream: true });
   }
   if (input.name) c.name = input.name;
   const key = `model-${++opened}`;
-  const { streamed } = c;  // a Hub model's single weights file, downloaded as the worker reads it (sources/hub.js)
-  const total = streamed ? streamed.size : c.weights.reduce((s, w) => s + w.size, 0);
+  // a single weights file downloaded as the worker reads it (sources/streamed-weights.js): a Hub model's, a folder's
+  const { streamed } = c;
   // tokenizer.json is read in its own worker, before the weights: a refused tokenizer stops the open early
   const tokenizer = c.tokenizer ? await (input.openTokenizer ?? openTokenizer)(c.tokenizer, { config: c.config, signal }) : null;
   let r;
   try {
     if (streamed) {
-      const stream = await streamed.start();
+      const got = await streamed.start();  // { stream, size }, or { blob } where the answer did not say its length
+      c.weights = [got.stream ? { stream: got.stream, size: got.size } : got.blob];
       // the download's progress is the load's: the worker copies each chunk into the heap as it arrives
-      r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: [{ stream, size: streamed.size }] }], { signal, transfer: [stream] });
-      // the store's branch may still be writing (a disk slower than the heap): the model opens now,
-      // and whether it was kept is known when `storing` settles (parts/open-model.js says so then)
-      c.hub.stored = null;
-      c.hub.storing = streamed.done.then((kept) => { c.hub.stored = kept; }, () => { c.hub.stored = false; });
+      r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: c.weights }], { signal, transfer: got.stream ? [got.stream] : [] });
+      if (c.hub) {
+        // the store's branch may still be writing (a disk slower than the heap): the model opens now,
+        // and whether it was kept is known when `storing` settles (parts/open-model.js says so then)
+        c.hub.stored = null;
+        c.hub.storing = streamed.done.then((kept) => { c.hub.stored = kept; }, () => { c.hub.stored = false; });
+      }
     } else {
       r = await ctx.client.run('pretrainedOpen', [key, { config: c.config, weights: c.weights }],
         { signal, onProgress: (p) => onProgress?.({ phase: 'load', ...p }) });
@@ -294,6 +297,7 @@ export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
     }
     throw e;
   }
+  const total = c.weights.reduce((s, w) => s + w.size, 0);
   return pretrainedSource(ctx, { key, name: c.name, url: input.url ?? '', hub: c.hub ?? null, config: c.config, info: r.info, shape: r.shape,
     dtypeBytes: r.dtypeBytes, tokenizer, fileBytes: total, ms: performance.now() - t0 });
 }
