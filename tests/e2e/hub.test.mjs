@@ -202,6 +202,37 @@ test('a Hub model\'s weights are copied into the worker as they download, not af
   await page.close();
 });
 
+test('where a stream cannot be moved to a worker (transferable streams missing), the weights are downloaded first and the model opens and is kept', async () => {
+  hub.reset();
+  const page = await b.open(query(), { init: () => {
+    // as in a browser without transferable streams: moving a ReadableStream fails to clone
+    const clone = window.structuredClone;
+    window.structuredClone = (value, options) => {
+      if (options?.transfer?.some((x) => x instanceof ReadableStream)) throw new DOMException('ReadableStream could not be cloned', 'DataCloneError');
+      return clone(value, options);
+    };
+    const post = Worker.prototype.postMessage;
+    window.corePosts = [];
+    Worker.prototype.postMessage = function (m, ...rest) {
+      if (m?.method) window.corePosts.push({ method: m.method, blob: m.args?.[1]?.weights?.[0] instanceof Blob });
+      return post.call(this, m, ...rest);
+    };
+  } });
+  await viewReady(page, 'model');
+  await openById(page, 'test-org/tiny-qwen3');
+  const r = await settled(page);
+  assert.equal(r.opened, true, JSON.stringify(r));
+  const open = (await page.evaluate(() => window.corePosts)).find((p) => p.method === 'pretrainedOpen');
+  assert.equal(open?.blob, true, 'the worker was given the downloaded file');
+  await page.waitForFunction(() => [...document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('[data-slot="model"] [data-role="hub-kept"] li[data-model]')].some((li) => li.dataset.model === 'test-org/tiny-qwen3'));
+  await root(page).locator('[data-role="hub-kept"] li[data-model="test-org/tiny-qwen3"] [data-action="hub-delete"]').click();
+  await page.waitForFunction(() => ![...document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('[data-slot="model"] [data-role="hub-kept"] li[data-model]')].some((li) => li.dataset.model === 'test-org/tiny-qwen3'));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a download can be stopped, and a cut connection keeps nothing and can be retried', async () => {
   hub.reset();
   const page = await b.open(query());
