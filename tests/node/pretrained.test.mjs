@@ -121,6 +121,7 @@ for (const build of BUILDS) {
       assert.equal(err.field, 'weights');
       assert.match(err.message, /weights ended after \d+ bytes, inside its header/);
       err = await rejection(() => attn.loadPretrained(streamed(a.subarray(0, a.length >> 1), a.length)));
+      assert.match(err.field, /^weights\.\S+/, `the tensor it ended in: ${err.field}`);
       assert.match(err.message, /read \d+ bytes, expected \d+/);
       // refused before a byte is read: its size, a locked stream, a stream that is not one
       err = await rejection(() => attn.loadPretrained(streamed(a, -1)));
