@@ -43,12 +43,13 @@ export async function startBrowser({ copy = {}, allow = [] } = {}) {
 
   /**
    * Opens a page of dist/ (path relative to it); `errors` collects console errors and page errors.
-   * `init`: a function run in the page before its scripts (page.addInitScript), with `initArg`.
+   * `init`: a function run in the page before its scripts (page.addInitScript), with `initArg`, or a
+   * list of such functions (each with `initArg`).
    */
   async function open(rel = '', { viewport = { width: 1280, height: 900 }, init = null, initArg } = {}) {
     const page = await context.newPage();
     await page.setViewportSize(viewport);
-    if (init) await page.addInitScript(init, initArg);
+    for (const f of [init ?? []].flat()) await page.addInitScript(f, initArg);
     page.errors = [];
     page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
     page.on('pageerror', (e) => page.errors.push(String(e)));
@@ -62,6 +63,22 @@ export async function startBrowser({ copy = {}, allow = [] } = {}) {
   }
   return { base, open, close, outside, context };
 }
+
+/**
+ * An init script (open's `init`): every call the page posts to a worker is noted in window.corePosts as
+ * { method, at (Date.now()), weights: 'stream' | 'blob' | null } (what the call's weights list starts with).
+ */
+export function recordCorePosts() {
+  const post = Worker.prototype.postMessage;
+  window.corePosts = [];
+  Worker.prototype.postMessage = function (m, ...rest) {
+    const w = m?.args?.[1]?.weights?.[0];
+    if (m?.method) window.corePosts.push({ method: m.method, at: Date.now(), weights: w?.stream instanceof ReadableStream ? 'stream' : w instanceof Blob ? 'blob' : null });
+    return post.call(this, m, ...rest);
+  };
+}
+/** What the page posted to its workers for a method (recordCorePosts): the first such call. */
+export const corePost = (page, method) => page.evaluate((m) => window.corePosts.find((p) => p.method === m), method);
 
 /** The first <attention-playground>'s shadow root, via a locator. */
 export const app = (page, n = 0) => page.locator('attention-playground').nth(n);

@@ -7,7 +7,7 @@
 // no request; a download can be stopped and retried after a cut; refusals come before any weight byte.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { app, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { app, corePost, recordCorePosts, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 import { startHub } from './hub-server.mjs';
 
 let b, hub;
@@ -177,21 +177,14 @@ test('the weights go to the store as they download; where the disk refuses them,
 test('a Hub model\'s weights are copied into the worker as they download, not after', async () => {
   hub.reset();
   // every call to the core's worker, when it was posted, and whether it carried a stream
-  const page = await b.open(query(), { init: () => {
-    const post = Worker.prototype.postMessage;
-    window.corePosts = [];
-    Worker.prototype.postMessage = function (m, ...rest) {
-      if (m?.method) window.corePosts.push({ method: m.method, at: Date.now(), streamed: m.args?.[1]?.weights?.[0]?.stream instanceof ReadableStream });
-      return post.call(this, m, ...rest);
-    };
-  } });
+  const page = await b.open(query(), { init: recordCorePosts });
   await viewReady(page, 'model');
   await openById(page, 'test-org/slow-stories');  // about 2.5 s of download
   const r = await settled(page);
   assert.equal(r.opened, true, JSON.stringify(r));
-  const open = (await page.evaluate(() => window.corePosts)).find((p) => p.method === 'pretrainedOpen');
+  const open = await corePost(page, 'pretrainedOpen');
   const download = hub.log.find((e) => e.origin === 'cdn' && /blobs/.test(e.path));
-  assert.ok(open?.streamed, 'the worker was given the download\'s stream');
+  assert.equal(open?.weights, 'stream', 'the worker was given the download\'s stream');
   assert.ok(download?.ended, 'the download ended');
   assert.ok(open.at < download.ended - 1000, `the load began ${download.ended - open.at} ms before the download's last byte`);
   await page.waitForFunction(() => [...document.querySelector('attention-playground').shadowRoot
@@ -204,26 +197,19 @@ test('a Hub model\'s weights are copied into the worker as they download, not af
 
 test('where a stream cannot be moved to a worker (transferable streams missing), the weights are downloaded first and the model opens and is kept', async () => {
   hub.reset();
-  const page = await b.open(query(), { init: () => {
+  const page = await b.open(query(), { init: [recordCorePosts, () => {
     // as in a browser without transferable streams: moving a ReadableStream fails to clone
     const clone = window.structuredClone;
     window.structuredClone = (value, options) => {
       if (options?.transfer?.some((x) => x instanceof ReadableStream)) throw new DOMException('ReadableStream could not be cloned', 'DataCloneError');
       return clone(value, options);
     };
-    const post = Worker.prototype.postMessage;
-    window.corePosts = [];
-    Worker.prototype.postMessage = function (m, ...rest) {
-      if (m?.method) window.corePosts.push({ method: m.method, blob: m.args?.[1]?.weights?.[0] instanceof Blob });
-      return post.call(this, m, ...rest);
-    };
-  } });
+  }] });
   await viewReady(page, 'model');
   await openById(page, 'test-org/tiny-qwen3');
   const r = await settled(page);
   assert.equal(r.opened, true, JSON.stringify(r));
-  const open = (await page.evaluate(() => window.corePosts)).find((p) => p.method === 'pretrainedOpen');
-  assert.equal(open?.blob, true, 'the worker was given the downloaded file');
+  assert.equal((await corePost(page, 'pretrainedOpen'))?.weights, 'blob', 'the worker was given the downloaded file');
   await page.waitForFunction(() => [...document.querySelector('attention-playground').shadowRoot
     .querySelectorAll('[data-slot="model"] [data-role="hub-kept"] li[data-model]')].some((li) => li.dataset.model === 'test-org/tiny-qwen3'));
   await root(page).locator('[data-role="hub-kept"] li[data-model="test-org/tiny-qwen3"] [data-action="hub-delete"]').click();

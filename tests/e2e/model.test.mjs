@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO, app, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
+import { REPO, app, corePost, recordCorePosts, shot, startBrowser, viewReady, viewResult } from './browser.mjs';
 
 const FIXTURES = path.join(REPO, 'tests/fixtures/pretrained');
 let b;
@@ -123,18 +123,10 @@ test('a folder without tokenizer.json opens through the folder picker: token ids
 });
 
 test('?model= opens a folder served beside the page, with its tokenizer; the worker reads its weights as they download', async () => {
-  const page = await b.open('index.html?model=models/gpt2/', { init: () => {
-    const post = Worker.prototype.postMessage;
-    window.corePosts = [];
-    Worker.prototype.postMessage = function (m, ...rest) {
-      if (m?.method) window.corePosts.push({ method: m.method, streamed: m.args?.[1]?.weights?.[0]?.stream instanceof ReadableStream });
-      return post.call(this, m, ...rest);
-    };
-  } });
+  const page = await b.open('index.html?model=models/gpt2/', { init: recordCorePosts });
   const el = app(page);
   await opened(page);
-  const open = (await page.evaluate(() => window.corePosts)).find((p) => p.method === 'pretrainedOpen');
-  assert.equal(open?.streamed, true, 'model.safetensors went to the worker as the download\'s stream, not as a downloaded file');
+  assert.equal((await corePost(page, 'pretrainedOpen'))?.weights, 'stream', 'model.safetensors went to the worker as the download\'s stream, not as a downloaded file');
   await viewReady(page, 'heatmap');
   const e = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'gpt2/tokenizer_expected.json'), 'utf8'))[0];
   await el.locator('input[name="text"]').fill(e.text);
