@@ -99,7 +99,10 @@ export function createNewestWeights(readout, i18n = EN) {
       }
       const L = newest.length, k = newest.k;
       now = { cached, best: [] };
-      element.style.setProperty('--tokens', String(L));
+      // the sizes that follow the cache's length, set on the two boxes themselves: an inherited custom
+      // property changed here restyled every element below them on every step (the heads' maps, the keys)
+      element.style.maxWidth = `calc(5rem + ${L} * 2.6rem)`;
+      keys.element.style.gridTemplateColumns = `repeat(${L}, minmax(0, 1fr))`;
       maps.forEach((map, h) => {
         const offset = h * k * L + (k - 1) * L;  // the last query row of head h
         let best = 0;
