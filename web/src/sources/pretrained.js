@@ -268,10 +268,11 @@ export async function openCheckpoint(ctx, input, { onProgress, signal } = {}) {
   const key = `model-${++opened}`;
   // a single weights file downloaded as the worker reads it (sources/streamed-weights.js): a Hub model's, a folder's
   const { streamed } = c;
-  // tokenizer.json is read in its own worker, before the weights: a refused tokenizer stops the open early
-  const tokenizer = c.tokenizer ? await (input.openTokenizer ?? openTokenizer)(c.tokenizer, { config: c.config, signal }) : null;
-  let r;
+  let tokenizer = null, r;
   try {
+    // tokenizer.json is read in its own worker, before the weights: a refused tokenizer stops the open
+    // early (a folder's download, begun already, is stopped below)
+    if (c.tokenizer) tokenizer = await (input.openTokenizer ?? openTokenizer)(c.tokenizer, { config: c.config, signal });
     if (streamed) {
       const got = await streamed.start();  // { stream, size }, or { blob } where the answer did not say its length
       c.weights = [got.stream ? { stream: got.stream, size: got.size } : got.blob];
