@@ -168,6 +168,15 @@ test('?model= opens a folder served beside the page, with its tokenizer; the wor
   await embed.close();
 });
 
+test('an embed of the decode view alone says why its model could not be opened, not that it is still opening', async () => {
+  const page = await b.open('embed.html?view=decode&model=models/no-such-model/');
+  await page.waitForFunction(() => /config\.json/.test(document.querySelector('attention-playground')?.shadowRoot
+    ?.querySelector('[data-slot="decode"] [role="alert"]')?.textContent ?? ''), null, { timeout: 20000 });
+  const text = await app(page).locator('[data-slot="decode"] [role="alert"]').textContent();
+  assert.doesNotMatch(text, /being opened/);
+  await page.close();
+});
+
 test('a model\'s maps are drawn before its head roles are measured (the probes are more forwards): the roles fill in after', async () => {
   // At the moment the model view marks its first drawn maps, what does it show? (The mark is made
   // right after the maps are drawn, in the same task.)

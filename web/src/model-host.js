@@ -94,7 +94,7 @@ export function closeModel(host) {
 
 /** What the map views draw while a checkpoint opens: nothing yet, or why it could not be opened. */
 export const openingSource = (job) => ({
-  id: 'opening', title: 'the model being opened', key: () => `opening:${job.error ? 'error' : 'busy'}`,
+  id: 'opening', title: 'the model being opened', key: () => `opening:${job.error ? 'error' : 'busy'}`, error: job.error ?? null,
   tokens: () => ['…'], note: () => '', decoder: null,
   maps: () => (job.error ? Promise.reject(job.error) : job.promise.then(() => new Promise(() => {}))),
   stages: () => (job.error ? Promise.reject(job.error) : job.promise.then(() => new Promise(() => {}))),

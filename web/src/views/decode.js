@@ -100,6 +100,8 @@ export function createDecodeView(root, ctx) {
     const source = ctx.sourceFor('decode', state);
     decoder = source.decoder?.(state, { key, maxLen: MAX_LEN }) ?? null;
     if (!decoder) {
+      // a model that could not be opened says why here too (an embed of this view alone has no model view)
+      if (source.id === 'opening' && source.error) { showError(source.error); return; }
       error.textContent = source.id === 'opening' ? t('dec.opening') : t('dec.noSession', { source: source.title });
       error.hidden = false;
       return;
