@@ -52,7 +52,7 @@ export const DEFAULTS = Object.freeze({
   cfgPriority: 'balanced',
   cfgVariant: '',    // '' = let the configurator choose
   cfgBenchmark: false,
-  labMSteps: 300,    // lab 2 (views/lab-mqa.js): optimiser steps per variant
+  labMSteps: 400,    // lab 2 (views/lab-mqa.js): optimiser steps per variant
   labRSteps: 200,    // lab 3 (views/lab-rank.js): optimiser steps per model
   labRRanks: '4,8,16,32', // lab 3: MLA latent ranks
   labHSteps: 300,    // lab 1 (views/lab-heads.js): optimiser steps per model

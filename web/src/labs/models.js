@@ -1,7 +1,7 @@
 // models.js — a lab's trained models, kept after a run: the list, Export (a .safetensors file),
 // "Inspect in the attention view", "Open in the model view" (a model the core writes as a Hugging Face
-// checkpoint: llama, deepseek_v2, and the GPT-style block's MHA as gpt2 and MQA as gpt_bigcode; the
-// real-model view opens it as a dropped folder), Import. A model is listed only once the worker holds it (a file
+// checkpoint: llama, deepseek_v2, and the GPT-style block's MHA as gpt2 and MQA as gpt_bigcode: every
+// lab's own models; the real-model view opens it as a dropped folder), Import. A model is listed only once the worker holds it (a file
 // the core refuses, or one trained on another lab's task, leaves nothing behind), and the page's
 // compare view hears of the list whenever it changes (ctx.noteTrained).
 import { coreDetail, downloadBlob, el } from '../kit.js';

@@ -1,5 +1,6 @@
 // lab-rank.js — Lab 3 (lesson exercise "hard"): character-level models of a Tiny Shakespeare slice
-// (first 90 % trains, last 10 % validates), MHA against MLA at several latent ranks r, each with SEEDS
+// (first 90 % trains, last 10 % validates), MHA (the Llama block) against MLA (DeepSeek-V2's block: the
+// same block with MLA; both open in the model view as Hugging Face checkpoints) at several latent ranks r, each with SEEDS
 // seeds, trained side by side (one per trainer worker; the core's training loop: labs/runner.js; it
 // evaluates every EVAL_EVERY steps). Live: training and validation curves in bits per character, the
 // mean of each model's seeds. Afterwards: a table (r, KV-cache bytes per token per layer, validation
@@ -11,7 +12,7 @@ import { parseIntegerField, parseIntegerList } from '../labs/fields.js';
 import { createLabRunner } from '../labs/runner.js';
 import { createRankResults } from '../labs/rank-results.js';
 import { SEEDS, meanCurve } from '../labs/spread.js';
-import { RANK_TASK as TRAIN } from '../labs/tasks.js';
+import { RANK_MODEL, RANK_ROPE_DIM, RANK_TASK as TRAIN } from '../labs/tasks.js';
 import { summariseRank } from '../labs/verdicts.js';
 import { alignCurves, createLineChart } from '../render/line-chart.js';
 import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
@@ -23,9 +24,8 @@ const CORPUS_BYTES = 262144;
 let corpusText = null;
 const loadCorpus = async () => (corpusText ??= (await import('../../data/tinyshakespeare-256k.txt?raw')).default);
 
-const D = 64, H = 4, DH = 16, DR = 4, BPE = 4;
-// Measured (wasm, Node, one run of 200 steps at seqLen 32, batch 16, 1 layer with MLP): 6-7 s per model,
-// ~32 ms per step and ~0.2 s per evaluation.
+const { dModel: D, nHeads: H, dHead: DH } = RANK_MODEL, DR = RANK_ROPE_DIM, BPE = 4;
+// Measured (wasm, Node, 200 steps at seqLen 32, batch 16, 1 layer): ~7 ms per step, ~1.5 s per model.
 const EVAL_EVERY = 50;
 const LN2 = Math.log(2);
 const STEPS = { min: 1, max: 5000 };
@@ -92,7 +92,8 @@ export function createLabRankView(root, ctx) {
     const runs = models.flatMap((m) => m.seeds.map((s) => ({ m, s })));
     await api.each(runs, async ({ m, s }, i) => {
       const name = t('labs.seedOf', { name: runName(m), seed: s.seed });
-      const model = { variant: m.variant, dModel: D, nHeads: H, dHead: DH, mlp: true, ...(m.variant === 'mla' ? { latentRank: m.rank, ropeDim: DR } : {}) };
+      const model = m.variant === 'mla' ? { ...RANK_MODEL, variant: 'mla', block: 'deepseek', latentRank: m.rank, ropeDim: DR }
+        : { ...RANK_MODEL, variant: 'mha', block: 'llama' };
       const key = await api.createModel(name, { ...TRAIN, seed: s.seed, text, totalSteps: steps, warmupSteps: Math.min(20, Math.floor(steps / 10)), model },
         `${m.variant === 'mha' ? 'mha' : `mla-r${m.rank}`}-seed-${s.seed}`);
       const res = await api.train(key, { steps, evalEvery: EVAL_EVERY, onProgress: (p) => {

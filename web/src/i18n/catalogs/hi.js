@@ -1036,7 +1036,7 @@ export default {
   // ---- Lab 2: what MQA saves and costs ----
   'labMqa.kvHeads': { one: '{count} K/V हेड', other: '{count} K/V हेड' },
   'labMqa.steps': 'हर वेरिएंट के स्टेप',
-  'labMqa.stepsHint': 'copy टास्क, {vocab} प्रतीक, {tokens} टोकन',
+  'labMqa.stepsHint': 'copy टास्क, {vocab} प्रतीक, {tokens} टोकन; Llama ब्लॉक की एक लेयर',
   'labMqa.start': 'तीनों को ट्रेन करें',
   'labMqa.again': 'तीनों को फिर से ट्रेन करें',
   'labMqa.idle': { one: 'अभी ट्रेन नहीं किया गया: “{start}” दबाएँ ({variants} वेरिएंट × {seeds} seed × {count} स्टेप, लगभग {secs} s)।',
@@ -1080,10 +1080,10 @@ export default {
     other: '{steps} स्टेप के बाद, हर वेरिएंट के {count} seed: {mqa}, बदले में {fewer} % कम अटेंशन वेट्स और {ratio}× छोटा cache (N = {N} पर {large} की जगह {small}); {gqa}। आँकड़ों में: {numbers}।' },
 
   // ---- Lab 3: how small the MLA latent can be ----
-  'labRank.what': { one: 'एक-लेयर ट्रांसफ़ॉर्मर (D = {D}, H = {H}, dh = {dh}, MLP, fp32 cache) शेक्सपियर के {kib} KiB टेक्स्ट का अगला अक्षर बताना सीखता है। '
+  'labRank.what': { one: 'एक-लेयर ट्रांसफ़ॉर्मर (D = {D}, H = {H}, dh = {dh}, fp32 cache; MHA Llama ब्लॉक में, MLA DeepSeek-V2 के ब्लॉक में: RMSNorm, RoPE, SwiGLU MLP) शेक्सपियर के {kib} KiB टेक्स्ट का अगला अक्षर बताना सीखता है। '
     + 'MLA रैंक-r का एक लेटेंट और dr = {dr} चौड़ाई की अलग (decoupled) RoPE कुंजी cache करता है: हर टोकन, हर लेयर (r + dr) · 4 बाइट, जबकि MHA के 2 · H · dh · 4 = {mhaBytes} बाइट। '
     + 'जब r + dr < {limit} हो, तब उसका cache MHA के 1/8 से कम होता है। हर मॉडल {count} seed के साथ ट्रेन होता है; कर्व उसके seed का माध्य हैं।',
-  other: 'एक-लेयर ट्रांसफ़ॉर्मर (D = {D}, H = {H}, dh = {dh}, MLP, fp32 cache) शेक्सपियर के {kib} KiB टेक्स्ट का अगला अक्षर बताना सीखता है। '
+  other: 'एक-लेयर ट्रांसफ़ॉर्मर (D = {D}, H = {H}, dh = {dh}, fp32 cache; MHA Llama ब्लॉक में, MLA DeepSeek-V2 के ब्लॉक में: RMSNorm, RoPE, SwiGLU MLP) शेक्सपियर के {kib} KiB टेक्स्ट का अगला अक्षर बताना सीखता है। '
     + 'MLA रैंक-r का एक लेटेंट और dr = {dr} चौड़ाई की अलग (decoupled) RoPE कुंजी cache करता है: हर टोकन, हर लेयर (r + dr) · 4 बाइट, जबकि MHA के 2 · H · dh · 4 = {mhaBytes} बाइट। '
     + 'जब r + dr < {limit} हो, तब उसका cache MHA के 1/8 से कम होता है। हर मॉडल {count} seed के साथ ट्रेन होता है; कर्व उसके seed का माध्य हैं।' },
   'labRank.steps': 'हर मॉडल के स्टेप',

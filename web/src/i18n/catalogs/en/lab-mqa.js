@@ -7,7 +7,7 @@ export default addEnglish({
   // ---- the form and the run ----
   'labMqa.kvHeads': { one: '{count} K/V head', other: '{count} K/V heads' },
   'labMqa.steps': 'Steps per variant',
-  'labMqa.stepsHint': 'copy task, {vocab} symbols, {tokens} tokens',
+  'labMqa.stepsHint': 'copy task, {vocab} symbols, {tokens} tokens; one layer of the Llama block',
   'labMqa.start': 'Train all three',
   'labMqa.again': 'Train all three again',
   'labMqa.idle': { one: 'Not trained yet: press “{start}” ({variants} variants × {seeds} seeds × {count} step, about {secs} s).',

@@ -5,10 +5,10 @@ import { addEnglish } from '../../english.js';
 
 export default addEnglish({
   // ---- the form and the run ----
-  'labRank.what': { one: 'A one-layer transformer (D = {D}, H = {H}, dh = {dh}, MLP, fp32 cache) learns to predict the next character of {kib} KiB of Shakespeare. '
+  'labRank.what': { one: 'A one-layer transformer (D = {D}, H = {H}, dh = {dh}, fp32 cache; MHA in the Llama block, MLA in DeepSeek-V2’s: RMSNorm, RoPE, SwiGLU MLP) learns to predict the next character of {kib} KiB of Shakespeare. '
     + 'MLA caches a rank-r latent plus a decoupled RoPE key of width dr = {dr}: (r + dr) · 4 bytes per token per layer, against MHA\'s 2 · H · dh · 4 = {mhaBytes} bytes. '
     + 'Its cache is below 1/8 of MHA\'s when r + dr < {limit}. Each model trains with {count} seed; the curves are the mean of its seeds.',
-  other: 'A one-layer transformer (D = {D}, H = {H}, dh = {dh}, MLP, fp32 cache) learns to predict the next character of {kib} KiB of Shakespeare. '
+  other: 'A one-layer transformer (D = {D}, H = {H}, dh = {dh}, fp32 cache; MHA in the Llama block, MLA in DeepSeek-V2’s: RMSNorm, RoPE, SwiGLU MLP) learns to predict the next character of {kib} KiB of Shakespeare. '
     + 'MLA caches a rank-r latent plus a decoupled RoPE key of width dr = {dr}: (r + dr) · 4 bytes per token per layer, against MHA\'s 2 · H · dh · 4 = {mhaBytes} bytes. '
     + 'Its cache is below 1/8 of MHA\'s when r + dr < {limit}. Each model trains with {count} seeds; the curves are the mean of its seeds.' },
   'labRank.steps': 'Steps per model',
