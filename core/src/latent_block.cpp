@@ -63,12 +63,33 @@ LatentRows project_latent(const Shape& s, const LatentProjections& p, const floa
   return o;
 }
 
+LatentRows PackedLatentRows::project(const float* x, int64_t n, StageRecord*) const {
+  return project_latent(s_, p_, x, n, 0);
+}
+
+Matrix PackedLatentRows::output(const Matrix& o, StageRecord*) const { return matmul(o, p_.wo); }
+
+Matrix latent_block_sequence(const Shape& s, const LatentSequenceRows& p, const float* x, int64_t n, float* maps,
+                             StageRecord* rec) {
+  const LatentRows t = p.project(x, n, rec);
+  const int64_t dqk = s.dh + s.dr, wqk = s.h * dqk, wv = int64_t(t.v.shape(1)), dv = wv / s.h;
+  if (rec) {
+    rec->split("qHeads", t.q.data(), n, wqk, s.h, dqk, dqk);
+    rec->split("kHeads", t.k.data(), n, wqk, s.h, dqk, dqk);
+    rec->split("vHeads", t.v.data(), n, wv, s.h, dv, dv);
+  }
+  const MapsOut m = maps_out(s.h, n, n, maps, rec);
+  AttendArgs a = attend_args(s, n, n, s.h, {t.q.data(), wqk, dqk}, {t.k.data(), wqk, dqk}, {t.v.data(), wv, dv},
+                             s.causal, 0, m.weights);
+  a.scores = m.scores;
+  const Matrix o = attend_rows(a);  // (n, H*dv)
+  keep_maps(m, s.h, n, n, maps);
+  return p.output(o, rec);          // (n, D)
+}
+
 ForwardResult forward_latent(const Shape& s, const LatentProjections& p, const Matrix& x) {
-  const int64_t dqk = s.dh + s.dr;
-  const LatentRows t = project_latent(s, p, x.data(), s.n, 0);
   ForwardResult r = make_forward_result(s, s.n, s.n);
-  const Matrix o = attend_sequence(s, r.maps(), s.h, dqk, s.dh, t.q, t.k, t.v.data(), s.h * s.dh);  // (N, H*dh)
-  r.output = matmul(o, p.wo);                                                                   // (N, D)
+  r.output = latent_block_sequence(s, PackedLatentRows(s, p), x.data(), s.n, r.maps());  // (N, D)
   return r;
 }
 

@@ -47,7 +47,7 @@ struct LatentRows {
   Matrix c;   // (rows, r)          the latent
   Matrix q;   // (rows, H*(dh+dr))  per head [q_h | rope(qr_h)]
   Matrix k;   // (rows, H*(dh+dr))  per head [k_h | rope(kr)]
-  Matrix v;   // (rows, H*dh)       per head v_h
+  Matrix v;   // (rows, H*dv)       per head v_h (the lesson's dv = dh; a checkpoint's v_head_dim)
   Matrix kr;  // (rows, dr)         rope(X W_kr), shared by all heads (empty when dr = 0)
 };
 LatentRows project_latent(const Shape& s, const LatentProjections& p, const float* x, int64_t rows, int64_t pos0,
@@ -55,6 +55,40 @@ LatentRows project_latent(const Shape& s, const LatentProjections& p, const floa
 // The same, packing w's input side first (training, the walkthrough's stages).
 LatentRows project_latent(const Shape& s, const Weights& w, const float* x, int64_t rows, int64_t pos0,
                           int64_t batch = 1);
+
+// What makes the naive form's heads and its output over one sequence, whatever holds the weights:
+// the lesson's packed float32 matrices (PackedLatentRows) or a checkpoint's (pretrained/decoder_layer.cpp:
+// 16-bit, DeepSeek's latent norms, query compression, its RoPE pairs and scaling, v_head_dim).
+// `rec`: null, or the walkthrough's record, to which each adds the stages it computes.
+class LatentSequenceRows {
+ public:
+  virtual ~LatentSequenceRows() = default;
+  // x: n rows of D floats at positions 0 ..: the heads' q, k (n, H*(dh+dr)) and v (n, H*dv) (LatentRows;
+  // c and kr where the weights' holder keeps them).
+  virtual LatentRows project(const float* x, int64_t n, StageRecord* rec) const = 0;
+  // o (n, H*dv), the heads' outputs side by side -> (n, D).
+  virtual Matrix output(const Matrix& o, StageRecord* rec) const = 0;
+};
+
+// The lesson's: project_latent(), then wo.
+class PackedLatentRows final : public LatentSequenceRows {
+ public:
+  PackedLatentRows(const Shape& s, const LatentProjections& p) : s_(s), p_(p) {}
+  LatentRows project(const float* x, int64_t n, StageRecord* rec) const override;
+  Matrix output(const Matrix& o, StageRecord* rec) const override;
+
+ private:
+  const Shape& s_;
+  const LatentProjections& p_;
+};
+
+// The naive form over one sequence x (n rows of D floats): every head's query attends over the
+// sequence's own decompressed keys and values, the grouped kernel with G = H (causal when s.causal).
+// Returns the outputs (n, D). maps: null, or (H, n, n) for the weights. The lesson's forward() and a
+// checkpoint's walkthrough and whole-sequence pass are this block, each with its LatentSequenceRows;
+// with a record it also keeps the heads as attended, the scores and the maps.
+Matrix latent_block_sequence(const Shape& s, const LatentSequenceRows& p, const float* x, int64_t n, float* maps,
+                             StageRecord* rec = nullptr);
 
 // The whole block over one sequence x (N, D), naive form.
 ForwardResult forward_latent(const Shape& s, const LatentProjections& p, const Matrix& x);

@@ -118,40 +118,44 @@ Matrix absorbed_queries(const ModelConfig& c, const LayerWeights& w, const Matri
   return qa;
 }
 
-// Naive form over one sequence: decompress K and V from the latent for every head.
-void latent_attention_naive(const ModelConfig& c, const LayerWeights& w, const Matrix& h, float* maps, StageRecord* rec,
-                            Matrix& out) {
-  const int64_t n = int64_t(h.shape(0)), heads = c.n_heads, dqk = c.head_dim, dv = c.v_head_dim;
-  const int64_t r = c.kv_lora_rank, rq = r + c.qk_rope, nope = c.qk_nope, kvw = nope + dv;
-  Matrix ckr = uninitialised(n, rq);                        // (N, r + rope)
-  const Matrix q = latent_queries(c, w, h.data(), n, 0, ckr.data(), rq, rec);
-  Matrix kv = uninitialised(n, heads * kvw);                // (N, H*(nope + dv)): per head [k_nope | v]
-  linear(w.kv_b, ckr.data(), n, rq, kv.data(), heads * kvw);
-  Matrix k = uninitialised(n, heads * dqk), v = uninitialised(n, heads * dv);
-  for (int64_t hh = 0; hh < heads; ++hh) {
-    copy_columns(kv, hh * kvw, k, hh * dqk, nope);          // k_h = [k_nope_h | k_pe]
-    copy_columns(ckr, r, k, hh * dqk + nope, c.qk_rope);
-    copy_columns(kv, hh * kvw + nope, v, hh * dv, dv);      // v_h
+// Naive form: the lesson's latent block over one sequence (latent_block_sequence) with the checkpoint's
+// weights: K and V decompressed from the latent for every head, per head k_h = [k_nope_h | k_pe] and v_h
+// of width v_head_dim; the output through o_proj.
+class CheckpointLatentRows final : public LatentSequenceRows {
+ public:
+  CheckpointLatentRows(const ModelConfig& c, const LayerWeights& w) : c_(c), w_(w) {}
+
+  LatentRows project(const float* x, int64_t n, StageRecord* rec) const override {
+    const int64_t heads = c_.n_heads, dqk = c_.head_dim, dv = c_.v_head_dim;
+    const int64_t r = c_.kv_lora_rank, rq = r + c_.qk_rope, nope = c_.qk_nope, kvw = nope + dv;
+    LatentRows t;
+    Matrix ckr = uninitialised(n, rq);                        // (N, r + rope)
+    t.q = latent_queries(c_, w_, x, n, 0, ckr.data(), rq, rec);
+    Matrix kv = uninitialised(n, heads * kvw);                // (N, H*(nope + dv)): per head [k_nope | v]
+    linear(w_.kv_b, ckr.data(), n, rq, kv.data(), heads * kvw);
+    t.k = uninitialised(n, heads * dqk);
+    t.v = uninitialised(n, heads * dv);
+    for (int64_t hh = 0; hh < heads; ++hh) {
+      copy_columns(kv, hh * kvw, t.k, hh * dqk, nope);        // k_h = [k_nope_h | k_pe]
+      copy_columns(ckr, r, t.k, hh * dqk + nope, c_.qk_rope);
+      copy_columns(kv, hh * kvw + nope, t.v, hh * dv, dv);    // v_h
+    }
+    if (rec) {
+      rec->gather("k", kv.data(), n, heads * kvw, heads, nope, kvw);
+      rec->gather("v", kv.data(), n, heads * kvw, heads, dv, kvw, nope);
+      rec->matrix("cache", ckr.data(), n, rq, rq);
+      const Matrix qa = absorbed_queries(c_, w_, t.q);        // (N, H*(r + rope))
+      rec->split("qAbsorbed", qa.data(), n, heads * rq, heads, r, rq);
+    }
+    return t;
   }
-  if (rec) {
-    rec->gather("k", kv.data(), n, heads * kvw, heads, nope, kvw);
-    rec->gather("v", kv.data(), n, heads * kvw, heads, dv, kvw, nope);
-    rec->split("qHeads", q.data(), n, heads * dqk, heads, dqk, dqk);
-    rec->split("kHeads", k.data(), n, heads * dqk, heads, dqk, dqk);
-    rec->split("vHeads", v.data(), n, heads * dv, heads, dv, dv);
-    rec->matrix("cache", ckr.data(), n, rq, rq);
-    const Matrix qa = absorbed_queries(c, w, q);            // (N, H*(r + rope))
-    rec->split("qAbsorbed", qa.data(), n, heads * rq, heads, r, rq);
-  }
-  // the lesson's naive form: the grouped kernel with G = H over per-head [k_nope_h | k_pe] and v_h
-  const MapsOut m = maps_out(heads, n, n, maps, rec);
-  AttendArgs a = attend_args(c.shape(), n, n, heads, {q.data(), heads * dqk, dqk}, {k.data(), heads * dqk, dqk},
-                             {v.data(), heads * dv, dv}, true, 0, m.weights);
-  a.scores = m.scores;
-  const Matrix o = attend_rows(a);                          // (N, H*dv)
-  keep_maps(m, heads, n, n, maps);
-  add_to(out, output_projection(c, w, o, rec));
-}
+
+  Matrix output(const Matrix& o, StageRecord* rec) const override { return output_projection(c_, w_, o, rec); }
+
+ private:
+  const ModelConfig& c_;
+  const LayerWeights& w_;
+};
 
 // Absorbed form: the lesson's latent block (latent_block_rows) with the checkpoint's weights: one shared
 // K/V head [c | k_pe] in the cache; W_uk folded into the queries and W_uv into the output, head by head
@@ -208,10 +212,10 @@ void decoder_layer_sequence(const ModelConfig& c, const LayerWeights& w, Matrix&
   Matrix h = uninitialised(n, d);
   norm_rows(w.attn_norm, x.data(), n, d, h.data(), d);
   if (rec) rec->x = h;
+  const Shape s = c.shape();
   if (c.mla) {
-    latent_attention_naive(c, w, h, maps, rec, x);
+    add_to(x, latent_block_sequence(s, CheckpointLatentRows(c, w), h.data(), n, maps, rec));
   } else {
-    const Shape s = c.shape();
     LayerCache cache = make_layer_cache(s, n);  // the sequence's own keys and values
     add_to(x, grouped_block_rows(s, CheckpointGroupedRows(c, w), cache, h.data(), n, 0, maps, rec));
   }
