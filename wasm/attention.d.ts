@@ -835,12 +835,13 @@ export interface Trainer {
   /** The model as a `.safetensors` file (docs/api.md "The model file"): weights, AdamW moments, config. */
   exportModel(): Uint8Array;
   /**
-   * The model as a Hugging Face checkpoint (docs/api.md): the text of its `config.json` and its `model.safetensors`.
+   * The model as a Hugging Face checkpoint (docs/api.md): the text of its `config.json` and its `model.safetensors`,
+   * and for a 'chars' model the text of its `tokenizer.json` (its characters, numbered as the task numbers them).
    * Block 'llama' as LlamaForCausalLM, 'deepseek' as DeepseekV2ForCausalLM (dense), the GPT-style block's MHA as
    * GPT2LMHeadModel and its MQA as GPTBigCodeForCausalLM. RangeError naming the field (model.variant, model.rope,
    * model.layerNorm, model.activation, model.dHead) where no architecture computes the model.
    */
-  exportCheckpoint(): { config: string; safetensors: Uint8Array };
+  exportCheckpoint(): { config: string; safetensors: Uint8Array; tokenizer?: string };
   /** The model_type exportCheckpoint() writes: 'llama', 'deepseek_v2', 'gpt2', 'gpt_bigcode', or '' where it refuses. */
   readonly checkpointType: string;
   dispose(): void;

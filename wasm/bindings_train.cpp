@@ -193,8 +193,8 @@ class JsTrainer {
       return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
     });
   }
-  // exportCheckpoint(): { config: the config.json text, safetensors: model.safetensors } (hf_checkpoint.hpp:
-  // blocks 'llama', 'deepseek', and the GPT-style block's MHA and MQA).
+  // exportCheckpoint(): { config: the config.json text, safetensors: model.safetensors, tokenizer?: a 'chars'
+  // model's tokenizer.json } (hf_checkpoint.hpp: blocks 'llama', 'deepseek', and the GPT-style block's MHA and MQA).
   val export_checkpoint() {
     return guarded([&] {
       // the pairs task reads only its alphabet's A ids of its A^2: config.json says so (input_vocab_size)
@@ -202,6 +202,8 @@ class JsTrainer {
       val o = val::object();
       o.set("config", ck.config_json);
       o.set("safetensors", val::global("Uint8Array").new_(emscripten::typed_memory_view(ck.safetensors.size(), ck.safetensors.data())));
+      // a 'chars' model: its characters as a tokenizer.json, so that a viewer reads text, not ids
+      if (!t_->task().alphabet().empty()) o.set("tokenizer", attn::train::char_tokenizer_json(t_->task().alphabet()));
       return o;
     });
   }

@@ -88,7 +88,7 @@ test('lab-mqa on the full page: every variant is the Llama block, so each opens 
   await page.close();
 });
 
-test('lab-rank on the full page: an MLA model opens in the real-model view as deepseek_v2, MHA as llama', async () => {
+test('lab-rank on the full page: an MLA model opens in the real-model view as deepseek_v2, MHA as llama, each with its characters as a tokenizer', async () => {
   const page = await b.open('index.html?labRSteps=5&labRRanks=8');
   const el = app(page);
   const view = el.locator('[data-slot="lab-rank"]');
@@ -105,7 +105,12 @@ test('lab-rank on the full page: an MLA model opens in the real-model view as de
     await open.click();
     const facts = await openedModelFacts(page);
     assert.ok(facts.includes(`Lab 3 · ${label} · ${type}`), facts);
-    assert.deepEqual((await viewResult(page, 'model')).heads, 4);
+    assert.doesNotMatch(facts, /none in the folder/, 'the checkpoint brings its tokenizer.json');
+    const sentence = 'the cat sat on the mat';
+    assert.equal(await el.evaluate((host) => host.state.text), sentence, 'opened on the learner\'s own sentence, not on ids');
+    const r = await viewResult(page, 'model');
+    assert.deepEqual([r.heads, r.tokens], [4, sentence.length], 'one token per character');
+    if (type.startsWith('deepseek')) await el.locator('[data-slot="model"]').screenshot({ path: path.join(SHOTS, 'lab-rank-open-in-model.png') });
     await view.scrollIntoViewIfNeeded();
   }
   assert.deepEqual(page.errors, []);

@@ -231,3 +231,17 @@ TEST(TrainCheckpoint, APairsModelsConfigNamesTheIdsItsInputsUse) {
     EXPECT_NE(std::string(e.what()).find("65"), std::string::npos) << e.what();
   }
 }
+
+TEST(TrainCheckpoint, ACharsModelsTokenizerMapsEachCharacterToItsTrainingId) {
+  // the alphabet as the chars task numbers it: sorted code points (tasks.cpp), here with characters
+  // that JSON must escape ("\n", '"', '\\') and ones of two and three UTF-8 bytes
+  const std::vector<uint32_t> alphabet = {'\n', ' ', '"', '\\', 'a', 'b', 'c', 0xE9, 0x915};
+  const nlohmann::json tok = nlohmann::json::parse(char_tokenizer_json(alphabet));
+  EXPECT_EQ(tok["model"]["type"], "BPE");
+  EXPECT_TRUE(tok["model"]["merges"].empty());
+  EXPECT_TRUE(tok["pre_tokenizer"].is_null());
+  ASSERT_EQ(tok["model"]["vocab"].size(), alphabet.size());
+  const std::vector<std::string> chars = {"\n", " ", "\"", "\\", "a", "b", "c", "\xC3\xA9", "\xE0\xA4\x95"};
+  for (std::size_t id = 0; id < chars.size(); ++id) EXPECT_EQ(tok["model"]["vocab"][chars[id]], id) << chars[id];
+  EXPECT_THROW(char_tokenizer_json({}), attn::Error);
+}

@@ -59,6 +59,35 @@ for (const { simd, name } of BUILDS) {
       }
     });
 
+    test('a chars model\'s checkpoint brings its characters as a tokenizer.json: a text encodes to the ids it trained on', async () => {
+      const text = 'To be, or not to be: that is the question.\nWhether \'tis nobler "in the mind" to suffer…\n'.repeat(3);
+      const t = attn.createTrainer({ task: 'chars', text, seqLen: 8, batchSize: 4, seed: 1,
+        model: { block: 'deepseek', variant: 'mla', dModel: 16, nHeads: 2, dHead: 8, latentRank: 4, ropeDim: 2 } });
+      t.step(5);
+      const { config, safetensors, tokenizer } = t.exportCheckpoint();
+      assert.equal(typeof tokenizer, 'string');
+      // the chars task's numbering, worked out here: the text's distinct code points, sorted
+      const alphabet = [...new Set([...text].map((ch) => ch.codePointAt(0)))].sort((a, b) => a - b);
+      assert.equal(t.vocabSize, alphabet.length);
+      const tok = await attn.loadTokenizer(tokenizer);
+      assert.equal(tok.vocabSize, alphabet.length);
+      const sentence = 'Whether to be… "noble".\n';
+      const want = [...sentence].map((ch) => alphabet.indexOf(ch.codePointAt(0)));
+      assert.ok(want.every((id) => id >= 0));
+      const { ids, tokens } = tok.encode(sentence);
+      assert.deepEqual([...ids], want, 'one id per character, the trainer\'s');
+      assert.deepEqual(tokens, [...sentence]);
+      assert.equal(tok.decode(ids).replace(/ /g, ''), sentence.replace(/ /g, ''));
+      assert.deepEqual([...tok.encode('beZ').ids], [...'be'].map((ch) => alphabet.indexOf(ch.codePointAt(0))), 'a character the text lacks has no id');
+      const model = await attn.loadPretrained({ config: JSON.parse(config), weights: safetensors });
+      assert.equal(model.info.modelType, 'deepseek_v2');
+      model.dispose();
+      t.dispose();
+      const induction = attn.createTrainer(SPEC);
+      assert.equal(induction.exportCheckpoint().tokenizer, undefined, 'the synthetic tasks\' ids are their own: no tokenizer');
+      induction.dispose();
+    });
+
     test('refusals name the field', () => {
       const bad = (model, field) => assert.throws(() => attn.createTrainer({ ...SPEC, model: { ...SPEC.model, ...model } }),
         (e) => e.field === field, field);

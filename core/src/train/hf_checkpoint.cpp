@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/errors.hpp"
+#include "attn/train/tasks.hpp"
 #include "attn/half.hpp"
 
 namespace attn::train {
@@ -270,6 +271,19 @@ HfCheckpoint export_hf_checkpoint(const Model& model, bool float16, int64_t inpu
     ck.config_json = config.dump(2) + "\n";
   }
   return ck;
+}
+
+std::string char_tokenizer_json(const std::vector<uint32_t>& alphabet) {
+  if (alphabet.empty()) throw_range("alphabet", "a character tokenizer needs at least one character; the alphabet is empty");
+  Json vocab = Json::object();
+  for (std::size_t id = 0; id < alphabet.size(); ++id) vocab[encode_utf8({alphabet[id]})] = id;
+  const Json model = {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"continuing_subword_prefix", nullptr},
+                      {"end_of_word_suffix", nullptr}, {"fuse_unk", false}, {"byte_fallback", false},
+                      {"ignore_merges", false}, {"vocab", vocab}, {"merges", Json::array()}};
+  const Json tokenizer = {{"version", "1.0"}, {"truncation", nullptr}, {"padding", nullptr}, {"added_tokens", Json::array()},
+                          {"normalizer", nullptr}, {"pre_tokenizer", nullptr}, {"post_processor", nullptr},
+                          {"decoder", nullptr}, {"model", model}};
+  return tokenizer.dump(2) + "\n";
 }
 
 }  // namespace attn::train

@@ -92,8 +92,10 @@ export function createModelTools(ctx, { id, inspectTokens, onFile, onError }) {
     const m = chosen();
     if (!m) return;
     try {
-      const { config, safetensors } = await ctx.client.call('trainerCheckpoint', m.key);
+      const { config, safetensors, tokenizer } = await ctx.client.call('trainerCheckpoint', m.key);
       const files = [new File([config], 'config.json', { type: 'application/json' }), new File([safetensors], 'model.safetensors')];
+      // a 'chars' model comes with its characters as a tokenizer: the model view then reads the learner's sentence
+      if (tokenizer) files.push(new File([tokenizer], 'tokenizer.json', { type: 'application/json' }));
       const lab = t(`view.${id}.title`).split(' · ')[0];  // 'Lab 4'
       ctx.openModel({ files, name: `${lab} · ${select.value}`, text: example(m).tokens.join(' ') }, { show: true });
     } catch (e) {

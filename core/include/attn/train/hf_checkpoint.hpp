@@ -70,4 +70,11 @@ std::string hf_model_type(const ModelConfig& c);
 // ids. 0, or the whole vocabulary: no such key. Throws as hf_model_type.
 HfCheckpoint export_hf_checkpoint(const Model& model, bool float16 = false, int64_t input_symbols = 0);
 
+// The tokenizer.json of a 'chars' model: the Hugging Face tokenizers' BPE model without merges and
+// without a normalizer or pre-tokenizer, whose vocabulary is the model's alphabet (id -> Unicode code
+// point, as the chars task numbers it: tasks.hpp, alphabet()). Each character of a text is then its own
+// token, with the id the model was trained on; a character outside the alphabet has no id (the
+// tokenizers drop it). Throws (attn::Error, field "alphabet") for an empty alphabet.
+std::string char_tokenizer_json(const std::vector<uint32_t>& alphabet);
+
 }  // namespace attn::train
