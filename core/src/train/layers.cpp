@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "attn/block_steps.hpp"
 #include "attn/grouped_block.hpp"
@@ -145,7 +146,9 @@ void mm_nt_acc(float* c, const float* a, const float* b, int64_t m, int64_t k, i
 
 void mm_tn_acc(float* c, const float* a, const float* b, int64_t m, int64_t k, int64_t n) {
   if (m == 0 || n == 0) return;
-  std::vector<float> at(static_cast<std::size_t>(m * k));  // A^T (M, K)
+  // A^T (M, K), every element written below: not zeroed first (a step's logits gradient makes this
+  // V x R, e.g. 16 MB for the zoo, and zeroing it took a tenth of a training step)
+  const std::unique_ptr<float[]> at(new float[static_cast<std::size_t>(m * k)]);
   // In tiles of kT x kT, so that the rows read and the rows written both stay in a few cache lines
   // (a plain loop writes one float per row of A^T, K floats apart).
   constexpr int64_t kT = 16;
@@ -158,7 +161,7 @@ void mm_tn_acc(float* c, const float* a, const float* b, int64_t m, int64_t k, i
     }
   }
   const PackedB pb = pack_b(b, k, n, n, 1);
-  gemm_packed(m, n, k, at.data(), k, pb, c, n, true);
+  gemm_packed(m, n, k, at.get(), k, pb, c, n, true);
 }
 
 // --- embeddings ----------------------------------------------------------------------------------
