@@ -61,59 +61,54 @@ test('lab-mqa: parameter and cache numbers at once, then a short run of all thre
   await page.close();
 });
 
-test('lab-mqa on the full page: every variant is the Llama block, so each opens in the real-model view as llama, its query heads grouped by K/V head', async () => {
-  const page = await b.open('index.html?labMSteps=10');
+/**
+ * Trains a lab on the full page (its steps and ranks from `query`), then, for each of `cases` (a model
+ * label's start, the checkpoint's "model_type · variant"), opens that model in the real-model view and
+ * hands its facts and the view's result to `check`. Returns the page, closed by the caller.
+ */
+async function openEachInModelView(query, slot, lab, cases, check) {
+  const page = await b.open(`index.html?${query}`);
   const el = app(page);
-  const view = el.locator('[data-slot="lab-mqa"]');
+  const view = el.locator(`[data-slot="${slot}"]`);
   await view.scrollIntoViewIfNeeded();
   await view.locator('[data-role="start"]').click();
-  await waitDone(page, 'lab-mqa', 60000);
+  await waitDone(page, slot, 60000);
   const select = view.locator('select[name="model"]');
   const labels = await select.locator('option').allTextContents();
   const open = view.locator('[data-act="open-model"]');
-  for (const [name, kv] of [['GQA', 2], ['MQA', 1]]) {
-    const label = labels.find((l) => l.startsWith(name));
-    await select.selectOption(label);
-    assert.equal(await open.isHidden(), false, `${name}: a llama checkpoint`);
-    await open.click();
-    const facts = await openedModelFacts(page);
-    assert.ok(facts.includes(`Lab 2 · ${label} · llama · ${name}`), facts);
-    assert.match(facts, new RegExp(`8 query heads, ${kv} K/V heads?`), facts);
-    const r = await viewResult(page, 'model');
-    assert.deepEqual([r.layers, r.heads], [1, 8]);
-    await view.scrollIntoViewIfNeeded();
-  }
-  await el.locator('[data-slot="model"]').screenshot({ path: path.join(SHOTS, 'lab-mqa-open-in-model.png') });
-  assert.deepEqual(page.errors, []);
-  await page.close();
-});
-
-test('lab-rank on the full page: an MLA model opens in the real-model view as deepseek_v2, MHA as llama, each with its characters as a tokenizer', async () => {
-  const page = await b.open('index.html?labRSteps=5&labRRanks=8');
-  const el = app(page);
-  const view = el.locator('[data-slot="lab-rank"]');
-  await view.scrollIntoViewIfNeeded();
-  await view.locator('[data-role="start"]').click();
-  await waitDone(page, 'lab-rank', 60000);
-  const select = view.locator('select[name="model"]');
-  const labels = await select.locator('option').allTextContents();
-  const open = view.locator('[data-act="open-model"]');
-  for (const [prefix, type] of [['MLA r = 8', 'deepseek_v2 · MLA'], ['MHA', 'llama · MHA']]) {
+  for (const [prefix, type] of cases) {
     const label = labels.find((l) => l.startsWith(prefix));
     await select.selectOption(label);
     assert.equal(await open.isHidden(), false, `${prefix}: a Hugging Face checkpoint`);
     await open.click();
     const facts = await openedModelFacts(page);
-    assert.ok(facts.includes(`Lab 3 · ${label} · ${type}`), facts);
-    assert.doesNotMatch(facts, /none in the folder/, 'the checkpoint brings its tokenizer.json');
-    const sentence = 'the cat sat on the mat';
-    assert.equal(await el.evaluate((host) => host.state.text), sentence, 'opened on the learner\'s own sentence, not on ids');
-    const r = await viewResult(page, 'model');
-    assert.deepEqual([r.heads, r.tokens], [4, sentence.length], 'one token per character');
-    if (type.startsWith('deepseek')) await el.locator('[data-slot="model"]').screenshot({ path: path.join(SHOTS, 'lab-rank-open-in-model.png') });
+    assert.ok(facts.includes(`${lab} · ${label} · ${type}`), facts);
+    await check(prefix, facts, await viewResult(page, 'model'), el);
     await view.scrollIntoViewIfNeeded();
   }
   assert.deepEqual(page.errors, []);
+  return page;
+}
+
+test('lab-mqa on the full page: every variant is the Llama block, so each opens in the real-model view as llama, its query heads grouped by K/V head', async () => {
+  const kvHeads = { GQA: 2, MQA: 1 };
+  const page = await openEachInModelView('labMSteps=10', 'lab-mqa', 'Lab 2', [['GQA', 'llama · GQA'], ['MQA', 'llama · MQA']], async (name, facts, r, el) => {
+    assert.match(facts, new RegExp(`8 query heads, ${kvHeads[name]} K/V heads?`), facts);
+    assert.deepEqual([r.layers, r.heads], [1, 8]);
+    if (name === 'MQA') await el.locator('[data-slot="model"]').screenshot({ path: path.join(SHOTS, 'lab-mqa-open-in-model.png') });
+  });
+  await page.close();
+});
+
+test('lab-rank on the full page: an MLA model opens in the real-model view as deepseek_v2, MHA as llama, each with its characters as a tokenizer', async () => {
+  const sentence = 'the cat sat on the mat';
+  const page = await openEachInModelView('labRSteps=5&labRRanks=8', 'lab-rank', 'Lab 3', [['MLA r = 8', 'deepseek_v2 · MLA'], ['MHA', 'llama · MHA']], async (name, facts, r, el) => {
+    assert.doesNotMatch(facts, /none in the folder/, 'the checkpoint brings its tokenizer.json');
+    assert.equal(await el.evaluate((host) => host.state.text), sentence, 'opened on the learner\'s own sentence, not on ids');
+    assert.deepEqual([r.heads, r.tokens], [4, sentence.length], 'one token per character');
+    if (name === 'MHA') return;
+    await el.locator('[data-slot="model"]').screenshot({ path: path.join(SHOTS, 'lab-rank-open-in-model.png') });
+  });
   await page.close();
 });
 
