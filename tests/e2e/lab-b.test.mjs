@@ -109,6 +109,17 @@ test('lab-rank on the full page: an MLA model opens in the real-model view as de
     if (name === 'MHA') return;
     await el.locator('[data-slot="model"]').screenshot({ path: path.join(SHOTS, 'lab-rank-open-in-model.png') });
   });
+  // Inspect in the attention view: the maps are drawn on characters of the corpus, not on ids
+  await app(page).locator('[data-action="close-model"]').first().click();
+  const lab = app(page).locator('[data-slot="lab-rank"]');
+  await lab.scrollIntoViewIfNeeded();
+  await lab.locator('[data-act="inspect"]').click();
+  const heat = app(page).locator('[data-slot="heatmap"]');
+  await page.waitForFunction(() => /first words, “Before we proceed any further”/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-slot="heatmap"] [data-role="summary"]').textContent), null, { timeout: 20000 });
+  assert.match(await heat.locator('canvas[data-head="0"]').first().getAttribute('aria-label'), /\(B, e, f, …\)/, 'the rows are the characters');
+  await heat.screenshot({ path: path.join(SHOTS, 'lab-rank-inspect.png') });
+  assert.deepEqual(page.errors, []);
   await page.close();
 });
 

@@ -7,6 +7,8 @@
 // id whose text is already taken shows its vocabulary spelling beside it.
 
 const VISIBLE = { ' ': '␣', '\n': '↵', '\r': '␍', '\t': '⇥' };
+/** `text` with its spaces, line breaks and tabs made visible. */
+export const visible = (text) => text.replace(/[ \n\r\t]/g, (c) => VISIBLE[c]);
 
 /**
  * @param {{ decode(ids: number[]): string, idToToken(id: number): string | undefined, tokenToId(t: string): number | undefined } | null} tokenizer
@@ -23,7 +25,7 @@ export function tokenLabels(tokenizer) {
     else {
       let text = '';
       try { text = tokenizer.decode([id]); } catch { text = ''; }
-      l = text && !text.includes('\uFFFD') ? text.replace(/[ \n\r\t]/g, (c) => VISIBLE[c]) : piece;
+      l = text && !text.includes('\uFFFD') ? visible(text) : piece;
     }
     if (byLabel.has(l)) l = `${l} (${piece ?? `#${id}`})`;
     byId.set(id, l);

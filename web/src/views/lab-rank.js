@@ -15,6 +15,7 @@ import { SEEDS, meanCurve } from '../labs/spread.js';
 import { RANK_MODEL, RANK_ROPE_DIM, RANK_TASK as TRAIN } from '../labs/tasks.js';
 import { summariseRank } from '../labs/verdicts.js';
 import { alignCurves, createLineChart } from '../render/line-chart.js';
+import { visible } from '../sources/token-labels.js';
 import '../i18n/catalogs/en/labs.js';  // the English words it speaks: the labs' shared ones
 import '../i18n/catalogs/en/lab-rank.js';  // and Lab 3's
 
@@ -34,6 +35,17 @@ const RANKS = { min: 1, max: 256, most: 8 };
 const stepsOf = (state) => parseIntegerField(state.labRSteps, { ...STEPS, label: '' }).value ?? 200;
 const ranksOf = (state) => parseIntegerList(state.labRRanks, { ...RANKS, label: '' }).value ?? [4, 8, 16, 32];
 const runName = (r) => (r.variant === 'mha' ? 'MHA' : `MLA r = ${r.rank}`);
+// What a model's maps are drawn on ("Inspect in the attention view", compare): the corpus's first words
+// as characters, numbered as the chars task numbers them (the text's distinct code points, sorted), within
+// the models' 32 positions.
+const CHARS_EXAMPLE = 'Before we proceed any further';
+/** The example's ids and labels for a model of `vocabSize` characters of `text`, or null when the text's alphabet is another. */
+function charsExample(text, vocabSize) {
+  const alphabet = [...new Set(Array.from(text, (c) => c.codePointAt(0)))].sort((a, b) => a - b);
+  if (alphabet.length !== vocabSize) return null;
+  const chars = [...CHARS_EXAMPLE].filter((c) => alphabet.includes(c.codePointAt(0)));
+  return { tokens: chars.map((c) => alphabet.indexOf(c.codePointAt(0))), labels: chars.map(visible) };
+}
 
 export function createLabRankView(root, ctx) {
   useStyles(root, 'labs', labsCss);
@@ -118,6 +130,10 @@ export function createLabRankView(root, ctx) {
 
   const runner = createLabRunner(controls, root, ctx, {
     id: 'lab-rank',
+    inspectTokens: (vocab) => {
+      const e = corpusText ? charsExample(corpusText, vocab) : null;
+      return e && { ...e, title: t('labRank.example', { text: CHARS_EXAMPLE }) };
+    },
     startLabel: t('labRank.start'),
     againLabel: t('labRank.again'),
     idleText: (st) => t('labRank.idle', { models: ranksOf(st).length + 1, seeds: SEEDS.length, count: stepsOf(st),

@@ -1087,6 +1087,7 @@ export default {
     + 'MLA रैंक-r का एक लेटेंट और dr = {dr} चौड़ाई की अलग (decoupled) RoPE कुंजी cache करता है: हर टोकन, हर लेयर (r + dr) · 4 बाइट, जबकि MHA के 2 · H · dh · 4 = {mhaBytes} बाइट। '
     + 'जब r + dr < {limit} हो, तब उसका cache MHA के 1/8 से कम होता है। हर मॉडल {count} seed के साथ ट्रेन होता है; कर्व उसके seed का माध्य हैं।' },
   'labRank.steps': 'हर मॉडल के स्टेप',
+  'labRank.example': 'कॉर्पस के पहले शब्द, “{text}”, हर अक्षर एक टोकन',
   'labRank.ranks': 'MLA लेटेंट रैंक r',
   'labRank.stepsHint': 'seqLen {seqLen}, बैच {batch}',
   'labRank.ranksHint': 'अल्पविराम से अलग, अधिकतम {most}',

@@ -12,6 +12,7 @@ export default addEnglish({
     + 'MLA caches a rank-r latent plus a decoupled RoPE key of width dr = {dr}: (r + dr) · 4 bytes per token per layer, against MHA\'s 2 · H · dh · 4 = {mhaBytes} bytes. '
     + 'Its cache is below 1/8 of MHA\'s when r + dr < {limit}. Each model trains with {count} seeds; the curves are the mean of its seeds.' },
   'labRank.steps': 'Steps per model',
+  'labRank.example': 'the corpus’s first words, “{text}”, a token per character',
   'labRank.ranks': 'MLA latent ranks r',
   'labRank.stepsHint': 'seqLen {seqLen}, batch {batch}',
   'labRank.ranksHint': 'comma-separated, up to {most}',
