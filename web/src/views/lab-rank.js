@@ -40,8 +40,10 @@ const runName = (r) => (r.variant === 'mha' ? 'MHA' : `MLA r = ${r.rank}`);
 // the models' 32 positions.
 const CHARS_EXAMPLE = 'Before we proceed any further';
 /** The example's ids and labels for a model of `vocabSize` characters of `text`, or null when the text's alphabet is another. */
+let alphabetOf = { text: null, alphabet: [] };  // the corpus's alphabet, worked out once (the list redraws often)
 function charsExample(text, vocabSize) {
-  const alphabet = [...new Set(Array.from(text, (c) => c.codePointAt(0)))].sort((a, b) => a - b);
+  if (alphabetOf.text !== text) alphabetOf = { text, alphabet: [...new Set(Array.from(text, (c) => c.codePointAt(0)))].sort((a, b) => a - b) };
+  const { alphabet } = alphabetOf;
   if (alphabet.length !== vocabSize) return null;
   const chars = [...CHARS_EXAMPLE].filter((c) => alphabet.includes(c.codePointAt(0)));
   return { tokens: chars.map((c) => alphabet.indexOf(c.codePointAt(0))), labels: chars.map(visible) };
