@@ -15,7 +15,9 @@
 //   prefill     the decode view's word box: 64 typed ids as one append (every layer's maps, the logits),
 //               click to drawn
 //   decode      the same box, one id per append in a new session (median of `--steps`, after 2),
-//               click to drawn, beside the floor: every weight once plus the K/V cache it reads, at the
+//               click to drawn (each click after the last step's frame, as a learner's: --back-to-back
+//               clicks as soon as it is drawn, and the click then forces the last step's style and layout),
+//               beside the floor: every weight once plus the K/V cache it reads, at the
 //               copy bandwidth; and of it the worker's own time (the append with every layer's maps and
 //               the next tokens: the view's workerMs), the rest being the page's round trips and drawing
 // Numbers of one run on one machine: ratios are taken within the run.
@@ -60,6 +62,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, steps: { type: 'string', default: '16' }, hub: { type: 'boolean', default: false },
   profile: { type: 'string' },  // FILE prefix: the decode page's main thread profiled, written as FILE-<model>.cpuprofile, its top functions printed
+  'back-to-back': { type: 'boolean', default: false },  // click as soon as a step is drawn (the click then pays for its layout)
   layers: { type: 'string' }, timeout: { type: 'string', default: '600' } } });  // layers: fewer, to try the script quickly
 const only = args.only ? args.only.split(',') : Object.keys(MODELS);
 const STEPS = Number(args.steps);
@@ -188,6 +191,18 @@ try {
     const peak = mem.stop();
     await page.close();
     console.error(`${name}: opened, ${JSON.stringify(opened)}`);
+    // --hub: the second open, from the copy kept in this browser (no request to the Hub)
+    let reopenS = NaN;
+    if (hub) {
+      const again = await context.newPage();
+      await again.goto(`${base}embed.html?view=model&model=${modelParam(name)}&text=${encodeURIComponent(ids)}`);
+      reopenS = await again.waitForFunction(() => {
+        const v = document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-slot="model"]');
+        return v?.result?.opened ? Number(v.querySelector('[data-role="model-facts"]')?.innerText.match(/in ([\d.]+) s/)?.[1]) : false;
+      }, null, { timeout: Number(args.timeout) * 1000, polling: 100 }).then((h) => h.jsonValue());
+      await again.close();
+      console.error(`${name}: opened again from the store in ${reopenS} s`);
+    }
     // --- prefill and decode in the decode view
     const dec = await context.newPage();
     // --profile: every message to and from the workers timestamped (the step's split: the page before
@@ -220,9 +235,12 @@ try {
       await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
       await cdp.send('Profiler.start');
     }
-    const timed = await dec.evaluate(async ({ steps, ids }) => {
+    const timed = await dec.evaluate(async ({ steps, ids, backToBack }) => {
       const v = document.querySelector('attention-playground').shadowRoot.querySelector('[data-slot="decode"]');
-      const press = (action, word) => new Promise((resolve) => {
+      // a learner's click comes after the last step is on the screen: two frames, so that its style and
+      // layout are done (--back-to-back: click as soon as it is drawn, and the click pays for them)
+      const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const press = async (action, word) => { if (!backToBack) await frame(); return new Promise((resolve) => {
         if (word !== undefined) v.querySelector('input[name="word"]').value = word;
         const t = performance.now();
         const m0 = window.__messages?.length ?? 0;
@@ -238,14 +256,14 @@ try {
         };
         v.addEventListener('view-ready', done);
         v.querySelector(`button[data-action="${action}"]`).click();
-      });
+      }); };
       // typed ids through the view's word box: all 64 as one append, then, after a reset, one per append
       const prefill = await press('word', ids.join(' '));
       await press('reset');
       const step = [];
       for (let k = 0; k < steps + 2; k++) step.push(await press('word', String(ids[k])));
       return { prefill, step };
-    }, { steps: STEPS, ids: idList });
+    }, { steps: STEPS, ids: idList, backToBack: args['back-to-back'] });
     if (cdp) {
       printProfile((await cdp.send('Profiler.stop')).profile, `${args.profile}-${name}.cpuprofile`);
       const ended = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
@@ -266,7 +284,7 @@ try {
     const weightBytes = files[key];  // header included: within 0.01 %
     const floorMs = ((weightBytes + last.cacheBytes) / gbs) * 1e3;
     results.push({
-      name, bytes: files[key], gbs, openS: opened.openS, downloadS: opened.downloadMs / 1e3, firstMapMs: opened.firstMapMs, rolesMs: opened.rolesMs, freshMs, wallMs,
+      name, bytes: files[key], gbs, openS: opened.openS, reopenS, downloadS: opened.downloadMs / 1e3, firstMapMs: opened.firstMapMs, rolesMs: opened.rolesMs, freshMs, wallMs,
       peakExtra: peak - before, prefillMs: timed.prefill.ms, prefillTokens: timed.prefill.length,
       stepMs, stepRange: [Math.min(...steps.map((s) => s.ms)), Math.max(...steps.map((s) => s.ms))], floorMs, workerMs,
     });
@@ -280,11 +298,12 @@ try {
 }
 
 const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
-const header = ['model (random BF16)', 'file', 'copy GB/s', 'open s (MB/s; / copy)', 'of which the download s', 'fresh-page write s', 'first map s', 'head roles s', 'peak memory above the page (x file)',
+const header = ['model (random BF16)', 'file', 'copy GB/s', 'open s (MB/s; / copy)', 'of which the download s', ...(hub ? ['open again from the store s (MB/s)'] : []), 'fresh-page write s', 'first map s', 'head roles s', 'peak memory above the page (x file)',
   'prefill 64 tokens ms (tokens/s)', 'decode ms/token (range)', 'of which the worker ms', 'floor ms', 'decode / floor', 'worker / floor'];
 const rows = results.map((r) => {
   const rate = r.bytes / r.openS;
-  return [r.name, mb(r.bytes), (r.gbs / 1e9).toFixed(1), `${r.openS.toFixed(1)} (${(rate / 1e6).toFixed(0)}; ${(rate / r.gbs).toFixed(3)}x)`, r.downloadS.toFixed(1), (r.freshMs / 1e3).toFixed(2),
+  return [r.name, mb(r.bytes), (r.gbs / 1e9).toFixed(1), `${r.openS.toFixed(1)} (${(rate / 1e6).toFixed(0)}; ${(rate / r.gbs).toFixed(3)}x)`, r.downloadS.toFixed(1),
+    ...(hub ? [`${r.reopenS.toFixed(2)} (${(r.bytes / r.reopenS / 1e6).toFixed(0)})`] : []), (r.freshMs / 1e3).toFixed(2),
     (r.firstMapMs / 1e3).toFixed(1), (r.rolesMs / 1e3).toFixed(1), `${mb(r.peakExtra)} (${(r.peakExtra / r.bytes).toFixed(2)}x)`,
     `${r.prefillMs.toFixed(0)} (${(r.prefillTokens / (r.prefillMs / 1e3)).toFixed(0)})`,
     `${r.stepMs.toFixed(1)} (${r.stepRange.map((x) => x.toFixed(1)).join('-')})`, r.workerMs.toFixed(1), r.floorMs.toFixed(1),
