@@ -3,6 +3,7 @@
 // of a Hub model does before its check and setup), in Chromium:
 //   cache       Cache Storage, as sources/model-store.js keeps files today: written by cache.put(Response
 //               of a stream) on the page, read back in the worker as the kept Blob's stream()
+//   cache in 2 or 4 slices   the kept Blob read as 2 or 4 slices' streams at once
 //   opfs-file   the origin-private file system, read back as a File's stream() (the same Blob path)
 //   opfs-sync   the origin-private file system through a worker's FileSystemSyncAccessHandle: written
 //               chunk by chunk as a stream moved to the worker arrives, read back straight into the heap
@@ -46,6 +47,17 @@ function workerMain() {
       const size = h.getSize(), heap = heapFor(size), CHUNK = 16 << 20;
       for (let at = 0; at < size; at += CHUNK) h.read(heap.subarray(at, Math.min(size, at + CHUNK)), { at });
       h.close();
+    } else if (data.how === 'read-blob-parts') {  // the Blob's stream in `parts` slices read at once
+      const heap = heapFor(data.blob.size), size = data.blob.size, step = Math.ceil(size / data.parts);
+      await Promise.all(Array.from({ length: data.parts }, async (_, p) => {
+        const reader = data.blob.slice(p * step, Math.min(size, (p + 1) * step)).stream().getReader();
+        for (let at = p * step; ;) {
+          const r = await reader.read();
+          if (r.done) break;
+          heap.set(r.value, at);
+          at += r.value.length;
+        }
+      }));
     } else {  // read-blob: a Blob's stream, chunk by chunk into the heap (wasm/pretrained-api.mjs's streamCopies)
       const heap = heapFor(data.blob.size), reader = data.blob.stream().getReader();
       for (let at = 0; ;) {
@@ -82,13 +94,16 @@ async function pageMain({ bytes, rounds, workerUrl }) {
     await cache.put('/bench-store.bin', new Response(source()));
     const cacheWrite = performance.now() - t;
     const cacheRead = await ask({ how: 'read-blob', blob: await (await cache.match('/bench-store.bin')).blob() });
+    const kept = await (await cache.match('/bench-store.bin')).blob();
+    const cacheRead4 = await ask({ how: 'read-blob-parts', blob: kept, parts: 4 });
+    const cacheRead2 = await ask({ how: 'read-blob-parts', blob: kept, parts: 2 });
     const stream = source();
     t = performance.now();
     await ask({ how: 'write-sync', stream }, [stream]);
     const syncWrite = performance.now() - t;
     const fileRead = await ask({ how: 'read-blob', blob: await (await dir.getFileHandle('bench-store.bin')).getFile() });
     const syncRead = await ask({ how: 'read-sync' });
-    rows.push({ cacheWrite, cacheRead, syncWrite, fileRead, syncRead });
+    rows.push({ cacheWrite, cacheRead, syncWrite, fileRead, syncRead, cacheRead2, cacheRead4 });
   }
   await caches.delete('bench-store');
   await dir.removeEntry('bench-store.bin');
@@ -113,7 +128,7 @@ try {
   fs.rmSync(profile, { recursive: true, force: true });
 }
 const mbs = (ms) => `${(ms / 1e3).toFixed(2)} s (${(BYTES / 1e6 / (ms / 1e3)).toFixed(0)} MB/s)`;
-console.log(`| ${args.mb} MB, round | write: cache.put (page) | write: OPFS sync (worker) | read into wasm: Cache Storage Blob | read: OPFS File | read: OPFS sync |`);
-console.log('|---|--:|--:|--:|--:|--:|');
-rows.forEach((r, i) => console.log(`| ${i + 1} | ${mbs(r.cacheWrite)} | ${mbs(r.syncWrite)} | ${mbs(r.cacheRead)} | ${mbs(r.fileRead)} | ${mbs(r.syncRead)} |`));
+console.log(`| ${args.mb} MB, round | write: cache.put (page) | write: OPFS sync (worker) | read into wasm: Cache Storage Blob | read: OPFS File | read: OPFS sync | read: Cache Storage Blob, 2 slices at once | 4 slices |`);
+console.log('|---|--:|--:|--:|--:|--:|--:|--:|');
+rows.forEach((r, i) => console.log(`| ${i + 1} | ${mbs(r.cacheWrite)} | ${mbs(r.syncWrite)} | ${mbs(r.cacheRead)} | ${mbs(r.fileRead)} | ${mbs(r.syncRead)} | ${mbs(r.cacheRead2)} | ${mbs(r.cacheRead4)} |`));
 console.log(`\n${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
